@@ -1,0 +1,84 @@
+// Package workloads defines task sets (tasks reading shared data) and the
+// generators of the papers' workloads. Everything here is pure and
+// deterministic for a seed.
+package workloads
+
+// Data is one piece of input data (a StarPU handle): an id and a size.
+type Data struct {
+	ID    int   `json:"id"`
+	Bytes int64 `json:"bytes"`
+}
+
+// Task is one kernel invocation reading its Inputs (data ids).
+// Ids are dense: Tasks[i].ID == i and Data[j].ID == j.
+type Task struct {
+	ID       int     `json:"id"`
+	Kernel   string  `json:"kernel"`
+	Flops    float64 `json:"flops"`
+	Inputs   []int   `json:"inputs"`
+	Deps     []int   `json:"deps"`
+	Coords   []int   `json:"coords,omitempty"`   // e.g. (i,j) for 2D, (i,j,k) for 3D, Cholesky (k,m,n)
+	Priority int     `json:"priority,omitempty"` // bottom-level priority (Cholesky, thesis Fig. 2.4)
+}
+
+// Workload is a task set in submission order: Tasks[0] is submitted first.
+type Workload struct {
+	Name  string `json:"name,omitempty"`
+	Data  []Data `json:"data"`
+	Tasks []Task `json:"tasks"`
+}
+
+// WorkingSetBytes is the total size of the data read by at least one task.
+func (w *Workload) WorkingSetBytes() int64 {
+	used := make([]bool, len(w.Data))
+	var total int64
+	for _, t := range w.Tasks {
+		for _, d := range t.Inputs {
+			if !used[d] {
+				used[d] = true
+				total += w.Data[d].Bytes
+			}
+		}
+	}
+	return total
+}
+
+// WorkingSetMiB is WorkingSetBytes in MiB (the papers' "MB").
+func (w *Workload) WorkingSetMiB() float64 { return float64(w.WorkingSetBytes()) / (1 << 20) }
+
+// TotalFlops sums the flops of every task.
+func (w *Workload) TotalFlops() float64 {
+	var f float64
+	for _, t := range w.Tasks {
+		f += t.Flops
+	}
+	return f
+}
+
+// MaxInputBytes is the largest total input size of a single task: the
+// smallest memory in which the task set can run at all.
+func (w *Workload) MaxInputBytes() int64 {
+	var max int64
+	for _, t := range w.Tasks {
+		var s int64
+		for _, d := range t.Inputs {
+			s += w.Data[d].Bytes
+		}
+		if s > max {
+			max = s
+		}
+	}
+	return max
+}
+
+// Users returns, for each data, the ids of the tasks reading it, in
+// submission order.
+func (w *Workload) Users() [][]int {
+	users := make([][]int, len(w.Data))
+	for _, t := range w.Tasks {
+		for _, d := range t.Inputs {
+			users[d] = append(users[d], t.ID)
+		}
+	}
+	return users
+}
