@@ -1,0 +1,754 @@
+// Package sim is the discrete-event simulator: GPUs with capped memory fed
+// over shared links, a StarPU-like pipeline per GPU, and a scheduler driven
+// through the schedulers contract. It is deterministic: events at equal
+// times are ordered by a sequence number, and the only outside inputs are
+// the configuration and, when scheduling time is charged, a wall clock.
+//
+// Per GPU the pipeline is StarPU's (thesis Fig. 2.5): the scheduler fills a
+// task buffer (depth Buffer) whose inputs are prefetched in order; the worker
+// pops buffered tasks into a pipeline (depth Pipeline), fetches what they
+// still miss, and computes them one at a time in pop order.
+//
+// Memory: a load allocates its bytes when it starts; when memory is full a
+// victim is evicted among the data no popped task reads. A prefetch may not
+// evict data that a buffered task will read (StarPU keeps such data), and
+// its policy may decline; a fetch for the next task to compute may, as a last
+// resort, evict data of younger popped tasks, which then fetch it again.
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"memsched/hardware"
+	"memsched/schedulers"
+	"memsched/workloads"
+)
+
+// Config is one simulated run.
+type Config struct {
+	Workload  *workloads.Workload
+	Platform  *hardware.Platform
+	Scheduler schedulers.Scheduler
+	Buffer    int // tasks per worker buffer; <0 unbounded
+	Pipeline  int // popped tasks per worker
+	Seed      uint64
+	// Clock, when set, measures the scheduler's wall time (a monotonic
+	// clock from outside keeps the engine pure).
+	Clock func() time.Duration
+	// ChargeSchedTime delays a worker by the wall time of the scheduler
+	// calls made on its behalf (the papers' real runs); results are then
+	// no longer bit-reproducible.
+	ChargeSchedTime bool
+	// Trace, when set, receives every event.
+	Trace func(Event)
+}
+
+// Event is one trace record.
+type Event struct {
+	T      float64 `json:"t"`
+	Ev     string  `json:"ev"` // load_start, load_end, evict, task_start, task_end
+	Worker int     `json:"worker"`
+	Node   int     `json:"node"`
+	Task   int     `json:"task,omitempty"`
+	Data   int     `json:"data,omitempty"`
+	Bytes  int64   `json:"bytes,omitempty"`
+	Kind   string  `json:"kind,omitempty"` // fetch or prefetch, for loads
+	Src    int     `json:"src,omitempty"`  // -1 host, else the source GPU, for loads
+}
+
+// Stats are a run's totals.
+type Stats struct {
+	Makespan   float64
+	Flops      float64
+	BytesH2D   int64
+	BytesD2D   int64
+	Loads      int
+	Prefetches int
+	Fetches    int
+	Evictions  int
+	Tasks      int
+	PerWorker  []int
+	SchedWall  time.Duration
+}
+
+const (
+	absent uint8 = iota
+	loading
+	resident
+)
+
+type request struct {
+	data     int
+	prefetch bool
+}
+
+type flow struct {
+	worker, data, src int
+	links             []int
+	remaining, rate   float64
+	prefetch          bool
+}
+
+type gpu struct {
+	state    []uint8
+	pin      []int32 // popped tasks reading the data
+	want     []int32 // buffered tasks reading the data
+	used     int64
+	lruPrev  []int32 // doubly linked LRU list over resident data; head = least recent
+	lruNext  []int32
+	lruHead  int32
+	lruTail  int32
+	buffer   []int
+	pipe     []int
+	fetchQ   []request
+	prefQ    []request
+	prefHead int
+	busyLoad bool
+	busyComp bool
+	pulling  bool // scheduler has nothing for now
+	blockedT float64
+}
+
+// Engine is one run's state.
+type Engine struct {
+	cfg     Config
+	w       *workloads.Workload
+	p       *hardware.Platform
+	sched   schedulers.Scheduler
+	evictor schedulers.Evictor
+	popper  schedulers.Popper
+	obs     schedulers.Observer
+	rng     *rand.Rand
+
+	now       float64
+	seq       uint64
+	events    eventHeap
+	gpus      []*gpu
+	links     []hardware.Link
+	paths     [][]int
+	linkIndex map[string]int
+	flows     []*flow
+	compute   []float64 // per task, seconds
+	waiting   []int32   // unmet dependencies per task
+	children  [][]int
+	done      int
+	stats     Stats
+	cand      []int
+	hostGBps  []float64
+	capLeft   []float64
+	users     []int
+	fixed     []bool
+}
+
+type event struct {
+	t      float64
+	seq    uint64
+	worker int
+	task   int // -1: wake-up after charged scheduling time
+}
+
+type eventHeap []event
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	return h[i].t < h[j].t || (h[i].t == h[j].t && h[i].seq < h[j].seq)
+}
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// Run simulates the whole workload and returns its totals.
+func Run(cfg Config) (*Stats, error) {
+	e, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return e.Run()
+}
+
+// New checks the configuration and prepares a run.
+func New(cfg Config) (*Engine, error) {
+	w, p := cfg.Workload, cfg.Platform
+	if w == nil || p == nil || cfg.Scheduler == nil {
+		return nil, fmt.Errorf("sim: workload, platform and scheduler are required")
+	}
+	if need := w.MaxInputBytes(); need > p.MemoryBytes {
+		return nil, fmt.Errorf("memory of %d bytes (%.2f MiB) per GPU is smaller than one task's inputs (%d bytes, %.2f MiB): raise --memory-mb to at least %.2f",
+			p.MemoryBytes, float64(p.MemoryBytes)/hardware.MiB, need, float64(need)/hardware.MiB, math.Ceil(float64(need)/hardware.MiB*100)/100)
+	}
+	if cfg.Pipeline < 1 {
+		cfg.Pipeline = 1
+	}
+	if cfg.Buffer == 0 {
+		cfg.Buffer = 1
+	}
+	e := &Engine{cfg: cfg, w: w, p: p, sched: cfg.Scheduler,
+		rng: rand.New(rand.NewPCG(cfg.Seed, 0x6d656d7363686564))}
+	e.evictor, _ = cfg.Scheduler.(schedulers.Evictor)
+	e.popper, _ = cfg.Scheduler.(schedulers.Popper)
+	e.obs, _ = cfg.Scheduler.(schedulers.Observer)
+	e.links, e.paths = p.Links()
+	e.linkIndex = map[string]int{}
+	for i, l := range e.links {
+		e.linkIndex[l.Name] = i
+	}
+	nd := len(w.Data)
+	for g := 0; g < p.GPUs; g++ {
+		m := &gpu{state: make([]uint8, nd), pin: make([]int32, nd), want: make([]int32, nd),
+			lruPrev: make([]int32, nd), lruNext: make([]int32, nd), lruHead: -1, lruTail: -1}
+		e.gpus = append(e.gpus, m)
+	}
+	e.compute = make([]float64, len(w.Tasks))
+	e.waiting = make([]int32, len(w.Tasks))
+	e.children = make([][]int, len(w.Tasks))
+	for i, t := range w.Tasks {
+		s, err := p.KernelSeconds(t.Kernel, t.Flops)
+		if err != nil {
+			return nil, err
+		}
+		e.compute[i] = s
+		e.waiting[i] = int32(len(t.Deps))
+		for _, d := range t.Deps {
+			e.children[d] = append(e.children[d], i)
+		}
+	}
+	e.stats.PerWorker = make([]int, p.GPUs)
+	for g := 0; g < p.GPUs; g++ {
+		e.hostGBps = append(e.hostGBps, p.HostGBps(g))
+	}
+	return e, nil
+}
+
+// Run drives the simulation to the end.
+func (e *Engine) Run() (*Stats, error) {
+	if err := e.timed(-1, func() error { return e.sched.Init(e) }); err != nil {
+		return nil, fmt.Errorf("scheduler init: %w", err)
+	}
+	for i := range e.w.Tasks {
+		if e.waiting[i] == 0 {
+			e.timed(-1, func() error { e.sched.Push(i); return nil })
+		}
+	}
+	if e.cfg.ChargeSchedTime && e.cfg.Clock != nil {
+		// Static planning (Init) delays every worker's start.
+		for g := range e.gpus {
+			e.gpus[g].blockedT = e.stats.SchedWall.Seconds()
+		}
+	}
+	e.kickAll()
+	for e.done < len(e.w.Tasks) {
+		tFlow, fi := e.nextFlow()
+		if len(e.events) == 0 && fi < 0 {
+			return nil, e.stuck()
+		}
+		if fi >= 0 && (len(e.events) == 0 || tFlow <= e.events[0].t) {
+			e.advance(tFlow)
+			e.finishLoad(fi)
+			continue
+		}
+		ev := heap.Pop(&e.events).(event)
+		e.advance(ev.t)
+		if ev.task < 0 {
+			e.kick(ev.worker)
+			continue
+		}
+		e.finishTask(ev.worker, ev.task)
+	}
+	e.stats.Makespan = e.now
+	e.stats.Flops = e.w.TotalFlops()
+	return &e.stats, nil
+}
+
+func (e *Engine) stuck() error {
+	msg := fmt.Sprintf("simulation stuck at t=%gs with %d of %d tasks done", e.now, e.done, len(e.w.Tasks))
+	for g, m := range e.gpus {
+		msg += fmt.Sprintf("; gpu%d: buffer %d, pipeline %d, fetch queue %d, used %d/%d bytes", g, len(m.buffer), len(m.pipe), len(m.fetchQ), m.used, e.p.MemoryBytes)
+	}
+	return fmt.Errorf("%s (a scheduler that never returns some task, or a cyclic dependency)", msg)
+}
+
+// timed runs a scheduler call, measuring its wall time and charging it to
+// the worker (worker < 0: to nobody yet).
+func (e *Engine) timed(worker int, f func() error) error {
+	if e.cfg.Clock == nil {
+		return f()
+	}
+	t0 := e.cfg.Clock()
+	err := f()
+	dt := e.cfg.Clock() - t0
+	e.stats.SchedWall += dt
+	if e.cfg.ChargeSchedTime && worker >= 0 {
+		m := e.gpus[worker]
+		m.blockedT = math.Max(m.blockedT, e.now) + dt.Seconds()
+	}
+	return err
+}
+
+func (e *Engine) push(t float64, worker, task int) {
+	e.seq++
+	heap.Push(&e.events, event{t: t, seq: e.seq, worker: worker, task: task})
+}
+
+func (e *Engine) emit(ev Event) {
+	if e.cfg.Trace != nil {
+		ev.T = e.now
+		e.cfg.Trace(ev)
+	}
+}
+
+func (e *Engine) kickAll() {
+	for g := range e.gpus {
+		e.kick(g)
+	}
+}
+
+// kick makes a worker progress as far as it can now: refill its buffer and
+// pipeline, start its next transfer and its next task.
+func (e *Engine) kick(g int) {
+	m := e.gpus[g]
+	if m.blockedT > e.now {
+		e.push(m.blockedT, g, -1)
+		return
+	}
+	for changed := true; changed; {
+		changed = false
+		for (e.cfg.Buffer < 0 || len(m.buffer) < e.cfg.Buffer) && !m.pulling {
+			var task int
+			var ok bool
+			e.timed(g, func() error { task, ok = e.sched.Pull(g); return nil })
+			if !ok {
+				m.pulling = true
+				break
+			}
+			e.addToBuffer(g, task)
+			changed = true
+			if m.blockedT > e.now {
+				e.push(m.blockedT, g, -1)
+				return
+			}
+		}
+		for len(m.pipe) < e.cfg.Pipeline && len(m.buffer) > 0 {
+			i := 0
+			if e.popper != nil && len(m.buffer) > 1 {
+				e.timed(g, func() error { i = e.popper.Pop(g, m.buffer); return nil })
+			}
+			task := m.buffer[i]
+			m.buffer = append(m.buffer[:i], m.buffer[i+1:]...)
+			e.popTask(g, task)
+			changed = true
+		}
+	}
+	e.startTransfer(g)
+	e.startCompute(g)
+}
+
+func (e *Engine) addToBuffer(g, task int) {
+	if task < 0 || task >= len(e.w.Tasks) {
+		panic(fmt.Sprintf("scheduler returned task %d, outside 0..%d", task, len(e.w.Tasks)-1))
+	}
+	if e.waiting[task] != 0 {
+		panic(fmt.Sprintf("scheduler returned task %d whose dependencies are not done", task))
+	}
+	e.waiting[task] = -1 // taken
+	m := e.gpus[g]
+	m.buffer = append(m.buffer, task)
+	for _, d := range e.w.Tasks[task].Inputs {
+		m.want[d]++
+		if m.state[d] == absent {
+			m.prefQ = append(m.prefQ, request{d, true})
+		}
+	}
+}
+
+func (e *Engine) popTask(g, task int) {
+	m := e.gpus[g]
+	m.pipe = append(m.pipe, task)
+	for _, d := range e.w.Tasks[task].Inputs {
+		m.want[d]--
+		m.pin[d]++
+		if m.state[d] == absent {
+			m.fetchQ = append(m.fetchQ, request{d, false})
+		}
+	}
+}
+
+// startTransfer starts the worker's next load if its copy engine is idle:
+// fetches first, then prefetches in buffer order.
+func (e *Engine) startTransfer(g int) {
+	m := e.gpus[g]
+	if m.busyLoad {
+		return
+	}
+	for len(m.fetchQ) > 0 {
+		r := m.fetchQ[0]
+		if m.state[r.data] != absent || m.pin[r.data] == 0 {
+			m.fetchQ = m.fetchQ[1:]
+			continue
+		}
+		head := len(m.pipe) > 0 && e.reads(m.pipe[0], r.data)
+		if !e.makeRoom(g, e.w.Data[r.data].Bytes, false, head) {
+			return // wait for a task to end
+		}
+		m.fetchQ = m.fetchQ[1:]
+		e.load(g, r.data, false)
+		return
+	}
+	for m.prefHead < len(m.prefQ) {
+		r := m.prefQ[m.prefHead]
+		if m.state[r.data] != absent || m.want[r.data] == 0 {
+			m.prefHead++
+			continue
+		}
+		if !e.makeRoom(g, e.w.Data[r.data].Bytes, true, false) {
+			return // declined: retry when memory changes
+		}
+		m.prefHead++
+		e.load(g, r.data, true)
+		break
+	}
+	if m.prefHead > 1024 && m.prefHead*2 > len(m.prefQ) {
+		m.prefQ = append(m.prefQ[:0], m.prefQ[m.prefHead:]...)
+		m.prefHead = 0
+	}
+}
+
+func (e *Engine) reads(task, data int) bool {
+	for _, d := range e.w.Tasks[task].Inputs {
+		if d == data {
+			return true
+		}
+	}
+	return false
+}
+
+// makeRoom evicts until size bytes fit. A prefetch only evicts data no
+// buffered or popped task reads, and its policy may decline. A fetch evicts
+// data no popped task reads; for the next task to compute it may evict data
+// of younger popped tasks as a last resort, so the pipeline cannot deadlock.
+func (e *Engine) makeRoom(g int, size int64, prefetch, head bool) bool {
+	m := e.gpus[g]
+	for m.used+size > e.p.MemoryBytes {
+		e.cand = e.cand[:0]
+		for d := m.lruHead; d >= 0; d = m.lruNext[d] {
+			if m.pin[d] == 0 && (!prefetch || m.want[d] == 0) {
+				e.cand = append(e.cand, int(d))
+			}
+		}
+		victim := -1
+		if len(e.cand) > 0 {
+			victim = e.cand[0]
+			if e.evictor != nil {
+				var v int
+				e.timed(g, func() error { v = e.evictor.Victim(g, e.cand, prefetch); return nil })
+				if v < 0 && prefetch {
+					return false
+				}
+				if v >= 0 {
+					if !e.isCandidate(v) {
+						panic(fmt.Sprintf("eviction policy chose data %d, which is not evictable on gpu%d", v, g))
+					}
+					victim = v
+				}
+			}
+		} else if head {
+			for d := m.lruHead; d >= 0; d = m.lruNext[d] {
+				if !e.reads(m.pipe[0], int(d)) {
+					victim = int(d)
+					break
+				}
+			}
+		}
+		if victim < 0 {
+			return false
+		}
+		e.evict(g, victim)
+	}
+	return true
+}
+
+func (e *Engine) isCandidate(d int) bool {
+	for _, c := range e.cand {
+		if c == d {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Engine) evict(g, d int) {
+	m := e.gpus[g]
+	m.state[d] = absent
+	m.used -= e.w.Data[d].Bytes
+	e.lruRemove(m, int32(d))
+	e.stats.Evictions++
+	e.emit(Event{Ev: "evict", Worker: g, Node: g, Data: d, Bytes: e.w.Data[d].Bytes})
+	if e.obs != nil {
+		e.obs.Observe(schedulers.Evicted, g, d)
+	}
+	if m.want[d] > 0 {
+		// A buffered task still needs it: prefetch it again later.
+		m.prefQ = append(m.prefQ, request{d, true})
+	}
+	if m.pin[d] > 0 {
+		m.fetchQ = append(m.fetchQ, request{d, false})
+	}
+}
+
+func (e *Engine) load(g, d int, prefetch bool) {
+	m := e.gpus[g]
+	bytes := e.w.Data[d].Bytes
+	m.state[d] = loading
+	m.used += bytes
+	m.busyLoad = true
+	f := &flow{worker: g, data: d, src: -1, remaining: float64(bytes), prefetch: prefetch}
+	f.links = e.paths[g]
+	if e.p.Topology.NVLink {
+		for o, om := range e.gpus {
+			if o != g && om.state[d] == resident {
+				f.src = o
+				f.links = []int{e.nvlink(g, o)}
+				break
+			}
+		}
+	}
+	e.flows = append(e.flows, f)
+	e.rates()
+	kind := "fetch"
+	if prefetch {
+		kind = "prefetch"
+	}
+	e.emit(Event{Ev: "load_start", Worker: g, Node: g, Data: d, Bytes: bytes, Kind: kind, Src: f.src})
+}
+
+func (e *Engine) nvlink(a, b int) int {
+	name := e.p.NVLinkName(a, b)
+	if i, ok := e.linkIndex[name]; ok {
+		return i
+	}
+	e.links = append(e.links, hardware.Link{Name: name, GBps: e.p.Topology.NVLinkGBps})
+	e.linkIndex[name] = len(e.links) - 1
+	return len(e.links) - 1
+}
+
+// rates shares link bandwidth among the active flows with max-min fairness
+// (progressive filling).
+func (e *Engine) rates() {
+	n := len(e.flows)
+	if n == 0 {
+		return
+	}
+	if cap(e.capLeft) < len(e.links) {
+		e.capLeft = make([]float64, len(e.links))
+		e.users = make([]int, len(e.links))
+	}
+	capLeft, users := e.capLeft[:len(e.links)], e.users[:len(e.links)]
+	for i, l := range e.links {
+		capLeft[i] = l.GBps * 1e9
+		users[i] = 0
+	}
+	e.fixed = append(e.fixed[:0], make([]bool, n)...)
+	fixed := e.fixed
+	for _, f := range e.flows {
+		for _, l := range f.links {
+			users[l]++
+		}
+	}
+	for left := n; left > 0; {
+		// The most constrained link fixes the rate of its flows.
+		bl, share := -1, math.Inf(1)
+		for l := range e.links {
+			if users[l] > 0 {
+				if s := capLeft[l] / float64(users[l]); s < share {
+					bl, share = l, s
+				}
+			}
+		}
+		for i, f := range e.flows {
+			if fixed[i] || !contains(f.links, bl) {
+				continue
+			}
+			f.rate = share
+			fixed[i] = true
+			left--
+			for _, l := range f.links {
+				capLeft[l] -= share
+				users[l]--
+			}
+		}
+	}
+}
+
+func contains(s []int, x int) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Engine) nextFlow() (float64, int) {
+	best, bi := math.Inf(1), -1
+	for i, f := range e.flows {
+		if t := e.now + f.remaining/f.rate; t < best {
+			best, bi = t, i
+		}
+	}
+	return best, bi
+}
+
+func (e *Engine) advance(t float64) {
+	if dt := t - e.now; dt > 0 {
+		for _, f := range e.flows {
+			f.remaining -= f.rate * dt
+		}
+		e.now = t
+	}
+}
+
+func (e *Engine) finishLoad(i int) {
+	f := e.flows[i]
+	e.flows = append(e.flows[:i], e.flows[i+1:]...)
+	e.rates()
+	g, d := f.worker, f.data
+	m := e.gpus[g]
+	m.busyLoad = false
+	m.state[d] = resident
+	e.lruAppend(m, int32(d))
+	bytes := e.w.Data[d].Bytes
+	e.stats.Loads++
+	if f.src >= 0 {
+		e.stats.BytesD2D += bytes
+	} else {
+		e.stats.BytesH2D += bytes
+	}
+	if f.prefetch {
+		e.stats.Prefetches++
+	} else {
+		e.stats.Fetches++
+	}
+	e.emit(Event{Ev: "load_end", Worker: g, Node: g, Data: d, Bytes: bytes, Src: f.src})
+	if e.obs != nil {
+		e.obs.Observe(schedulers.Loaded, g, d)
+	}
+	e.kick(g)
+}
+
+// startCompute starts the oldest popped task once its inputs are resident.
+func (e *Engine) startCompute(g int) {
+	m := e.gpus[g]
+	if m.busyComp || len(m.pipe) == 0 {
+		return
+	}
+	task := m.pipe[0]
+	for _, d := range e.w.Tasks[task].Inputs {
+		if m.state[d] != resident {
+			if m.state[d] == absent {
+				// Evicted while it waited: fetch it first.
+				m.fetchQ = append([]request{{d, false}}, m.fetchQ...)
+				e.startTransfer(g)
+			}
+			return
+		}
+	}
+	m.busyComp = true
+	for _, d := range e.w.Tasks[task].Inputs {
+		e.lruRemove(m, int32(d))
+		e.lruAppend(m, int32(d))
+	}
+	e.emit(Event{Ev: "task_start", Worker: g, Node: g, Task: task})
+	if e.obs != nil {
+		e.obs.Observe(schedulers.Started, g, task)
+	}
+	e.push(e.now+e.compute[task], g, task)
+}
+
+func (e *Engine) finishTask(g, task int) {
+	m := e.gpus[g]
+	m.busyComp = false
+	m.pipe = m.pipe[1:]
+	for _, d := range e.w.Tasks[task].Inputs {
+		m.pin[d]--
+	}
+	e.done++
+	e.stats.Tasks++
+	e.stats.PerWorker[g]++
+	e.emit(Event{Ev: "task_end", Worker: g, Node: g, Task: task})
+	if e.obs != nil {
+		e.obs.Observe(schedulers.Finished, g, task)
+	}
+	released := false
+	for _, c := range e.children[task] {
+		e.waiting[c]--
+		if e.waiting[c] == 0 {
+			e.timed(g, func() error { e.sched.Push(c); return nil })
+			released = true
+		}
+	}
+	if released {
+		for _, o := range e.gpus {
+			o.pulling = false
+		}
+		e.kickAll()
+		return
+	}
+	m.pulling = false
+	e.kick(g)
+	// Memory freed on g may unblock nothing elsewhere; other workers only
+	// need a kick when the scheduler may now have work for them (stealing).
+	for o := range e.gpus {
+		if o != g && e.gpus[o].pulling && len(e.gpus[o].buffer) == 0 {
+			e.gpus[o].pulling = false
+			e.kick(o)
+		}
+	}
+}
+
+func (e *Engine) lruAppend(m *gpu, d int32) {
+	m.lruPrev[d], m.lruNext[d] = m.lruTail, -1
+	if m.lruTail >= 0 {
+		m.lruNext[m.lruTail] = d
+	} else {
+		m.lruHead = d
+	}
+	m.lruTail = d
+}
+
+func (e *Engine) lruRemove(m *gpu, d int32) {
+	p, n := m.lruPrev[d], m.lruNext[d]
+	if p >= 0 {
+		m.lruNext[p] = n
+	} else {
+		m.lruHead = n
+	}
+	if n >= 0 {
+		m.lruPrev[n] = p
+	} else {
+		m.lruTail = p
+	}
+}
+
+// View implementation: read-only state for the scheduler.
+
+func (e *Engine) Workload() *workloads.Workload   { return e.w }
+func (e *Engine) Platform() *hardware.Platform    { return e.p }
+func (e *Engine) Workers() int                    { return len(e.gpus) }
+func (e *Engine) Now() float64                    { return e.now }
+func (e *Engine) Resident(g, d int) bool          { return e.gpus[g].state[d] == resident }
+func (e *Engine) Present(g, d int) bool           { return e.gpus[g].state[d] != absent }
+func (e *Engine) Buffer(g int) []int              { return e.gpus[g].buffer }
+func (e *Engine) Pipeline(g int) []int            { return e.gpus[g].pipe }
+func (e *Engine) ComputeSeconds(g, t int) float64 { return e.compute[t] }
+func (e *Engine) Rand() *rand.Rand                { return e.rng }
+func (e *Engine) TransferSeconds(g, d int) float64 {
+	return float64(e.w.Data[d].Bytes) / (e.hostGBps[g] * 1e9)
+}

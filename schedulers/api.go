@@ -1,0 +1,77 @@
+// Package schedulers holds the scheduler contract (StarPU's push/pull), the
+// registry of schedulers with their typed parameters, and the small parts
+// several schedulers compose: Ready reordering, planned lists with work
+// stealing, Belady over a plan.
+//
+// A scheduler is pure and deterministic: everything it may see comes through
+// a read-only View, including time and a seeded random source.
+package schedulers
+
+import (
+	"math/rand/v2"
+
+	"memsched/hardware"
+	"memsched/workloads"
+)
+
+// View is the read-only state of a run that a scheduler may consult.
+type View interface {
+	Workload() *workloads.Workload
+	Platform() *hardware.Platform
+	Workers() int
+	Now() float64 // seconds of simulated (or real) time
+	// Resident reports whether data is loaded on the worker's memory.
+	Resident(worker, data int) bool
+	// Present reports whether data is loaded or being loaded on the worker.
+	Present(worker, data int) bool
+	// Buffer lists the tasks a worker holds but has not started fetching,
+	// in order (StarPU's taskBuffer). Do not modify it.
+	Buffer(worker int) []int
+	// Pipeline lists the popped tasks of a worker, oldest (computing or next
+	// to compute) first. Do not modify it.
+	Pipeline(worker int) []int
+	ComputeSeconds(worker, task int) float64
+	// TransferSeconds is the uncontended time to load data on the worker.
+	TransferSeconds(worker, data int) float64
+	Rand() *rand.Rand
+}
+
+// Scheduler is the contract every scheduler fulfils. Init sees the whole
+// workload; Push announces a task whose dependencies are met (every task of
+// an independent set is pushed once, in submission order, right after Init);
+// Pull gives the next task for a worker whose buffer has room, or false when
+// it has none for now.
+type Scheduler interface {
+	Init(v View) error
+	Push(task int)
+	Pull(worker int) (task int, ok bool)
+}
+
+// Evictor is implemented by schedulers that choose eviction victims
+// themselves (Belady for HFP, LUF for DARTS). Candidates are the worker's
+// evictable data, least recently used first. Returning -1 declines; a
+// decline is honoured only for a prefetch (a fetch then falls back to LRU).
+type Evictor interface {
+	Victim(worker int, candidates []int, prefetch bool) int
+}
+
+// Popper is implemented by schedulers that choose which buffered task a
+// worker starts next (Ready). It returns an index into buffer.
+type Popper interface {
+	Pop(worker int, buffer []int) int
+}
+
+// EventKind names what an Observer is told.
+type EventKind uint8
+
+const (
+	Loaded EventKind = iota
+	Evicted
+	Started
+	Finished
+)
+
+// Observer is implemented by schedulers that follow memory and task events.
+type Observer interface {
+	Observe(kind EventKind, worker, id int)
+}

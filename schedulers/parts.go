@@ -1,0 +1,79 @@
+package schedulers
+
+// Ready is StarPU's Ready reordering (thesis Algorithm 2): among the first
+// window buffered tasks (window <= 0: all), pop the first one with the fewest
+// bytes of input not yet present on the worker.
+func Ready(v View, worker int, buffer []int, window int) int {
+	w := v.Workload()
+	n := len(buffer)
+	if window > 0 && window < n {
+		n = window
+	}
+	best, bestMissing := 0, int64(-1)
+	for i := 0; i < n; i++ {
+		var missing int64
+		for _, d := range w.Tasks[buffer[i]].Inputs {
+			if !v.Present(worker, d) {
+				missing += w.Data[d].Bytes
+			}
+		}
+		if bestMissing < 0 || missing < bestMissing {
+			best, bestMissing = i, missing
+			if missing == 0 {
+				break
+			}
+		}
+	}
+	return best
+}
+
+// Lists are per-worker planned task lists with the work stealing of
+// hMETIS+R and mHFP (thesis §3.6): a worker whose list is empty steals half
+// of the remaining tasks of the worker with the most, from its tail.
+type Lists struct {
+	lists [][]int
+	heads []int
+	Steal bool
+}
+
+// NewLists takes ownership of the per-worker plans.
+func NewLists(plans [][]int, steal bool) *Lists {
+	return &Lists{lists: plans, heads: make([]int, len(plans)), Steal: steal}
+}
+
+// Append adds a task at the tail of a worker's list.
+func (l *Lists) Append(worker, task int) { l.lists[worker] = append(l.lists[worker], task) }
+
+// Remaining lists the planned tasks a worker has not yet taken.
+func (l *Lists) Remaining(worker int) []int { return l.lists[worker][l.heads[worker]:] }
+
+// Next takes the head of a worker's list, stealing when it is empty.
+func (l *Lists) Next(worker int) (int, bool) {
+	if l.heads[worker] == len(l.lists[worker]) {
+		if !l.Steal || !l.steal(worker) {
+			return 0, false
+		}
+	}
+	t := l.lists[worker][l.heads[worker]]
+	l.heads[worker]++
+	return t, true
+}
+
+func (l *Lists) steal(thief int) bool {
+	victim, most := -1, 0
+	for w := range l.lists {
+		if r := len(l.lists[w]) - l.heads[w]; r > most {
+			victim, most = w, r
+		}
+	}
+	if victim < 0 {
+		return false
+	}
+	take := (most + 1) / 2
+	vl := l.lists[victim]
+	tail := vl[len(vl)-take:]
+	l.lists[thief] = append(l.lists[thief][:0], tail...)
+	l.heads[thief] = 0
+	l.lists[victim] = vl[:len(vl)-take]
+	return true
+}

@@ -1,0 +1,222 @@
+package schedulers
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Param documents one typed scheduler parameter.
+type Param struct {
+	Name    string
+	Kind    string // "bool", "int", "float" or "string"
+	Default string
+	Choices []string // allowed values of a string parameter, if limited
+	Doc     string
+}
+
+// Spec registers a scheduler: its name, documentation, parameters and a
+// constructor receiving validated parameters.
+type Spec struct {
+	Name   string
+	Doc    string
+	Params []Param
+	// Buffer is the scheduler's default task buffer depth: 0 means the
+	// platform's runtime setting, -1 unbounded (StarPU's dmda family pushes
+	// every task to a worker queue and prefetches them all).
+	Buffer int
+	New    func(p Params) (Scheduler, error)
+}
+
+// Params holds a scheduler's parameters, validated and with defaults filled.
+type Params map[string]string
+
+func (p Params) Bool(name string) bool       { b, _ := strconv.ParseBool(p[name]); return b }
+func (p Params) Int(name string) int         { i, _ := strconv.Atoi(p[name]); return i }
+func (p Params) Float(name string) float64   { f, _ := strconv.ParseFloat(p[name], 64); return f }
+func (p Params) String(name string) string   { return p[name] }
+func (p Params) Has(name string) bool        { _, ok := p[name]; return ok }
+func (p Params) Set(name, value string) bool { p[name] = value; return true }
+
+// Canonical renders the parameters sorted, for keys and display.
+func (p Params) Canonical() string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k + "=" + p[k])
+	}
+	return b.String()
+}
+
+var registry = map[string]Spec{}
+
+// BufferParam is accepted by every scheduler: the task buffer depth
+// (StarPU's STARPU_NTASKS_THRESHOLD); 0 = the scheduler's default.
+var BufferParam = Param{Name: "buffer", Kind: "int", Default: "0",
+	Doc: "task buffer depth per worker (StarPU NTASKS_THRESHOLD); 0 = scheduler default, -1 = unbounded"}
+
+// Register adds a scheduler; it panics on a duplicate, at init time.
+func Register(s Spec) {
+	if _, dup := registry[s.Name]; dup {
+		panic("schedulers: duplicate registration of " + s.Name)
+	}
+	registry[s.Name] = s
+}
+
+// List returns every registered scheduler, sorted by name.
+func List() []Spec {
+	out := make([]Spec, 0, len(registry))
+	for _, s := range registry {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup finds a scheduler, suggesting the closest name when it is unknown.
+func Lookup(name string) (Spec, error) {
+	s, ok := registry[strings.ToLower(name)]
+	if !ok {
+		names := make([]string, 0, len(registry))
+		for n := range registry {
+			names = append(names, n)
+		}
+		return Spec{}, fmt.Errorf("unknown scheduler %q%s (memsched schedulers lists them)", name, Suggest(name, names))
+	}
+	return s, nil
+}
+
+// Resolve validates raw parameters against a scheduler's declaration and
+// fills defaults.
+func (s Spec) Resolve(raw map[string]string) (Params, error) {
+	decl := map[string]Param{BufferParam.Name: BufferParam}
+	names := []string{BufferParam.Name}
+	for _, p := range s.Params {
+		decl[p.Name] = p
+		names = append(names, p.Name)
+	}
+	out := Params{}
+	for _, p := range decl {
+		out[p.Name] = p.Default
+	}
+	for k, v := range raw {
+		p, ok := decl[k]
+		if !ok {
+			return nil, fmt.Errorf("scheduler %s has no parameter %q%s; parameters: %s", s.Name, k, Suggest(k, names), strings.Join(names, ", "))
+		}
+		if err := p.check(v); err != nil {
+			return nil, fmt.Errorf("scheduler %s: %w", s.Name, err)
+		}
+		out[k] = normalise(p.Kind, v)
+	}
+	return out, nil
+}
+
+// Build resolves parameters and constructs the scheduler.
+func Build(name string, raw map[string]string) (Scheduler, Spec, Params, error) {
+	s, err := Lookup(name)
+	if err != nil {
+		return nil, s, nil, err
+	}
+	p, err := s.Resolve(raw)
+	if err != nil {
+		return nil, s, nil, err
+	}
+	sch, err := s.New(p)
+	return sch, s, p, err
+}
+
+// BufferDepth is the buffer depth a run uses: the parameter, else the
+// scheduler's default, else the platform's (-1 = unbounded).
+func (s Spec) BufferDepth(p Params, platformDefault int) int {
+	if b := p.Int("buffer"); b != 0 {
+		return b
+	}
+	if s.Buffer != 0 {
+		return s.Buffer
+	}
+	return platformDefault
+}
+
+func (p Param) check(v string) error {
+	var err error
+	switch p.Kind {
+	case "bool":
+		_, err = strconv.ParseBool(v)
+	case "int":
+		_, err = strconv.Atoi(v)
+	case "float":
+		_, err = strconv.ParseFloat(v, 64)
+	case "string":
+		if len(p.Choices) > 0 {
+			for _, c := range p.Choices {
+				if c == v {
+					return nil
+				}
+			}
+			return fmt.Errorf("parameter %s=%q: must be one of %s%s", p.Name, v, strings.Join(p.Choices, ", "), Suggest(v, p.Choices))
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("parameter %s=%q: want a %s (default %s)", p.Name, v, p.Kind, p.Default)
+	}
+	return nil
+}
+
+func normalise(kind, v string) string {
+	switch kind {
+	case "bool":
+		b, _ := strconv.ParseBool(v)
+		return strconv.FormatBool(b)
+	case "int":
+		i, _ := strconv.Atoi(v)
+		return strconv.Itoa(i)
+	case "float":
+		f, _ := strconv.ParseFloat(v, 64)
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return v
+}
+
+// Suggest returns `; did you mean "x"?` for the closest candidate within a
+// small edit distance, or "".
+func Suggest(name string, candidates []string) string {
+	best, bestD := "", 1<<30
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD || (d == bestD && c < best) {
+			best, bestD = c, d
+		}
+	}
+	if best == "" || bestD > max(2, len(name)/2) {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
