@@ -56,7 +56,8 @@ type Evictor interface {
 }
 
 // Popper is implemented by schedulers that choose which buffered task a
-// worker starts next (Ready). It returns an index into buffer.
+// worker starts next (Ready). It returns an index into buffer, and is asked
+// for every pop, even from a buffer of one task.
 type Popper interface {
 	Pop(worker int, buffer []int) int
 }
@@ -65,7 +66,8 @@ type Popper interface {
 type EventKind uint8
 
 const (
-	Loaded EventKind = iota
+	LoadStarted EventKind = iota // data is now present (loading) on the worker
+	Loaded
 	Evicted
 	Started
 	Finished

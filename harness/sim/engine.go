@@ -293,6 +293,13 @@ func (e *Engine) timed(worker int, f func() error) error {
 	return err
 }
 
+// observe tells an observing scheduler, timing the call like any other.
+func (e *Engine) observe(kind schedulers.EventKind, g, id int) {
+	if e.obs != nil {
+		e.timed(g, func() error { e.obs.Observe(kind, g, id); return nil })
+	}
+}
+
 func (e *Engine) push(t float64, worker, task int) {
 	e.seq++
 	heap.Push(&e.events, event{t: t, seq: e.seq, worker: worker, task: task})
@@ -338,7 +345,7 @@ func (e *Engine) kick(g int) {
 		}
 		for len(m.pipe) < e.cfg.Pipeline && len(m.buffer) > 0 {
 			i := 0
-			if e.popper != nil && len(m.buffer) > 1 {
+			if e.popper != nil {
 				e.timed(g, func() error { i = e.popper.Pop(g, m.buffer); return nil })
 			}
 			task := m.buffer[i]
@@ -491,9 +498,7 @@ func (e *Engine) evict(g, d int) {
 	e.lruRemove(m, int32(d))
 	e.stats.Evictions++
 	e.emit(Event{Ev: "evict", Worker: g, Node: g, Data: d, Bytes: e.w.Data[d].Bytes})
-	if e.obs != nil {
-		e.obs.Observe(schedulers.Evicted, g, d)
-	}
+	e.observe(schedulers.Evicted, g, d)
 	if m.want[d] > 0 {
 		// A buffered task still needs it: prefetch it again later.
 		m.prefQ = append(m.prefQ, request{d, true})
@@ -522,6 +527,7 @@ func (e *Engine) load(g, d int, prefetch bool) {
 	}
 	e.flows = append(e.flows, f)
 	e.rates()
+	e.observe(schedulers.LoadStarted, g, d)
 	kind := "fetch"
 	if prefetch {
 		kind = "prefetch"
@@ -637,9 +643,7 @@ func (e *Engine) finishLoad(i int) {
 		e.stats.Fetches++
 	}
 	e.emit(Event{Ev: "load_end", Worker: g, Node: g, Data: d, Bytes: bytes, Src: f.src})
-	if e.obs != nil {
-		e.obs.Observe(schedulers.Loaded, g, d)
-	}
+	e.observe(schedulers.Loaded, g, d)
 	e.kick(g)
 }
 
@@ -666,9 +670,7 @@ func (e *Engine) startCompute(g int) {
 		e.lruAppend(m, int32(d))
 	}
 	e.emit(Event{Ev: "task_start", Worker: g, Node: g, Task: task})
-	if e.obs != nil {
-		e.obs.Observe(schedulers.Started, g, task)
-	}
+	e.observe(schedulers.Started, g, task)
 	e.push(e.now+e.compute[task], g, task)
 }
 
@@ -683,9 +685,7 @@ func (e *Engine) finishTask(g, task int) {
 	e.stats.Tasks++
 	e.stats.PerWorker[g]++
 	e.emit(Event{Ev: "task_end", Worker: g, Node: g, Task: task})
-	if e.obs != nil {
-		e.obs.Observe(schedulers.Finished, g, task)
-	}
+	e.observe(schedulers.Finished, g, task)
 	released := false
 	for _, c := range e.children[task] {
 		e.waiting[c]--

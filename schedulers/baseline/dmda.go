@@ -43,6 +43,8 @@ type DMDA struct {
 	expEnd []float64
 	queues *schedulers.Lists
 	plans  [][]int
+	ends   []float64
+	index  *schedulers.ReadyIndex // Ready over the whole queue, when Window is 0
 }
 
 func (s *DMDA) Init(v schedulers.View) error {
@@ -55,6 +57,10 @@ func (s *DMDA) Init(v schedulers.View) error {
 	s.expEnd = make([]float64, k)
 	s.plans = make([][]int, k)
 	s.queues = schedulers.NewLists(s.plans, false)
+	s.ends = make([]float64, k)
+	if s.Ready && s.Window <= 0 {
+		s.index = schedulers.NewReadyIndex(v)
+	}
 	return nil
 }
 
@@ -62,7 +68,7 @@ func (s *DMDA) Push(t int) {
 	task := s.v.Workload().Tasks[t]
 	now := s.v.Now()
 	best, bestFit := 0, math.Inf(1)
-	ends := make([]float64, s.v.Workers())
+	ends := s.ends
 	minEnd := math.Inf(1)
 	for k := range ends {
 		ends[k] = math.Max(now, s.expEnd[k]) + s.v.ComputeSeconds(k, t)
@@ -86,12 +92,27 @@ func (s *DMDA) Push(t int) {
 	s.queues.Append(best, t)
 }
 
-func (s *DMDA) Pull(worker int) (int, bool) { return s.queues.Next(worker) }
+func (s *DMDA) Pull(worker int) (int, bool) {
+	t, ok := s.queues.Next(worker)
+	if ok && s.index != nil {
+		s.index.Add(worker, t)
+	}
+	return t, ok
+}
 
 // Pop is Ready for dmdar, submission order for dmda.
 func (s *DMDA) Pop(worker int, buffer []int) int {
-	if !s.Ready {
+	switch {
+	case !s.Ready:
 		return 0
+	case s.index != nil:
+		return s.index.Pop(worker, buffer)
 	}
 	return schedulers.Ready(s.v, worker, buffer, s.Window)
+}
+
+func (s *DMDA) Observe(kind schedulers.EventKind, worker, id int) {
+	if s.index != nil {
+		s.index.Observe(kind, worker, id)
+	}
 }

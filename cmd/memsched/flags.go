@@ -1,0 +1,127 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"memsched/hardware"
+	"memsched/workloads"
+)
+
+var errHelp = errors.New("help")
+
+// newFlags makes a flag set whose errors come back to mainArgs.
+func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: memsched %s %s\n\nFlags:\n", name, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		return err
+	}
+	return nil
+}
+
+// workloadFlags are shared by run and workload.
+type workloadFlags struct {
+	spec workloads.Spec
+	file string
+}
+
+func (w *workloadFlags) register(fs *flag.FlagSet, withFile bool) {
+	fs.StringVar(&w.spec.Kind, "workload", "matmul2d", "workload kind: "+strings.Join(workloads.Kinds(), ", "))
+	fs.StringVar(&w.spec.Kind, "kind", "matmul2d", "alias of --workload")
+	fs.IntVar(&w.spec.N, "n", 10, "matrix size in tiles")
+	fs.IntVar(&w.spec.Tile, "tile", workloads.DefaultTile, "tile size (elements)")
+	fs.IntVar(&w.spec.Z, "z", workloads.DefaultZ, "inner dimension of the 2D product (elements)")
+	fs.IntVar(&w.spec.NZ, "nz", 0, "3D depth in tiles (0 = n)")
+	fs.StringVar(&w.spec.Order, "order", "", "submission order: submission or random")
+	fs.Float64Var(&w.spec.Keep, "keep", 0, "sparse2d: probability of keeping a task (0 = 0.1)")
+	fs.BoolVar(&w.spec.Deps, "deps", false, "add the task graph's dependencies (3D accumulation, Cholesky, LU)")
+	if withFile {
+		fs.StringVar(&w.file, "workload-file", "", "read the task set from a JSON file instead of generating it")
+	}
+}
+
+func (w *workloadFlags) build(seed uint64) (*workloads.Workload, error) {
+	if w.file != "" {
+		return workloads.ReadJSONFile(w.file)
+	}
+	s := w.spec
+	s.Seed = seed
+	return workloads.Generate(s)
+}
+
+// platformFlags select and size the platform.
+type platformFlags struct {
+	preset      string
+	gpus        int
+	memoryMB    float64
+	memoryBytes int64
+	nvlink      bool
+	pcieGBps    float64
+}
+
+func (p *platformFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.preset, "platform", "v100-gemini", "platform preset ("+strings.Join(hardware.Presets(), ", ")+") or a preset .toml file")
+	fs.IntVar(&p.gpus, "gpus", 1, "number of GPUs")
+	fs.Float64Var(&p.memoryMB, "memory-mb", 0, "memory per GPU in MiB (the papers' MB); 0 = the preset's")
+	fs.Int64Var(&p.memoryBytes, "memory-bytes", 0, "memory per GPU in bytes (toy instances)")
+	fs.BoolVar(&p.nvlink, "nvlink", false, "allow GPU-to-GPU copies over NVLink")
+	fs.Float64Var(&p.pcieGBps, "pcie-gbps", 0, "override the per-GPU PCIe link bandwidth in GB/s (COLOC 2021 used 6)")
+}
+
+func (p *platformFlags) build() (*hardware.Platform, error) {
+	pl, err := hardware.Load(p.preset)
+	if err != nil {
+		return nil, err
+	}
+	pl.GPUs = p.gpus
+	switch {
+	case p.memoryBytes > 0:
+		pl.SetMemoryBytes(p.memoryBytes)
+	case p.memoryMB > 0:
+		pl.SetMemoryMiB(p.memoryMB)
+	}
+	if p.nvlink {
+		pl.Topology.NVLink = true
+	}
+	if p.pcieGBps > 0 {
+		pl.Topology.GPULinkGBps = p.pcieGBps
+	}
+	return pl, pl.Check()
+}
+
+// paramFlag collects repeated --param key=value.
+type paramFlag map[string]string
+
+func (p paramFlag) String() string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k+"="+p[k])
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
+
+func (p paramFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("--param %q: want key=value, e.g. --param eviction=luf", s)
+	}
+	p[k] = v
+	return nil
+}

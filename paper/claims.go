@@ -1,0 +1,373 @@
+// Package paper holds what memsched is measured against: the published claims of the five
+// publications it reproduces (one TOML file per publication in this directory, loaded by
+// LoadDir) and the raw measurements of the original V100 runs (reference/, loaded by
+// LoadReference).
+//
+// A claims file is a list of [[claim]] tables, one per published number (a table row with four
+// baselines is four claims) or per qualitative statement:
+//
+//	[[claim]]
+//	id          = "thesis-t3.1-hfp-vs-eager"   # unique across all files, stable
+//	publication = "thesis2023"                   # see Publications
+//	where       = "Table 3.1, Fig. 3.8a"
+//	statement   = "HFP improves on EAGER by 106.3% on average ..."
+//	workload    = "matmul2d"
+//	gpus        = 1
+//	memory_mb   = 500                            # per GPU, MiB; 0 = no limit; omitted = not applicable
+//	setting     = "real"                         # real | sim | model
+//	metric      = "gflops"
+//	kind        = "improvement"                  # improvement | value | qualitative
+//	scheduler   = "HFP"                          # a display name, see DisplayNames
+//	baseline    = "EAGER"
+//	published   = 106.3
+//	unit        = "%"
+//	tolerance   = 5.0                            # absolute, in unit
+//	point       = { n = 20 }                     # sweep point of a value claim
+//	suite       = "suites/thesis/ch3-2d.toml"    # "" when no suite reproduces it yet
+//	status      = "reproducible"                 # reproducible | not-yet
+//	missing     = ""                             # for not-yet: what is missing
+//	notes       = ""
+//
+// Loading rejects unknown keys, duplicate ids (across all files), unknown publications, kinds,
+// settings and statuses, negative tolerances, and claims that lack the fields their kind needs.
+package paper
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Claim kinds.
+const (
+	// KindImprovement is the improvement of Scheduler over Baseline on Metric, averaged over a
+	// sweep (percent, or a speedup factor when Unit is "x").
+	KindImprovement = "improvement"
+	// KindValue is one number at one point (Point), e.g. a load or fetch count.
+	KindValue = "value"
+	// KindQualitative is a statement without a single number to compare; Published may still
+	// carry a bound stated in the text (e.g. "at most two times the lower bound").
+	KindQualitative = "qualitative"
+)
+
+// Claim statuses.
+const (
+	// StatusReproducible: a suite of the project reproduces the claim (Suite names it).
+	StatusReproducible = "reproducible"
+	// StatusNotYet: the project cannot reproduce the claim yet (Missing says why).
+	StatusNotYet = "not-yet"
+)
+
+// Settings of the published experiment behind a claim.
+const (
+	SettingReal  = "real"  // measured on real hardware
+	SettingSim   = "sim"   // simulated (SimGrid, or the authors' batch simulator)
+	SettingModel = "model" // a model computation (toy examples, derived sizes)
+)
+
+var (
+	publications = []string{"coloc2021", "ipdps2022", "thesis2023", "multreeprio2022", "heteroprio2019"}
+	kinds        = []string{KindImprovement, KindValue, KindQualitative}
+	statuses     = []string{StatusReproducible, StatusNotYet}
+	settings     = []string{SettingReal, SettingSim, SettingModel}
+
+	idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._+-]*$`)
+)
+
+// Publications returns the publication keys a claim may name, in the order of the project's
+// reading list: COLOC 2021, IPDPS 2022, the 2023 PhD thesis, MulTreePrio (COMPAS 2022) and
+// Heteroprio (PeerJ CS 2019).
+func Publications() []string { return slices.Clone(publications) }
+
+// displayNames are the scheduler names that claims and suites share. "HFP" is HFP with Ready,
+// flip and Belady (the thesis' default); COLOC 2021's 2D "HFP" (Ready + flip) uses the same name
+// and says so in its notes. "HFP with sched. time" is HFP counted with its scheduling time but
+// without fast start: only the reference data use it.
+var displayNames = []string{
+	"EAGER", "DMDAR", "MST", "RCM",
+	"HFP", "HFP only flip", "HFP only Ready", "HFP only Belady", "HFP without Belady",
+	"HFP with sched. time + fast start", "HFP with sched. time",
+	"mHFP", "mHFP no sched. time",
+	"hMETIS+R", "hMETIS+R no part. time",
+	"DARTS", "DARTS+LUF", "DARTS+LUF-3inputs", "DARTS+LUF+OPTI", "DARTS+LUF+OPTI-3inputs",
+	"DARTS+LUF threshold",
+}
+
+// DisplayNames returns the scheduler display names used by claims that a suite reproduces and
+// by the suites themselves (a claim's Scheduler and Baseline, a suite's scheduler labels).
+// Not-yet claims may name other schedulers (DMDAS, LWS, LEA, MulTreePrio, LAHeteroprio, ...).
+func DisplayNames() []string { return slices.Clone(displayNames) }
+
+// IsDisplayName reports whether name is one of DisplayNames.
+func IsDisplayName(name string) bool { return slices.Contains(displayNames, name) }
+
+// Claim is one published claim. Field names follow the TOML keys (lower case in the files).
+type Claim struct {
+	ID          string `toml:"id"`
+	Publication string `toml:"publication"`
+	Where       string `toml:"where"`     // table, figure or section in the publication
+	Statement   string `toml:"statement"` // close to the source's words
+	Workload    string `toml:"workload"`  // matmul2d, matmul3d, cholesky-taskset, batch-trace, ...
+	GPUs        int    `toml:"gpus"`      // 0 when not applicable (CPU-only, batch, mixed)
+	// MemoryMB is the memory per GPU in MiB: nil when not applicable (omitted in the file),
+	// 0 for "no artificial limit".
+	MemoryMB *float64 `toml:"memory_mb"`
+	Setting  string   `toml:"setting"` // real | sim | model
+	Metric   string   `toml:"metric"`  // gflops, transfers_mb, loads, fetches, sched_time_s, ...
+	Kind     string   `toml:"kind"`    // improvement | value | qualitative
+
+	Scheduler string `toml:"scheduler"`
+	Baseline  string `toml:"baseline"`
+	// Published is the number as published (percent for improvements); nil when the claim has
+	// none. It is a pointer because 0 is a legitimate published value.
+	Published *float64 `toml:"published"`
+	Unit      string   `toml:"unit"`
+	// Tolerance is how far (absolute, in Unit) a reproduction may be from Published and still
+	// count as reproduced; nil when not given (qualitative claims).
+	Tolerance *float64           `toml:"tolerance"`
+	Point     map[string]float64 `toml:"point"` // sweep point: n, memory_mb, working_set_mb, ...
+
+	Suite   string `toml:"suite"`   // suite file reproducing the claim, "" if none yet
+	Status  string `toml:"status"`  // reproducible | not-yet
+	Missing string `toml:"missing"` // for not-yet: what is missing
+	Notes   string `toml:"notes"`   // ambiguities: averaging formula, points, ...
+
+	// File is the claims file the claim was loaded from (set by LoadClaims, not a TOML key).
+	File string `toml:"-"`
+}
+
+// Memory returns the memory per GPU in MiB and whether the claim gives one; mb == 0 with
+// ok == true means no artificial memory limit.
+func (c Claim) Memory() (mb float64, ok bool) {
+	if c.MemoryMB == nil {
+		return 0, false
+	}
+	return *c.MemoryMB, true
+}
+
+// Value returns the published number and whether there is one.
+func (c Claim) Value() (float64, bool) {
+	if c.Published == nil {
+		return 0, false
+	}
+	return *c.Published, true
+}
+
+// Within reports whether a reproduced number is within the claim's tolerance of the published
+// one. It is false when the claim has no published number or no tolerance, or x is NaN.
+func (c Claim) Within(x float64) bool {
+	if c.Published == nil || c.Tolerance == nil || math.IsNaN(x) {
+		return false
+	}
+	return math.Abs(x-*c.Published) <= *c.Tolerance
+}
+
+// claimsFile is the layout of one claims file.
+type claimsFile struct {
+	Claim []Claim `toml:"claim"`
+}
+
+// LoadClaims reads and validates the given claims files. Ids must be unique across all of
+// them. Every problem found is reported (joined), each naming its file and claim.
+func LoadClaims(paths ...string) ([]Claim, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("paper: no claims files given")
+	}
+	var all []Claim
+	var errs []error
+	for _, p := range paths {
+		cs, err := decodeFile(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		all = append(all, cs...)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if err := ValidateClaims(all); err != nil {
+		return nil, err
+	}
+	return all, nil
+}
+
+// LoadDir loads every *.toml file directly in dir (not in subdirectories), in name order.
+// Use it with the paper/ directory of the repository.
+func LoadDir(dir string) ([]Claim, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.toml"))
+	if err != nil {
+		return nil, fmt.Errorf("paper: %w", err)
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("paper: no *.toml claims files in %s", dir)
+	}
+	sort.Strings(paths)
+	return LoadClaims(paths...)
+}
+
+func decodeFile(path string) ([]Claim, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("paper: %w", err)
+	}
+	var f claimsFile
+	md, err := toml.Decode(string(data), &f)
+	if err != nil {
+		return nil, fmt.Errorf("paper: %s: %w", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		return nil, fmt.Errorf("paper: %s: unknown keys: %s", path, strings.Join(keys, ", "))
+	}
+	if len(f.Claim) == 0 {
+		return nil, fmt.Errorf("paper: %s: no [[claim]] tables", path)
+	}
+	for i := range f.Claim {
+		f.Claim[i].File = path
+	}
+	return f.Claim, nil
+}
+
+// ValidateClaims checks a set of claims as LoadClaims does: per-claim rules and ids unique
+// across the whole set. It returns all problems joined, or nil.
+func ValidateClaims(claims []Claim) error {
+	var errs []error
+	seen := make(map[string]string, len(claims)) // id -> file
+	for i, c := range claims {
+		name := fmt.Sprintf("claim %d", i+1)
+		if c.ID != "" {
+			name = fmt.Sprintf("claim %q", c.ID)
+		}
+		if c.File != "" {
+			name = c.File + ": " + name
+		}
+		for _, e := range c.problems() {
+			errs = append(errs, fmt.Errorf("paper: %s: %s", name, e))
+		}
+		if c.ID == "" {
+			continue
+		}
+		if prev, dup := seen[c.ID]; dup {
+			errs = append(errs, fmt.Errorf("paper: %s: duplicate id (first in %s)", name, orUnnamed(prev)))
+			continue
+		}
+		seen[c.ID] = c.File
+	}
+	return errors.Join(errs...)
+}
+
+func orUnnamed(file string) string {
+	if file == "" {
+		return "the same set"
+	}
+	return file
+}
+
+// Validate checks one claim on its own (everything but id uniqueness).
+func (c Claim) Validate() error {
+	var errs []error
+	for _, p := range c.problems() {
+		errs = append(errs, errors.New(p))
+	}
+	return errors.Join(errs...)
+}
+
+func (c Claim) problems() []string {
+	var p []string
+	req := func(v, key string) {
+		if strings.TrimSpace(v) == "" {
+			p = append(p, "missing "+key)
+		}
+	}
+	oneOf := func(v, key string, allowed []string) {
+		if v == "" {
+			p = append(p, "missing "+key)
+		} else if !slices.Contains(allowed, v) {
+			p = append(p, fmt.Sprintf("%s %q is not one of %s", key, v, strings.Join(allowed, ", ")))
+		}
+	}
+
+	switch {
+	case c.ID == "":
+		p = append(p, "missing id")
+	case !idPattern.MatchString(c.ID):
+		p = append(p, fmt.Sprintf("id %q must be lower case letters, digits and . _ + -", c.ID))
+	}
+	oneOf(c.Publication, "publication", publications)
+	req(c.Where, "where")
+	req(c.Statement, "statement")
+	req(c.Workload, "workload")
+	oneOf(c.Setting, "setting", settings)
+	oneOf(c.Kind, "kind", kinds)
+	oneOf(c.Status, "status", statuses)
+
+	if c.GPUs < 0 {
+		p = append(p, fmt.Sprintf("gpus %d is negative", c.GPUs))
+	}
+	if c.MemoryMB != nil && !(*c.MemoryMB >= 0 && !math.IsInf(*c.MemoryMB, 0)) {
+		p = append(p, fmt.Sprintf("memory_mb %v must be >= 0 (0 = no limit)", *c.MemoryMB))
+	}
+	if c.Published != nil && (math.IsNaN(*c.Published) || math.IsInf(*c.Published, 0)) {
+		p = append(p, fmt.Sprintf("published %v is not a finite number", *c.Published))
+	}
+	if c.Tolerance != nil && !(*c.Tolerance >= 0 && !math.IsInf(*c.Tolerance, 0)) {
+		p = append(p, fmt.Sprintf("tolerance %v must be >= 0", *c.Tolerance))
+	}
+	for k, v := range c.Point {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			p = append(p, fmt.Sprintf("point.%s %v is not a finite number", k, v))
+		}
+	}
+	if c.Published != nil {
+		req(c.Unit, "unit (published is set)")
+	}
+
+	switch c.Kind {
+	case KindImprovement:
+		req(c.Scheduler, "scheduler (kind improvement)")
+		req(c.Baseline, "baseline (kind improvement)")
+		req(c.Metric, "metric (kind improvement)")
+		if c.Published == nil {
+			p = append(p, "missing published (kind improvement)")
+		}
+		if c.Tolerance == nil {
+			p = append(p, "missing tolerance (kind improvement)")
+		}
+	case KindValue:
+		req(c.Metric, "metric (kind value)")
+		if c.Published == nil {
+			p = append(p, "missing published (kind value)")
+		}
+		if c.Tolerance == nil {
+			p = append(p, "missing tolerance (kind value)")
+		}
+	}
+
+	switch c.Status {
+	case StatusReproducible:
+		if c.Suite == "" {
+			p = append(p, "missing suite (status reproducible)")
+		}
+		if c.Missing != "" {
+			p = append(p, "missing must be empty when status is reproducible")
+		}
+	case StatusNotYet:
+		req(c.Missing, "missing (status not-yet: say what is missing)")
+	}
+	if c.Suite != "" && (!strings.HasPrefix(c.Suite, "suites/") || !strings.HasSuffix(c.Suite, ".toml")) {
+		p = append(p, fmt.Sprintf("suite %q must be a suites/....toml path relative to the repository root", c.Suite))
+	}
+	return p
+}

@@ -1,0 +1,448 @@
+package darts
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"memsched/hardware"
+	"memsched/harness/run"
+	"memsched/harness/sim"
+	"memsched/schedulers"
+	"memsched/workloads"
+)
+
+// grid is the n×n 2D product by hand: data A_i = i, B_j = n+j; task
+// T(i,j) = n*i+j reads (A_i, B_j), in row-major submission order.
+func grid(n int, bytes int64) *workloads.Workload {
+	w := &workloads.Workload{Name: fmt.Sprintf("grid%d", n)}
+	for i := range 2 * n {
+		w.Data = append(w.Data, workloads.Data{ID: i, Bytes: bytes})
+	}
+	for i := range n {
+		for j := range n {
+			w.Tasks = append(w.Tasks, workloads.Task{ID: len(w.Tasks), Kernel: "gemm", Flops: 1e11,
+				Inputs: []int{i, n + j}, Coords: []int{i, j}})
+		}
+	}
+	return w
+}
+
+// fakeView is a hand-driven View for decision-level tests.
+type fakeView struct {
+	w       *workloads.Workload
+	workers int
+	present map[[2]int]bool
+	buf     [][]int
+	pipe    [][]int
+	rng     *rand.Rand
+}
+
+func newFake(w *workloads.Workload, workers int, seed uint64) *fakeView {
+	return &fakeView{w: w, workers: workers, present: map[[2]int]bool{},
+		buf: make([][]int, workers), pipe: make([][]int, workers), rng: rand.New(rand.NewPCG(seed, 1))}
+}
+
+func (f *fakeView) Workload() *workloads.Workload    { return f.w }
+func (f *fakeView) Platform() *hardware.Platform     { return nil }
+func (f *fakeView) Workers() int                     { return f.workers }
+func (f *fakeView) Now() float64                     { return 0 }
+func (f *fakeView) Resident(k, d int) bool           { return f.present[[2]int{k, d}] }
+func (f *fakeView) Present(k, d int) bool            { return f.present[[2]int{k, d}] }
+func (f *fakeView) Buffer(k int) []int               { return f.buf[k] }
+func (f *fakeView) Pipeline(k int) []int             { return f.pipe[k] }
+func (f *fakeView) ComputeSeconds(int, int) float64  { return 1 }
+func (f *fakeView) TransferSeconds(int, int) float64 { return 1 }
+func (f *fakeView) Rand() *rand.Rand                 { return f.rng }
+func (f *fakeView) setPresent(k int, ds ...int) *fakeView {
+	for _, d := range ds {
+		f.present[[2]int{k, d}] = true
+	}
+	return f
+}
+
+func start(t *testing.T, o Options, v schedulers.View) *DARTS {
+	t.Helper()
+	d := New(o)
+	if err := d.Init(v); err != nil {
+		t.Fatal(err)
+	}
+	for i := range v.Workload().Tasks {
+		d.Push(i)
+	}
+	return d
+}
+
+func pullAll(d *DARTS, k int) []int {
+	var out []int
+	for {
+		t, ok := d.Pull(k)
+		if !ok {
+			return out
+		}
+		out = append(out, t)
+	}
+}
+
+// TestGrid3x3Decisions checks DARTS's first decisions on a 3×3 grid by hand
+// (A_i = i, B_j = 3+j, T(i,j) = 3i+j), deterministic ties:
+// fallback T(0,0) marks A0,B0; then every data frees one task (task_left 3
+// each): A1 first -> T(1,0); then B1 and B2 free two, B1 first -> T(0,1),
+// T(1,1); then A2 and B2 free two, A2 first -> T(2,0), T(2,1); then B2.
+func TestGrid3x3Decisions(t *testing.T) {
+	for _, free := range []bool{false, true} {
+		d := start(t, Options{LUF: true, FreeTasks: free}, newFake(grid(3, 1), 1, 1))
+		got := pullAll(d, 0)
+		if want := []int{0, 3, 1, 4, 6, 7, 2, 5, 8}; !slices.Equal(got, want) {
+			t.Errorf("free_tasks=%v: order %v, want %v", free, got, want)
+		}
+	}
+}
+
+// A worker holding A0 and B0 can run T(0,0) with no load: free_tasks takes
+// it first whatever the ties; Alg. 9 read literally cannot see it (T(0,0)
+// is in no S_0) and plans a task that needs one load.
+func TestResidentDataFreeTask(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		d := start(t, Options{LUF: true, FreeTasks: true, RandomTies: true}, newFake(grid(3, 1), 1, seed).setPresent(0, 0, 3))
+		if got, _ := d.Pull(0); got != 0 {
+			t.Errorf("seed %d: free_tasks first task %d, want T(0,0)=0", seed, got)
+		}
+		d = start(t, Options{LUF: true, RandomTies: true}, newFake(grid(3, 1), 1, seed).setPresent(0, 0, 3))
+		if got, _ := d.Pull(0); !slices.Contains([]int{1, 2, 3, 6}, got) {
+			t.Errorf("seed %d: literal Alg. 9 first task %d, want one of S_0 = T(0,1),T(0,2),T(1,0),T(2,0)", seed, got)
+		}
+	}
+	// Only A0 present: loading B_j frees T(0,j); B0 is first in scan order.
+	d := start(t, Options{LUF: true}, newFake(grid(3, 1), 1, 1).setPresent(0, 0))
+	if got, _ := d.Pull(0); got != 0 {
+		t.Errorf("A0 present: first task %d, want T(0,0)", got)
+	}
+}
+
+// With random ties two GPUs rarely start on the same row or column; with
+// deterministic ties GPU k falls back to the task at rank k*|pool|/K.
+func TestTwoGPUsFirstChoices(t *testing.T) {
+	share := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		d := start(t, Options{LUF: true, RandomTies: true, FreeTasks: true}, newFake(grid(10, 1), 2, seed))
+		a, _ := d.Pull(0)
+		b, _ := d.Pull(1)
+		if a/10 == b/10 || a%10 == b%10 {
+			share++
+		}
+		d2 := start(t, Options{LUF: true, RandomTies: true, FreeTasks: true}, newFake(grid(10, 1), 2, seed))
+		a2, _ := d2.Pull(0)
+		b2, _ := d2.Pull(1)
+		if a != a2 || b != b2 {
+			t.Fatalf("seed %d: not deterministic: (%d,%d) then (%d,%d)", seed, a, b, a2, b2)
+		}
+	}
+	// Sharing a row or column by chance has probability 18/99.
+	if share > 16 {
+		t.Errorf("first tasks of the two GPUs share data in %d/40 seeds", share)
+	}
+	d := start(t, Options{LUF: true}, newFake(grid(10, 1), 2, 1))
+	a, _ := d.Pull(0)
+	b, _ := d.Pull(1)
+	if a != 0 || b != 50 {
+		t.Errorf("deterministic first tasks (%d,%d), want (0,50)", a, b)
+	}
+}
+
+// TestLUFRules walks Alg. 10 on the 3×3 grid after the pulls 0, 3, 1 (plan
+// left: T(1,1) reading A1,B1).
+func TestLUFRules(t *testing.T) {
+	v := newFake(grid(3, 1), 1, 1)
+	d := start(t, Options{LUF: true}, v)
+	for _, want := range []int{0, 3, 1} {
+		if got, _ := d.Pull(0); got != want {
+			t.Fatalf("pull %d, want %d", got, want)
+		}
+	}
+	const a0, a1, a2, b0, b1, b2 = 0, 1, 2, 3, 4, 5
+	v.buf[0] = []int{0, 3, 1} // reads A0,B0 | A1,B0 | A0,B1
+	if got := d.Victim(0, []int{a1, a2, b0}, true); got != a2 {
+		t.Errorf("unused by buffer and plan: got %d, want A2", got)
+	}
+	if got := d.Victim(0, []int{b1, a0, a1}, true); got != -1 {
+		t.Errorf("prefetch, all buffered: got %d, want -1", got)
+	}
+	// Belady in input slots: A0@1 B0@2 A1@3 B1@6.
+	if got := d.Victim(0, []int{b1, a0, a1}, false); got != b1 {
+		t.Errorf("fetch, all buffered: got %d, want B1 (furthest)", got)
+	}
+	v.buf[0] = []int{0} // A0,B0; plan T(1,1) reads A1,B1
+	if got := d.Victim(0, []int{b1, a1, b2}, false); got != b2 {
+		t.Errorf("got %d, want B2 (n_b = n_p = 0)", got)
+	}
+	if got := d.Victim(0, []int{b1, a1}, false); got != b1 {
+		t.Errorf("got %d, want B1 (first of the least planned)", got)
+	}
+	// Evicting B1 withdraws T(1,1) to the pool's tail; B1 re-enters
+	// dataNotInMem (pool: 2 5 6 7 8 4). B2 frees T(0,2), T(1,2); then A2
+	// frees T(2,0), T(2,2); then B1 frees T(2,1) and the withdrawn T(1,1).
+	d.Observe(schedulers.Evicted, 0, b1)
+	if got, want := pullAll(d, 0), []int{2, 5, 6, 8, 7, 4}; !slices.Equal(got, want) {
+		t.Errorf("after evicting B1: %v, want %v", got, want)
+	}
+
+	// Plain DARTS: LRU order, the plan is kept.
+	d = start(t, Options{}, newFake(grid(3, 1), 1, 1))
+	d.Pull(0)
+	if got := d.Victim(0, []int{b1, a0}, true); got != b1 {
+		t.Errorf("lru: got %d, want the first candidate", got)
+	}
+}
+
+func TestRegistration(t *testing.T) {
+	_, spec, p, err := schedulers.Build("darts", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "3inputs=false,buffer=0,eviction=luf,free_tasks=true,opti=false,random_ties=true,threshold=0"; p.Canonical() != want {
+		t.Errorf("defaults %s, want %s", p.Canonical(), want)
+	}
+	if spec.BufferDepth(p, 10) != 10 {
+		t.Errorf("buffer default %d, want the platform's 10", spec.BufferDepth(p, 10))
+	}
+	if _, _, _, err := schedulers.Build("darts", map[string]string{"threshold": "-1"}); err == nil {
+		t.Error("threshold=-1 accepted")
+	}
+	if _, _, _, err := schedulers.Build("darts", map[string]string{"eviction": "belady"}); err == nil {
+		t.Error("eviction=belady accepted")
+	}
+}
+
+// randomInstance draws a small task set (1 to 3 inputs per task, unequal
+// sizes, sometimes dependencies) and a platform whose memory barely holds
+// the largest task.
+func randomInstance(r *rand.Rand) (*workloads.Workload, *hardware.Platform) {
+	const unit = 1 << 20
+	nd, nt := 2+r.IntN(12), 1+r.IntN(40)
+	w := &workloads.Workload{Name: "random"}
+	var total int64
+	for i := range nd {
+		b := int64(1+r.IntN(4)) * unit
+		total += b
+		w.Data = append(w.Data, workloads.Data{ID: i, Bytes: b})
+	}
+	deps := r.IntN(3) == 0
+	for i := range nt {
+		var in []int
+		for range 1 + r.IntN(min(3, nd)) {
+			if x := r.IntN(nd); !slices.Contains(in, x) {
+				in = append(in, x)
+			}
+		}
+		var dp []int
+		if deps && i > 0 {
+			for range r.IntN(3) {
+				if p := r.IntN(i); !slices.Contains(dp, p) {
+					dp = append(dp, p)
+				}
+			}
+		}
+		w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: float64(1+r.IntN(5)) * 1e9, Inputs: in, Deps: dp})
+	}
+	p, err := hardware.Load("v100-gemini")
+	if err != nil {
+		panic(err)
+	}
+	p.GPUs = 1 + r.IntN(3)
+	p.SetMemoryBytes(min(total, w.MaxInputBytes()+int64(r.IntN(3))*unit))
+	return w, p
+}
+
+func randomOptions(r *rand.Rand) Options {
+	return Options{LUF: r.IntN(4) != 0, ThreeInputs: r.IntN(2) == 0, Opti: r.IntN(3) == 0,
+		Threshold: []int{0, 0, 1, 2, 3}[r.IntN(5)], RandomTies: r.IntN(2) == 0, FreeTasks: r.IntN(3) != 0}
+}
+
+// randView gives one implementation its own random stream.
+type randView struct {
+	schedulers.View
+	r *rand.Rand
+}
+
+func (v randView) Rand() *rand.Rand { return v.r }
+
+// lockstep drives the fast DARTS and the reference on the same events and
+// records the first call where they disagree.
+type lockstep struct {
+	fast *DARTS
+	ref  *ref
+	seed uint64
+	diff string
+}
+
+func (l *lockstep) Init(v schedulers.View) error {
+	if err := l.fast.Init(randView{v, rand.New(rand.NewPCG(l.seed, 7))}); err != nil {
+		return err
+	}
+	return l.ref.Init(randView{v, rand.New(rand.NewPCG(l.seed, 7))})
+}
+
+func (l *lockstep) Push(t int) { l.fast.Push(t); l.ref.Push(t) }
+
+func (l *lockstep) Pull(k int) (int, bool) {
+	a, aok := l.fast.Pull(k)
+	b, bok := l.ref.Pull(k)
+	if (a != b || aok != bok) && l.diff == "" {
+		l.diff = fmt.Sprintf("Pull(%d): fast (%d,%v), reference (%d,%v)", k, a, aok, b, bok)
+	}
+	return a, aok
+}
+
+func (l *lockstep) Victim(k int, cands []int, prefetch bool) int {
+	a, b := l.fast.Victim(k, cands, prefetch), l.ref.Victim(k, cands, prefetch)
+	if a != b && l.diff == "" {
+		l.diff = fmt.Sprintf("Victim(%d, %v, %v): fast %d, reference %d", k, cands, prefetch, a, b)
+	}
+	return a
+}
+
+func (l *lockstep) Observe(kind schedulers.EventKind, k, id int) {
+	l.fast.Observe(kind, k, id)
+	l.ref.Observe(kind, k, id)
+}
+
+// simulate runs a scheduler on the simulator and checks that every task ran
+// exactly once.
+func simulate(t *testing.T, w *workloads.Workload, p *hardware.Platform, s schedulers.Scheduler, buffer int, seed uint64) (*sim.Stats, uint64) {
+	t.Helper()
+	ran := make([]int, len(w.Tasks))
+	h := fnv.New64a()
+	st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: buffer, Pipeline: p.Runtime.Pipeline, Seed: seed,
+		Trace: func(e sim.Event) {
+			if e.Ev == "task_end" {
+				ran[e.Task]++
+			}
+			fmt.Fprintf(h, "%g %s %d %d %d|", e.T, e.Ev, e.Worker, e.Task, e.Data)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range ran {
+		if n != 1 {
+			t.Fatalf("task %d ran %d times", i, n)
+		}
+	}
+	return st, h.Sum64()
+}
+
+// TestMatchesReference: on random small instances with tight memory, the
+// incremental DARTS takes exactly the reference's decisions, for every
+// combination of options, and every task runs once.
+func TestMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(2022, 5))
+	for i := range 400 {
+		w, p := randomInstance(r)
+		o := randomOptions(r)
+		buffer := 1 + r.IntN(5)
+		p.Runtime.Pipeline = 1 + r.IntN(3)
+		seed := r.Uint64()
+		l := &lockstep{fast: New(o), ref: &ref{opt: o}, seed: seed}
+		simulate(t, w, p, l, buffer, seed)
+		if l.diff != "" {
+			t.Fatalf("instance %d (%d tasks, %d data, %d GPUs, memory %d, options %+v, buffer %d): %s",
+				i, len(w.Tasks), len(w.Data), p.GPUs, p.MemoryBytes, o, buffer, l.diff)
+		}
+	}
+}
+
+// lufCheck flags a LUF victim read by a buffered or popped task while some
+// other candidate is not.
+type lufCheck struct {
+	*DARTS
+	v   schedulers.View
+	bad string
+}
+
+func (c *lufCheck) Init(v schedulers.View) error { c.v = v; return c.DARTS.Init(v) }
+
+func (c *lufCheck) Victim(k int, cands []int, prefetch bool) int {
+	got := c.DARTS.Victim(k, cands, prefetch)
+	needed := map[int]bool{}
+	for _, ts := range [][]int{c.v.Buffer(k), c.v.Pipeline(k)} {
+		for _, task := range ts {
+			for _, x := range c.v.Workload().Tasks[task].Inputs {
+				needed[x] = true
+			}
+		}
+	}
+	if got >= 0 && needed[got] && c.bad == "" {
+		for _, x := range cands {
+			if !needed[x] {
+				c.bad = fmt.Sprintf("evicted %d needed by the buffer of gpu%d while %d was not (candidates %v)", got, k, x, cands)
+			}
+		}
+	}
+	return got
+}
+
+func TestLUFSparesBufferedData(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	for i := range 300 {
+		w, p := randomInstance(r)
+		o := randomOptions(r)
+		o.LUF = true
+		c := &lufCheck{DARTS: New(o)}
+		simulate(t, w, p, c, 1+r.IntN(6), r.Uint64())
+		if c.bad != "" {
+			t.Fatalf("instance %d: %s", i, c.bad)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	w := grid(12, 14<<20)
+	p, _ := hardware.Load("v100-gemini")
+	p.GPUs = 3
+	p.SetMemoryMiB(100)
+	for _, o := range []Options{{LUF: true, RandomTies: true, FreeTasks: true}, {ThreeInputs: true, Opti: true, RandomTies: true}} {
+		st1, h1 := simulate(t, w, p, New(o), 10, 42)
+		st2, h2 := simulate(t, w, p, New(o), 10, 42)
+		if h1 != h2 || st1.Makespan != st2.Makespan || st1.Loads != st2.Loads {
+			t.Errorf("%+v: two runs with seed 42 differ", o)
+		}
+		_, h3 := simulate(t, w, p, New(o), 10, 43)
+		if h3 == h1 {
+			t.Errorf("%+v: seeds 42 and 43 gave the same trace", o)
+		}
+	}
+}
+
+// TestRunGenerated goes through run.Run on generated workloads when the
+// generators exist: the 2D product and the Cholesky task set, with and
+// without dependencies.
+func TestRunGenerated(t *testing.T) {
+	p, err := hardware.Load("v100-gemini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.GPUs = 2
+	p.SetMemoryMiB(250)
+	for _, spec := range []workloads.Spec{
+		{Kind: "matmul2d", N: 20},
+		{Kind: "cholesky", N: 8},
+		{Kind: "cholesky", N: 8, Deps: true},
+		{Kind: "matmul3d", N: 4},
+	} {
+		w, err := workloads.Generate(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, params := range []map[string]string{nil, {"eviction": "lru"}, {"3inputs": "true", "opti": "true"}, {"threshold": "5", "random_ties": "false"}} {
+			rec, err := run.Run(run.Config{Workload: w, Platform: p, Scheduler: "darts", Params: params, Seed: 1})
+			if err != nil {
+				t.Fatalf("%s %v: %v", w.Name, params, err)
+			}
+			if rec.Tasks != len(w.Tasks) {
+				t.Errorf("%s %v: %d of %d tasks", w.Name, params, rec.Tasks, len(w.Tasks))
+			}
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package darts
+
+import (
+	"slices"
+
+	"memsched/schedulers"
+)
+
+// Victim is LUF (thesis Alg. 10) as upstream darts_victim_selector does it,
+// over the engine's candidates (evictable, least recently used first):
+// n_b(D) counts the worker's buffered and popped tasks reading D, n_p(D) its
+// planned tasks reading D.
+//
+//  1. The first candidate with n_b = n_p = 0 is returned at once.
+//  2. Else, among n_b = 0, the first with the strictly smallest n_p.
+//  3. Else every candidate feeds a buffered task: a prefetch gets -1
+//     (STARPU_DATA_NO_VICTIM: no prefetch displaces a buffered task's
+//     data); a fetch gets Belady over the pipeline then the buffer, in pop
+//     order: the candidate whose first use, counted in input slots, is
+//     furthest.
+//
+// With eviction=lru DARTS makes no choice: the least recently used.
+func (d *DARTS) Victim(k int, cands []int, prefetch bool) int {
+	if !d.opt.LUF {
+		return cands[0]
+	}
+	d.stamp++
+	if d.stamp == 0 { // wrapped: forget every old mark
+		clear(d.nbMark)
+		d.stamp = 1
+	}
+	pos := int32(0)
+	for _, list := range [2][]int{d.v.Pipeline(k), d.v.Buffer(k)} {
+		for _, t := range list {
+			for _, x := range d.inputs[t] {
+				pos++
+				if d.nbMark[x] != d.stamp {
+					d.nbMark[x], d.nbPos[x] = d.stamp, pos
+				}
+			}
+		}
+	}
+	w := &d.w[k]
+	victim, least := -1, int32(0)
+	for _, c := range cands {
+		if d.nbMark[c] == d.stamp {
+			continue
+		}
+		np := w.planCnt[c]
+		if np == 0 {
+			return c
+		}
+		if victim < 0 || np < least {
+			victim, least = c, np
+		}
+	}
+	if victim >= 0 {
+		return victim
+	}
+	if prefetch {
+		return -1
+	}
+	far := int32(-1)
+	for _, c := range cands {
+		if d.nbPos[c] > far {
+			victim, far = c, d.nbPos[c]
+		}
+	}
+	return victim
+}
+
+// Observe keeps dataNotInMem in step with memory: a data starting to load
+// leaves it (normally it was planned already: only an evicted data reloaded
+// for a buffered task is new), an evicted one returns. On an eviction under LUF
+// the planned tasks reading the victim go back to the pool first (Alg. 10
+// line "remove from plannedTasks"), here rather than in Victim so that it
+// happens once per eviction, including evictions the engine forces itself.
+func (d *DARTS) Observe(kind schedulers.EventKind, k, id int) {
+	x := int32(id)
+	switch kind {
+	case schedulers.LoadStarted, schedulers.Loaded: // loading counts as present
+		if !d.w[k].has[x] {
+			d.setHas(k, x, true)
+		}
+	case schedulers.Evicted:
+		if d.opt.LUF {
+			d.withdraw(k, x)
+		}
+		if d.w[k].has[x] {
+			d.setHas(k, x, false)
+		}
+	}
+}
+
+// withdraw returns worker k's planned tasks that read x to the pool's
+// tail, in plan order.
+func (d *DARTS) withdraw(k int, x int32) {
+	w := &d.w[k]
+	ts := d.tmp[:0]
+	for _, t := range d.users[x] {
+		if d.state[t] == stPlan && int(d.planOf[t]) == k {
+			ts = append(ts, t)
+		}
+	}
+	slices.SortFunc(ts, func(a, b int32) int { return int(d.planPos[a] - d.planPos[b]) })
+	for _, t := range ts {
+		w.live--
+		for _, y := range d.inputs[t] {
+			w.planCnt[y]--
+		}
+		d.addToPool(t)
+	}
+	d.tmp = ts
+}

@@ -1,0 +1,120 @@
+package schedulers
+
+import (
+	"fmt"
+
+	"memsched/workloads"
+)
+
+// Belady returns the candidate whose next use in the upcoming tasks is the
+// furthest (thesis Theorem 1: optimal for a fixed order with unit sizes).
+// Candidates never used again come first, least recently used first (the
+// candidates' order). upcoming yields task ids in the order they will run.
+func Belady(w *workloads.Workload, candidates []int, upcoming func(yield func(task int) bool)) int {
+	if len(candidates) == 0 {
+		return -1
+	}
+	pending := make(map[int]bool, len(candidates))
+	for _, c := range candidates {
+		pending[c] = true
+	}
+	last := -1
+	upcoming(func(t int) bool {
+		for _, d := range w.Tasks[t].Inputs {
+			if pending[d] {
+				delete(pending, d)
+				last = d
+				if len(pending) == 0 {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	for _, c := range candidates {
+		if pending[c] {
+			return c
+		}
+	}
+	return last
+}
+
+// Planned runs a static plan: per-worker ordered task lists computed once
+// in Init, composed with the runtime parts the papers pair with it: work
+// stealing (hMETIS+R, mHFP), Ready reordering and Belady eviction over the
+// remaining plan (HFP). MST, RCM, HFP, mHFP and hMETIS+R are Planned
+// schedulers with different Plan functions.
+type Planned struct {
+	Name   string
+	Plan   func(v View) ([][]int, error)
+	Steal  bool
+	Ready  bool
+	Window int // Ready looks at the first Window buffered tasks (0 = all)
+	Belady bool
+
+	v     View
+	lists *Lists
+}
+
+func (s *Planned) Init(v View) error {
+	s.v = v
+	for _, t := range v.Workload().Tasks {
+		if len(t.Deps) > 0 {
+			return fmt.Errorf("%s plans a set of independent tasks; this workload has dependencies (generate it without --deps)", s.Name)
+		}
+	}
+	plans, err := s.Plan(v)
+	if err != nil {
+		return err
+	}
+	if len(plans) != v.Workers() {
+		return fmt.Errorf("%s planned %d lists for %d workers", s.Name, len(plans), v.Workers())
+	}
+	seen := make([]bool, len(v.Workload().Tasks))
+	n := 0
+	for _, l := range plans {
+		for _, t := range l {
+			if t < 0 || t >= len(seen) || seen[t] {
+				return fmt.Errorf("%s planned task %d twice or out of range", s.Name, t)
+			}
+			seen[t] = true
+			n++
+		}
+	}
+	if n != len(seen) {
+		return fmt.Errorf("%s planned %d of %d tasks", s.Name, n, len(seen))
+	}
+	s.lists = NewLists(plans, s.Steal)
+	return nil
+}
+
+func (s *Planned) Push(int)                    {}
+func (s *Planned) Pull(worker int) (int, bool) { return s.lists.Next(worker) }
+
+// Remaining is the worker's plan not yet pulled.
+func (s *Planned) Remaining(worker int) []int { return s.lists.Remaining(worker) }
+
+func (s *Planned) Pop(worker int, buffer []int) int {
+	if !s.Ready {
+		return 0
+	}
+	return Ready(s.v, worker, buffer, s.Window)
+}
+
+// Victim is LRU, or Belady over what the worker will run: its pipeline
+// (not yet started), its buffer in pop order, then its remaining plan.
+// Ready may reorder the buffer; Belady is not told (thesis §3.5.3).
+func (s *Planned) Victim(worker int, candidates []int, prefetch bool) int {
+	if !s.Belady {
+		return candidates[0]
+	}
+	return Belady(s.v.Workload(), candidates, func(yield func(int) bool) {
+		for _, seq := range [][]int{s.v.Pipeline(worker), s.v.Buffer(worker), s.lists.Remaining(worker)} {
+			for _, t := range seq {
+				if !yield(t) {
+					return
+				}
+			}
+		}
+	})
+}

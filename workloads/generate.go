@@ -1,0 +1,293 @@
+package workloads
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+)
+
+// Generate builds the workload described by s (after WithDefaults). The
+// result is deterministic for a Spec (seed included) and passes Validate.
+//
+// Data layouts (data ids) and submission orders:
+//
+//   - matmul2d: data 0..N-1 are the block-rows A_i, N..2N-1 the
+//     block-columns B_j, each Tile×Z fp32. Task T(i,j) reads [A_i, B_j],
+//     coords [i,j], submitted row by row (i outer, j inner), so consecutive
+//     tasks share A_i (thesis §5 "row by row"). C is not modelled: the papers
+//     count only inputs toward transfers.
+//   - sparse2d: matmul2d where each task is kept with probability Keep
+//     (independent Bernoulli draws in submission order); all 2N data stay
+//     declared because the papers plot the nominal working set. If no task
+//     survives, one uniformly drawn task is kept so the set is never empty.
+//   - randompairs: N² tasks, each reading a uniform A_i and an independent
+//     uniform B_j (with replacement, so a pair may repeat and some data may
+//     go unread); coords [i,j]; submitted in generation order.
+//   - matmul3d: Tile×Tile tiles, all A(i,k) (id i·NZ+k), then all B(k,j)
+//     (id N·NZ+k·N+j), then all C(i,j) (id 2·N·NZ+i·N+j). T(i,j,k) reads
+//     [A_ik, B_kj, C_ij] and updates C_ij; coords [i,j,k]. Order: i, j outer
+//     and k innermost, as StarPU's xgemm -3d and the thesis' Fig 2.8
+//     description ("the first four processed tasks are ... (0,0) on each
+//     layer K"); thesis L1506's "one layer of C at a time" is the other
+//     reading (§5 lists it as ambiguous).
+//   - cholesky: lower-triangle tiles A[m][n], m ≥ n, id m(m+1)/2+n. Tasks,
+//     inputs, priorities and submission order are those of thesis Fig 2.4.
+//     Coords are [k,m,n] where A[m][n] is the tile the task writes:
+//     POTRF [k,k,k], TRSM [k,m,k], SYRK [k,n,n], GEMM [k,m,n].
+//   - lu: tiled LU without pivoting (thesis ch. 5; loops of Chameleon's
+//     getrf_nopiv, which the thesis does not list), tiles A[m][n] with id
+//     m·N+n. Per k: GETRF(k) on A[k][k]; TRSM(k,n) on the row A[k][n], n>k;
+//     TRSM(k,m) on the column A[m][k], m>k; GEMM(k,m,n) on A[m][n], m,n>k.
+//     Coords [k,m,n] name the written tile A[m][n] as for cholesky. No
+//     priorities: the thesis gives none for LU.
+//
+// With Deps, each task depends on the previous writer of every tile it
+// accesses and, for the tile it writes, on the readers since that writer
+// (StarPU's sequential consistency). In the generated kinds no tile is read
+// by one task and written later, so only RAW/WAW edges arise.
+//
+// Order "random" draws a seeded uniform permutation of the tasks and
+// renumbers them densely (coords keep the tile identity). With Deps it
+// draws uniformly among the ready tasks at each step instead, so that
+// dependencies still point to earlier tasks, as in any real submission.
+func Generate(s Spec) (*Workload, error) {
+	s = s.WithDefaults()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	b := &builder{w: &Workload{}}
+	switch s.Kind {
+	case KindMatmul2D:
+		genMatmul2D(b, s)
+	case KindSparse2D:
+		genSparse2D(b, s)
+	case KindRandomPairs:
+		genRandomPairs(b, s)
+	case KindMatmul3D:
+		genMatmul3D(b, s)
+	case KindCholesky:
+		genCholesky(b, s)
+	case KindLU:
+		genLU(b, s)
+	}
+	if s.Deps {
+		b.addSeqDeps()
+	}
+	w := b.w
+	if s.Order == OrderRandom {
+		w = randomOrder(w, s.rng(streamOrder))
+	}
+	w.Name = s.name()
+	if err := w.Validate(); err != nil {
+		return nil, fmt.Errorf("workloads: internal error generating %s: %w", w.Name, err)
+	}
+	return w, nil
+}
+
+// builder appends data and tasks with dense ids and remembers, per task,
+// the data it writes (for Deps).
+type builder struct {
+	w       *Workload
+	written []int // written[t] = data id task t writes, or -1
+}
+
+// addData declares n data of the given size and returns the first id.
+func (b *builder) addData(n int, bytes int64) int {
+	first := len(b.w.Data)
+	for range n {
+		b.w.Data = append(b.w.Data, Data{ID: len(b.w.Data), Bytes: bytes})
+	}
+	return first
+}
+
+func (b *builder) addTask(kernel string, flops float64, prio, written int, coords []int, inputs ...int) {
+	b.w.Tasks = append(b.w.Tasks, Task{
+		ID: len(b.w.Tasks), Kernel: kernel, Flops: flops,
+		Inputs: inputs, Coords: coords, Priority: prio,
+	})
+	b.written = append(b.written, written)
+}
+
+// data2D declares the 2N block-rows/columns of the 2D kinds.
+func data2D(b *builder, s Spec) (a0, b0 int, flops float64) {
+	bytes := int64(s.Tile) * int64(s.Z) * floatBytes
+	a0 = b.addData(s.N, bytes)
+	b0 = b.addData(s.N, bytes)
+	return a0, b0, 2 * float64(s.Tile) * float64(s.Tile) * float64(s.Z)
+}
+
+func genMatmul2D(b *builder, s Spec) {
+	a0, b0, flops := data2D(b, s)
+	for i := range s.N {
+		for j := range s.N {
+			b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j)
+		}
+	}
+}
+
+func genSparse2D(b *builder, s Spec) {
+	a0, b0, flops := data2D(b, s)
+	r := s.rng(streamSparse)
+	for i := range s.N {
+		for j := range s.N {
+			if r.Float64() < s.Keep {
+				b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j)
+			}
+		}
+	}
+	if len(b.w.Tasks) == 0 { // an empty task set is useless to every caller
+		t := r.IntN(s.N * s.N)
+		i, j := t/s.N, t%s.N
+		b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j)
+	}
+}
+
+func genRandomPairs(b *builder, s Spec) {
+	a0, b0, flops := data2D(b, s)
+	r := s.rng(streamPairs)
+	for range s.N * s.N {
+		i, j := r.IntN(s.N), r.IntN(s.N)
+		b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j)
+	}
+}
+
+func genMatmul3D(b *builder, s Spec) {
+	n, nz := s.N, s.NZ
+	tb := int64(s.Tile) * int64(s.Tile) * floatBytes
+	a0 := b.addData(n*nz, tb)
+	b0 := b.addData(nz*n, tb)
+	c0 := b.addData(n*n, tb)
+	t := float64(s.Tile)
+	for i := range n {
+		for j := range n {
+			c := c0 + i*n + j
+			for k := range nz {
+				b.addTask("gemm", 2*t*t*t, 0, c, []int{i, j, k}, a0+i*nz+k, b0+k*n+j, c)
+			}
+		}
+	}
+}
+
+func genCholesky(b *builder, s Spec) {
+	n := s.N
+	b.addData(n*(n+1)/2, int64(s.Tile)*int64(s.Tile)*floatBytes)
+	a := func(m, k int) int { return m*(m+1)/2 + k } // lower triangle, row-major
+	t := float64(s.Tile)
+	t3 := t * t * t
+	// Loop nesting and priorities verbatim from thesis Fig 2.4.
+	for k := range n {
+		b.addTask("potrf", t3/3, 3*n-3*k, a(k, k), []int{k, k, k}, a(k, k))
+		for m := k + 1; m < n; m++ {
+			b.addTask("trsm", t3, 3*n-(2*k+m), a(m, k), []int{k, m, k}, a(k, k), a(m, k))
+		}
+		for nn := k + 1; nn < n; nn++ {
+			b.addTask("syrk", t3, 3*n-(k+2*nn), a(nn, nn), []int{k, nn, nn}, a(nn, k), a(nn, nn))
+			for m := nn + 1; m < n; m++ {
+				b.addTask("gemm", 2*t3, 3*n-(k+nn+m), a(m, nn), []int{k, m, nn}, a(m, k), a(nn, k), a(m, nn))
+			}
+		}
+	}
+}
+
+func genLU(b *builder, s Spec) {
+	n := s.N
+	b.addData(n*n, int64(s.Tile)*int64(s.Tile)*floatBytes)
+	a := func(m, k int) int { return m*n + k }
+	t := float64(s.Tile)
+	t3 := t * t * t
+	for k := range n {
+		b.addTask("getrf", 2*t3/3, 0, a(k, k), []int{k, k, k}, a(k, k))
+		for j := k + 1; j < n; j++ {
+			b.addTask("trsm", t3, 0, a(k, j), []int{k, k, j}, a(k, k), a(k, j))
+		}
+		for m := k + 1; m < n; m++ {
+			b.addTask("trsm", t3, 0, a(m, k), []int{k, m, k}, a(k, k), a(m, k))
+		}
+		for m := k + 1; m < n; m++ {
+			for j := k + 1; j < n; j++ {
+				b.addTask("gemm", 2*t3, 0, a(m, j), []int{k, m, j}, a(m, k), a(k, j), a(m, j))
+			}
+		}
+	}
+}
+
+// addSeqDeps infers StarPU's implicit dependencies from the access order:
+// RAW and WAW on the last writer, WAR on the readers since that writer.
+func (b *builder) addSeqDeps() {
+	lastWriter := make([]int, len(b.w.Data))
+	for i := range lastWriter {
+		lastWriter[i] = -1
+	}
+	readers := make([][]int, len(b.w.Data))
+	for t := range b.w.Tasks {
+		task := &b.w.Tasks[t]
+		wd := b.written[t]
+		var deps []int
+		for _, d := range task.Inputs {
+			if lw := lastWriter[d]; lw >= 0 {
+				deps = append(deps, lw)
+			}
+		}
+		if wd >= 0 {
+			deps = append(deps, readers[wd]...)
+		}
+		slices.Sort(deps)
+		task.Deps = slices.Compact(deps)
+		for _, d := range task.Inputs {
+			if d != wd {
+				readers[d] = append(readers[d], t)
+			}
+		}
+		if wd >= 0 {
+			lastWriter[wd] = t
+			readers[wd] = readers[wd][:0]
+		}
+	}
+}
+
+// randomOrder renumbers the tasks in a seeded random order: uniform over
+// permutations without dependencies, a random topological order with them.
+func randomOrder(w *Workload, r *rand.Rand) *Workload {
+	n := len(w.Tasks)
+	indeg := make([]int, n)
+	succ := make([][]int, n)
+	for _, t := range w.Tasks {
+		indeg[t.ID] = len(t.Deps)
+		for _, d := range t.Deps {
+			succ[d] = append(succ[d], t.ID)
+		}
+	}
+	ready := make([]int, 0, n)
+	for t := range n {
+		if indeg[t] == 0 {
+			ready = append(ready, t)
+		}
+	}
+	newID := make([]int, n)
+	tasks := make([]Task, 0, n)
+	for len(ready) > 0 {
+		k := r.IntN(len(ready))
+		t := ready[k]
+		ready[k] = ready[len(ready)-1]
+		ready = ready[:len(ready)-1]
+		newID[t] = len(tasks)
+		tasks = append(tasks, w.Tasks[t])
+		for _, s := range succ[t] {
+			if indeg[s]--; indeg[s] == 0 {
+				ready = append(ready, s)
+			}
+		}
+	}
+	for i := range tasks {
+		tasks[i].ID = i
+		if len(tasks[i].Deps) > 0 {
+			deps := make([]int, len(tasks[i].Deps))
+			for j, d := range tasks[i].Deps {
+				deps[j] = newID[d]
+			}
+			slices.Sort(deps)
+			tasks[i].Deps = deps
+		}
+	}
+	return &Workload{Name: w.Name, Data: w.Data, Tasks: tasks}
+}

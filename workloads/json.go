@@ -1,0 +1,205 @@
+package workloads
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// WriteJSON writes w as one JSON object, one data or task per line so that
+// large files stay diffable:
+//
+//	{"name":"...","data":[{"id":0,"bytes":14745600}],
+//	 "tasks":[{"id":0,"kernel":"gemm","flops":7.07e9,"inputs":[0,1],"deps":[]}]}
+//
+// Empty inputs and deps are written as [] (not null); coords and priority
+// are omitted when empty or zero.
+func (w *Workload) WriteJSON(wr io.Writer) error {
+	bw := bufio.NewWriter(wr)
+	name, err := json.Marshal(w.Name)
+	if err != nil {
+		return fmt.Errorf("workloads: encoding name: %w", err)
+	}
+	fmt.Fprintf(bw, "{\"name\":%s,\n\"data\":[", name)
+	for i, d := range w.Data {
+		line, err := json.Marshal(d)
+		if err != nil {
+			return fmt.Errorf("workloads: encoding data %d: %w", i, err)
+		}
+		writeItem(bw, i, line)
+	}
+	bw.WriteString("],\n\"tasks\":[")
+	for i, t := range w.Tasks {
+		if t.Inputs == nil {
+			t.Inputs = []int{}
+		}
+		if t.Deps == nil {
+			t.Deps = []int{}
+		}
+		line, err := json.Marshal(t)
+		if err != nil { // only non-finite flops can fail
+			return fmt.Errorf("workloads: encoding task %d: %w (flops must be finite)", i, err)
+		}
+		writeItem(bw, i, line)
+	}
+	bw.WriteString("]}\n")
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("workloads: writing JSON: %w", err)
+	}
+	return nil
+}
+
+func writeItem(bw *bufio.Writer, i int, item []byte) {
+	if i > 0 {
+		bw.WriteByte(',')
+	}
+	bw.WriteByte('\n')
+	bw.Write(item)
+}
+
+// ReadJSON decodes a workload written by WriteJSON (or by hand), rejecting
+// unknown fields, then runs Validate. Errors name the JSON path, e.g.
+// `tasks[12].inputs`. Empty inputs/deps decode as nil, so a generated
+// workload round-trips exactly.
+func ReadJSON(r io.Reader) (*Workload, error) {
+	dec := json.NewDecoder(bufio.NewReader(r))
+	dec.DisallowUnknownFields()
+	w := &Workload{}
+	if err := expectDelim(dec, '{', "the top level"); err != nil {
+		return nil, err
+	}
+	got := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, decodeErr(dec, err, "the top level")
+		}
+		key, _ := tok.(string) // object keys are always strings
+		if got[key] {
+			return nil, fmt.Errorf("workloads: JSON: field %q appears twice at the top level", key)
+		}
+		got[key] = true
+		switch key {
+		case "name":
+			if err := dec.Decode(&w.Name); err != nil {
+				return nil, decodeErr(dec, err, "name")
+			}
+		case "data":
+			if err := decodeArray(dec, "data", func(i int) error {
+				var d Data
+				if err := dec.Decode(&d); err != nil {
+					return err
+				}
+				w.Data = append(w.Data, d)
+				return nil
+			}); err != nil {
+				return nil, err
+			}
+		case "tasks":
+			if err := decodeArray(dec, "tasks", func(i int) error {
+				var t Task
+				if err := dec.Decode(&t); err != nil {
+					return err
+				}
+				if len(t.Inputs) == 0 {
+					t.Inputs = nil
+				}
+				if len(t.Deps) == 0 {
+					t.Deps = nil
+				}
+				w.Tasks = append(w.Tasks, t)
+				return nil
+			}); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("workloads: JSON: unknown top-level field %q%s; allowed: name, data, tasks",
+				key, suggest(key, []string{"name", "data", "tasks"}))
+		}
+	}
+	if err := expectDelim(dec, '}', "the top level"); err != nil {
+		return nil, err
+	}
+	for _, k := range []string{"data", "tasks"} {
+		if !got[k] {
+			return nil, fmt.Errorf("workloads: JSON: missing top-level field %q", k)
+		}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("workloads: JSON: unexpected content after the workload object at byte %d; a file holds exactly one workload", dec.InputOffset())
+	}
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// ReadJSONFile is ReadJSON on the named file; errors name the file.
+func ReadJSONFile(path string) (*Workload, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("workloads: %w", err)
+	}
+	defer f.Close()
+	w, err := ReadJSON(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return w, nil
+}
+
+// decodeArray reads '[' item, item, ... ']' calling item(i) for each
+// element so that errors carry the element's index.
+func decodeArray(dec *json.Decoder, field string, item func(i int) error) error {
+	if err := expectDelim(dec, '[', field); err != nil {
+		return err
+	}
+	for i := 0; dec.More(); i++ {
+		if err := item(i); err != nil {
+			return decodeErr(dec, err, fmt.Sprintf("%s[%d]", field, i))
+		}
+	}
+	return expectDelim(dec, ']', field)
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim, where string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return decodeErr(dec, err, where)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return fmt.Errorf("workloads: JSON: expected %q at %s (byte %d), found %v", string(want), where, dec.InputOffset(), tok)
+	}
+	return nil
+}
+
+// decodeErr turns encoding/json errors into messages that name the path.
+func decodeErr(dec *json.Decoder, err error, path string) error {
+	var typeErr *json.UnmarshalTypeError
+	var synErr *json.SyntaxError
+	switch {
+	case errors.Is(err, io.EOF) && dec.InputOffset() == 0:
+		return fmt.Errorf("workloads: JSON input is empty; expected a workload object {\"name\":...,\"data\":[...],\"tasks\":[...]}")
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("workloads: JSON is truncated: input ended inside %s (byte %d); the file was probably cut off while being written", path, dec.InputOffset())
+	case errors.As(err, &typeErr):
+		if typeErr.Field != "" {
+			path += "." + typeErr.Field
+		}
+		return fmt.Errorf("workloads: JSON: %s: expected %s, found %s", path, typeErr.Type, typeErr.Value)
+	case errors.As(err, &synErr):
+		return fmt.Errorf("workloads: JSON syntax error in %s at byte %d: %v", path, synErr.Offset, err)
+	}
+	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		allowed := "id, bytes"
+		if strings.HasPrefix(path, "tasks") {
+			allowed = "id, kernel, flops, inputs, deps, coords, priority"
+		}
+		return fmt.Errorf("workloads: JSON: %s: unknown field %s; allowed: %s", path, field, allowed)
+	}
+	return fmt.Errorf("workloads: JSON: %s: %v", path, err)
+}

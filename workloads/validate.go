@@ -1,0 +1,130 @@
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Validate checks the invariants every consumer relies on: dense ids in
+// order, positive data sizes, finite non-negative flops, input and
+// dependency ids that exist, no repeated input or dependency in a task, no
+// self-dependency and no dependency cycle. It returns the first problem
+// found, naming the task or data involved.
+func (w *Workload) Validate() error {
+	if w == nil {
+		return fmt.Errorf("workloads: nil workload")
+	}
+	if len(w.Tasks) == 0 {
+		return fmt.Errorf("workloads: %s has no tasks", w.label())
+	}
+	for j, d := range w.Data {
+		if d.ID != j {
+			return fmt.Errorf("workloads: data[%d] has id %d; ids must be dense and in order (data[j].id == j)", j, d.ID)
+		}
+		if d.Bytes <= 0 {
+			return fmt.Errorf("workloads: data %d has %d bytes; sizes must be positive", j, d.Bytes)
+		}
+	}
+	nd, nt := len(w.Data), len(w.Tasks)
+	seen := make([]int, nd) // seen[d] == t+1 when task t already listed d
+	seenDep := make([]int, nt)
+	for i := range w.Tasks {
+		t := &w.Tasks[i]
+		if t.ID != i {
+			return fmt.Errorf("workloads: tasks[%d] has id %d; ids must be dense and in submission order (tasks[i].id == i)", i, t.ID)
+		}
+		if math.IsNaN(t.Flops) || math.IsInf(t.Flops, 0) || t.Flops < 0 {
+			return fmt.Errorf("workloads: task %d has flops %v; flops must be finite and non-negative", i, t.Flops)
+		}
+		for _, d := range t.Inputs {
+			if d < 0 || d >= nd {
+				return fmt.Errorf("workloads: task %d reads data %d, which does not exist (the workload declares data 0..%d)", i, d, nd-1)
+			}
+			if seen[d] == i+1 {
+				return fmt.Errorf("workloads: task %d lists input %d twice; list each data once", i, d)
+			}
+			seen[d] = i + 1
+		}
+		for _, d := range t.Deps {
+			if d < 0 || d >= nt {
+				return fmt.Errorf("workloads: task %d depends on task %d, which does not exist (the workload has tasks 0..%d)", i, d, nt-1)
+			}
+			if d == i {
+				return fmt.Errorf("workloads: task %d depends on itself", i)
+			}
+			if seenDep[d] == i+1 {
+				return fmt.Errorf("workloads: task %d lists dependency %d twice; list each dependency once", i, d)
+			}
+			seenDep[d] = i + 1
+		}
+	}
+	if cyc := w.findCycle(); cyc != nil {
+		parts := make([]string, len(cyc))
+		for k, t := range cyc {
+			parts[k] = fmt.Sprint(t)
+		}
+		return fmt.Errorf("workloads: dependency cycle through tasks %s (each task depends on the next); dependencies must form a DAG",
+			strings.Join(parts, " -> "))
+	}
+	return nil
+}
+
+func (w *Workload) label() string {
+	if w.Name == "" {
+		return "workload"
+	}
+	return fmt.Sprintf("workload %q", w.Name)
+}
+
+// findCycle returns one dependency cycle as task ids [a, b, ..., a], where
+// each task depends on the next, or nil. Iterative DFS: deep chains (e.g.
+// 3D accumulation) must not overflow the goroutine stack.
+func (w *Workload) findCycle() []int {
+	const (
+		white = iota
+		grey
+		black
+	)
+	n := len(w.Tasks)
+	color := make([]uint8, n)
+	parent := make([]int, n)
+	next := make([]int, n) // next dep index to explore
+	for root := range n {
+		if color[root] != white {
+			continue
+		}
+		color[root] = grey
+		parent[root] = -1
+		stack := []int{root}
+		for len(stack) > 0 {
+			u := stack[len(stack)-1]
+			deps := w.Tasks[u].Deps
+			if next[u] == len(deps) {
+				color[u] = black
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			v := deps[next[u]]
+			next[u]++
+			switch color[v] {
+			case white:
+				color[v] = grey
+				parent[v] = u
+				stack = append(stack, v)
+			case grey: // back edge u -> v closes a cycle v -> ... -> u -> v
+				cyc := []int{u}
+				for x := u; x != v; {
+					x = parent[x]
+					cyc = append(cyc, x)
+				}
+				// cyc is u, parent(u), ..., v: reverse to follow dep edges.
+				for a, b := 0, len(cyc)-1; a < b; a, b = a+1, b-1 {
+					cyc[a], cyc[b] = cyc[b], cyc[a]
+				}
+				return append(cyc, v)
+			}
+		}
+	}
+	return nil
+}

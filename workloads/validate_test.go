@@ -1,0 +1,79 @@
+package workloads
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// small is a valid 3-task workload over 2 data for mutation tests.
+func small() *Workload {
+	return &Workload{
+		Name: "small",
+		Data: []Data{{ID: 0, Bytes: 10}, {ID: 1, Bytes: 20}},
+		Tasks: []Task{
+			{ID: 0, Kernel: "k", Flops: 1, Inputs: []int{0}},
+			{ID: 1, Kernel: "k", Flops: 1, Inputs: []int{0, 1}, Deps: []int{0}},
+			{ID: 2, Kernel: "k", Flops: 0, Inputs: []int{1}, Deps: []int{0, 1}},
+		},
+	}
+}
+
+func TestValidateErrors(t *testing.T) {
+	if err := small().Validate(); err != nil {
+		t.Fatalf("valid workload rejected: %v", err)
+	}
+	cases := []struct {
+		name   string
+		mutate func(w *Workload)
+		want   string
+	}{
+		{"task id", func(w *Workload) { w.Tasks[1].ID = 5 }, "tasks[1] has id 5"},
+		{"data id", func(w *Workload) { w.Data[1].ID = 0 }, "data[1] has id 0"},
+		{"zero bytes", func(w *Workload) { w.Data[0].Bytes = 0 }, "data 0 has 0 bytes"},
+		{"negative flops", func(w *Workload) { w.Tasks[2].Flops = -1 }, "task 2 has flops -1"},
+		{"NaN flops", func(w *Workload) { w.Tasks[0].Flops = math.NaN() }, "task 0 has flops NaN"},
+		{"dangling input", func(w *Workload) { w.Tasks[1].Inputs = []int{0, 7} }, "task 1 reads data 7, which does not exist"},
+		{"negative input", func(w *Workload) { w.Tasks[0].Inputs = []int{-1} }, "task 0 reads data -1"},
+		{"duplicate input", func(w *Workload) { w.Tasks[1].Inputs = []int{1, 1} }, "task 1 lists input 1 twice"},
+		{"dangling dep", func(w *Workload) { w.Tasks[2].Deps = []int{3} }, "task 2 depends on task 3, which does not exist"},
+		{"self dep", func(w *Workload) { w.Tasks[1].Deps = []int{1} }, "task 1 depends on itself"},
+		{"duplicate dep", func(w *Workload) { w.Tasks[2].Deps = []int{0, 0} }, "task 2 lists dependency 0 twice"},
+		{"no tasks", func(w *Workload) { w.Tasks = nil }, `workload "small" has no tasks`},
+		// 0 depends on 2, 2 on 1, 1 on 0.
+		{"cycle", func(w *Workload) { w.Tasks[0].Deps = []int{2}; w.Tasks[2].Deps = []int{1} }, "cycle through tasks 0 -> 2 -> 1 -> 0"},
+		{"two-cycle", func(w *Workload) { w.Tasks[0].Deps = []int{1} }, "cycle through tasks 0 -> 1 -> 0"},
+	}
+	for _, c := range cases {
+		w := small()
+		c.mutate(w)
+		err := w.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+	var nilW *Workload
+	if err := nilW.Validate(); err == nil {
+		t.Error("nil workload accepted")
+	}
+}
+
+// A long dependency chain must not overflow the stack of the cycle search.
+func TestValidateLongChain(t *testing.T) {
+	const n = 200_000
+	w := &Workload{Data: []Data{{ID: 0, Bytes: 1}}}
+	for i := range n {
+		tk := Task{ID: i, Kernel: "k", Inputs: []int{0}}
+		if i > 0 {
+			tk.Deps = []int{i - 1}
+		}
+		w.Tasks = append(w.Tasks, tk)
+	}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	w.Tasks[0].Deps = []int{n - 1}
+	if err := w.Validate(); err == nil || !strings.Contains(err.Error(), "cycle") {
+		t.Fatalf("long cycle not found: %v", err)
+	}
+}
