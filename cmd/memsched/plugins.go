@@ -4,4 +4,5 @@ package main
 import (
 	_ "memsched/schedulers/baseline"
 	_ "memsched/schedulers/darts"
+	_ "memsched/schedulers/static"
 )

@@ -1,0 +1,95 @@
+package order
+
+import (
+	"slices"
+
+	"memsched/workloads"
+)
+
+// inputSets returns each task's distinct inputs in increasing data id.
+// Dedup matters: a task reading a data twice still loads it once.
+func inputSets(w *workloads.Workload) [][]int32 {
+	sets := make([][]int32, len(w.Tasks))
+	for i, t := range w.Tasks {
+		s := make([]int32, len(t.Inputs))
+		for k, d := range t.Inputs {
+			s[k] = int32(d)
+		}
+		slices.Sort(s)
+		sets[i] = slices.Compact(s)
+	}
+	return sets
+}
+
+// readers returns, for each data, the tasks reading it in increasing id.
+func readers(nData int, in [][]int32) [][]int32 {
+	count := make([]int32, nData)
+	for _, s := range in {
+		for _, d := range s {
+			count[d]++
+		}
+	}
+	// One backing array keeps the lists contiguous (cache friendly).
+	backing := make([]int32, 0, sumInt32(count))
+	users := make([][]int32, nData)
+	for d := range users {
+		users[d] = backing[len(backing) : len(backing) : len(backing)+int(count[d])]
+		backing = backing[:len(backing)+int(count[d])]
+	}
+	for t, s := range in {
+		for _, d := range s {
+			users[d] = append(users[d], int32(t))
+		}
+	}
+	return users
+}
+
+func sumInt32(xs []int32) int {
+	n := 0
+	for _, x := range xs {
+		n += int(x)
+	}
+	return n
+}
+
+func dataBytes(w *workloads.Workload) []int64 {
+	b := make([]int64, len(w.Data))
+	for i, d := range w.Data {
+		b[i] = d.Bytes
+	}
+	return b
+}
+
+// neighbourScan accumulates, for one task, the bytes it shares with every
+// other task, walking the readers of its data (O(Σ readers), no matrix).
+type neighbourScan struct {
+	acc     []int64
+	stamp   []uint32
+	cur     uint32
+	touched []int32
+}
+
+func newNeighbourScan(m int) *neighbourScan {
+	return &neighbourScan{acc: make([]int64, m), stamp: make([]uint32, m)}
+}
+
+// scan fills acc for the neighbours of v (v excluded) and lists them in
+// touched, in discovery order.
+func (s *neighbourScan) scan(v int, in [][]int32, users [][]int32, bytes []int64) {
+	s.cur++
+	s.touched = s.touched[:0]
+	for _, d := range in[v] {
+		b := bytes[d]
+		for _, u := range users[d] {
+			if int(u) == v {
+				continue
+			}
+			if s.stamp[u] != s.cur {
+				s.stamp[u] = s.cur
+				s.acc[u] = 0
+				s.touched = append(s.touched, u)
+			}
+			s.acc[u] += b
+		}
+	}
+}

@@ -1,0 +1,87 @@
+// Package static registers the schedulers that plan an order once over the
+// whole task set (thesis Ch. 3-4): MST, RCM and CM (single GPU), HFP (single
+// GPU) and mHFP (K GPUs). Each is a schedulers.Planned with a plan from
+// memsched/schedulers/order; the runtime parts (Ready, Belady, stealing)
+// are the shared components. Planning time is measured as scheduler time
+// and charged to the timeline only when the run asks for it.
+package static
+
+import (
+	"fmt"
+
+	"memsched/schedulers"
+	"memsched/schedulers/order"
+)
+
+func init() {
+	ready := schedulers.Param{Name: "ready", Kind: "bool", Default: "false", Doc: "Ready reordering of the buffered tasks at run time (thesis Alg. 2)"}
+	window := schedulers.Param{Name: "window", Kind: "int", Default: "0", Doc: "Ready looks at the first window buffered tasks only (0 = all)"}
+	for _, c := range []struct {
+		name, doc string
+		plan      func(v schedulers.View) []int
+	}{
+		{"mst", "maximum spanning tree (Prim) of the task graph weighted by shared bytes; tasks in order of inclusion; LRU (Yoo et al., thesis §3.3)",
+			func(v schedulers.View) []int { return order.MST(v.Workload()) }},
+		{"rcm", "reverse Cuthill-McKee on the task graph, restarting each component at its minimum weighted degree; LRU (thesis Alg. 3)",
+			func(v schedulers.View) []int { return order.CuthillMcKee(v.Workload(), true) }},
+		{"cm", "Cuthill-McKee (not reversed); LRU",
+			func(v schedulers.View) []int { return order.CuthillMcKee(v.Workload(), false) }},
+	} {
+		c := c
+		schedulers.Register(schedulers.Spec{Name: c.name, Doc: c.doc, Params: []schedulers.Param{ready, window},
+			New: func(p schedulers.Params) (schedulers.Scheduler, error) {
+				return &schedulers.Planned{Name: c.name, Ready: p.Bool("ready"), Window: p.Int("window"),
+					Plan: singleGPU(c.name, c.plan)}, nil
+			}})
+	}
+
+	flip := schedulers.Param{Name: "flip", Kind: "bool", Default: "false", Doc: "package flipping (U-order) at each merge (thesis §3.5.2)"}
+	belady := schedulers.Param{Name: "belady", Kind: "bool", Default: "false", Doc: "Belady eviction over the planned order (thesis §3.5.3)"}
+	fast := schedulers.Param{Name: "fast_start", Kind: "bool", Default: "false", Doc: "first iteration merges tasks sharing any data without the max search (thesis §3.5.7)"}
+	schedulers.Register(schedulers.Spec{Name: "hfp",
+		Doc:    "Hierarchical Fair Packing on one GPU (thesis Alg. 5): pack tasks sharing most data while inputs fit in memory, then merge packages ignoring the bound; the papers' HFP is flip=true ready=true (COLOC 2021) plus belady=true (thesis)",
+		Params: []schedulers.Param{flip, ready, belady, fast, window},
+		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
+			opts := order.HFPOptions{Flip: p.Bool("flip"), FastStart: p.Bool("fast_start"), Packages: 1}
+			return &schedulers.Planned{Name: "hfp", Ready: p.Bool("ready"), Window: p.Int("window"), Belady: p.Bool("belady"),
+				Plan: singleGPU("hfp", func(v schedulers.View) []int {
+					opts.Memory = v.Platform().MemoryBytes
+					return order.HFP(v.Workload(), opts)[0]
+				})}, nil
+		}})
+
+	on := func(pp schedulers.Param) schedulers.Param { pp.Default = "true"; return pp }
+	schedulers.Register(schedulers.Spec{Name: "mhfp",
+		Doc: "multi-GPU HFP (thesis Alg. 8): HFP stopped at K packages, tail tasks moved to balance expected compute time, package k on GPU k, stealing half of the most loaded GPU's remaining tasks from its tail, Ready, Belady",
+		Params: []schedulers.Param{on(flip), on(ready), on(belady), fast, window,
+			{Name: "balance", Kind: "bool", Default: "true", Doc: "load balancing toward the average compute time"},
+			{Name: "steal", Kind: "bool", Default: "true", Doc: "work stealing when a GPU runs out of planned tasks"}},
+		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
+			opts := order.HFPOptions{Flip: p.Bool("flip"), FastStart: p.Bool("fast_start")}
+			balance := p.Bool("balance")
+			return &schedulers.Planned{Name: "mhfp", Ready: p.Bool("ready"), Window: p.Int("window"), Belady: p.Bool("belady"), Steal: p.Bool("steal"),
+				Plan: func(v schedulers.View) ([][]int, error) {
+					opts.Memory = v.Platform().MemoryBytes
+					opts.Packages = v.Workers()
+					pkgs := order.HFP(v.Workload(), opts)
+					for len(pkgs) < v.Workers() {
+						pkgs = append(pkgs, nil)
+					}
+					if balance {
+						// Homogeneous GPUs: the perf model of GPU 0 (thesis §3.7).
+						pkgs = order.Balance(pkgs, func(t int) float64 { return v.ComputeSeconds(0, t) })
+					}
+					return pkgs, nil
+				}}, nil
+		}})
+}
+
+// singleGPU adapts a one-list plan, refusing multi-GPU runs with the fix.
+func singleGPU(name string, plan func(v schedulers.View) []int) func(v schedulers.View) ([][]int, error) {
+	return func(v schedulers.View) ([][]int, error) {
+		if v.Workers() != 1 {
+			return nil, fmt.Errorf("%s orders tasks for one GPU; this run has %d (use mhfp, hmetis+r, darts or dmdar)", name, v.Workers())
+		}
+		return [][]int{plan(v)}, nil
+	}
+}

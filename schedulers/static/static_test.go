@@ -1,0 +1,92 @@
+package static_test
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"memsched/hardware"
+	"memsched/harness/run"
+	"memsched/harness/sim"
+	"memsched/harness/trace"
+	"memsched/schedulers/order"
+	_ "memsched/schedulers/static"
+	"memsched/workloads"
+)
+
+func platform(t *testing.T, gpus int, mem int64) *hardware.Platform {
+	p, err := hardware.Load("v100-gemini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.GPUs = gpus
+	p.SetMemoryBytes(mem)
+	return p
+}
+
+// Every static scheduler, with its options, runs random small task sets to
+// a schedule that validates, and never beats the exact optimum of loads.
+func TestStaticSchedulesValidateAndRespectOptimum(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	configs := []struct {
+		name   string
+		params map[string]string
+	}{
+		{"mst", nil}, {"rcm", nil}, {"cm", nil}, {"hfp", nil},
+		{"hfp", map[string]string{"flip": "true", "ready": "true", "belady": "true"}},
+		{"hfp", map[string]string{"fast_start": "true", "belady": "true"}},
+	}
+	for it := 0; it < 60; it++ {
+		w := &workloads.Workload{}
+		nd := 4 + r.IntN(5)
+		for d := 0; d < nd; d++ {
+			w.Data = append(w.Data, workloads.Data{ID: d, Bytes: 1})
+		}
+		for i := 0; i < 3+r.IntN(6); i++ {
+			w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: 1e6, Inputs: r.Perm(nd)[:1+r.IntN(2)]})
+		}
+		mem := int64(2 + r.IntN(3))
+		opt, _, err := order.OptimalLoads(w, mem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range configs {
+			var events []sim.Event
+			rec, err := run.Run(run.Config{Workload: w, Platform: platform(t, 1, mem), Scheduler: c.name, Params: c.params,
+				Trace: func(e sim.Event) { events = append(events, e) }})
+			if err != nil {
+				t.Fatalf("%s %v: %v", c.name, c.params, err)
+			}
+			if rec.Loads < opt {
+				t.Fatalf("%s %v: %d loads, below the optimum %d", c.name, c.params, rec.Loads, opt)
+			}
+			tr := &trace.Trace{Header: trace.Header{Platform: platform(t, 1, mem)}, Events: events, Result: &rec}
+			if bad := trace.Validate(tr, w); len(bad) > 0 {
+				t.Fatalf("%s %v: %v", c.name, c.params, bad)
+			}
+		}
+	}
+}
+
+func TestSingleGPUOrderingsRefuseSeveralGPUs(t *testing.T) {
+	w, _ := workloads.Generate(workloads.Spec{Kind: "matmul2d", N: 4})
+	_, err := run.Run(run.Config{Workload: w, Platform: platform(t, 2, 1<<30), Scheduler: "hfp"})
+	if err == nil || !strings.Contains(err.Error(), "use mhfp") {
+		t.Fatalf("err = %v, want a pointer to mhfp", err)
+	}
+}
+
+// mHFP splits the 2D set across GPUs with balanced task counts.
+func TestMHFPBalancesGPUs(t *testing.T) {
+	w, _ := workloads.Generate(workloads.Spec{Kind: "matmul2d", N: 20})
+	p := platform(t, 2, 0)
+	p.SetMemoryMiB(250)
+	rec, err := run.Run(run.Config{Workload: w, Platform: p, Scheduler: "mhfp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := rec.PerWorker[0] - rec.PerWorker[1]; d > 40 || d < -40 {
+		t.Fatalf("tasks per GPU %v: unbalanced", rec.PerWorker)
+	}
+	t.Logf("mHFP N=20 250 MB 2 GPUs: %d fetches, %d prefetches, %.0f GFlop/s (thesis Fig. 4.7: 30 fetches)", rec.Fetches, rec.Prefetches, rec.GFlops)
+}
