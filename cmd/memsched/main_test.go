@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func cli(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := mainArgs(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRunPrintsARecordAndTheTraceValidates(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "t.jsonl")
+	code, out, errs := cli("run", "--n", "12", "--gpus", "2", "--memory-mb", "200", "--scheduler", "darts", "--param", "eviction=luf", "--trace", tr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, out)
+	}
+	for _, k := range []string{"makespan_s", "gflops", "bytes_h2d", "bytes_d2d", "loads", "prefetches", "fetches", "evictions", "tasks", "sched_wall_s", "sim_wall_s", "scheduler", "params", "seed", "platform"} {
+		if _, ok := rec[k]; !ok {
+			t.Errorf("record lacks %q", k)
+		}
+	}
+	if code, out, errs := cli("validate", tr); code != 0 || !strings.Contains(out, "valid") {
+		t.Fatalf("validate: exit %d: %s %s", code, out, errs)
+	}
+}
+
+func TestBadInputsSayWhatIsWrong(t *testing.T) {
+	wf := filepath.Join(t.TempDir(), "w.json")
+	os.WriteFile(wf, []byte(`{"data":[{"id":0,"bytes":4}],"tasks":[{"id":0,"kernel":"gemm","flops":1,"inputs":[3],"deps":[]}]}`), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--scheduler", "dmdr"}, `did you mean "dmda"`},
+		{[]string{"run", "--scheduler", "darts", "--param", "evicton=luf"}, `did you mean "eviction"`},
+		{[]string{"run", "--scheduler", "darts", "--param", "eviction=lfu"}, "luf"},
+		{[]string{"run", "--memory-mb", "10"}, "smaller than one task's inputs"},
+		{[]string{"run", "--workload", "matmul2"}, "matmul2d"},
+		{[]string{"run", "--workload-file", wf}, "3"},
+		{[]string{"run", "--gpus", "9"}, "8 GPUs"},
+		{[]string{"rn"}, `did you mean "run"`},
+		{[]string{"validate", wf}, "trace"},
+	}
+	for _, c := range cases {
+		code, _, errs := cli(c.args...)
+		if code == 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want it to mention %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+func TestSchedulersListsParameters(t *testing.T) {
+	_, out, _ := cli("schedulers")
+	for _, s := range []string{"eager", "dmdar", "darts", "hfp", "mhfp", "mst", "rcm", "--param flip=<bool>", "--param eviction=<string> {luf|lru}"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("memsched schedulers does not show %q", s)
+		}
+	}
+}

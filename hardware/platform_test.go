@@ -1,0 +1,48 @@
+package hardware
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestV100Preset(t *testing.T) {
+	p, err := Load("v100-gemini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.MemoryBytes != 500<<20 {
+		t.Errorf("memory %d, want 500 MiB", p.MemoryBytes)
+	}
+	s, _ := p.KernelSeconds("gemm", 2*960*960*3840)
+	if want := 2 * 960 * 960 * 3840 / 13253e9; s != want {
+		t.Errorf("2D gemm takes %g s, want %g", s, want)
+	}
+	p.GPUs = 8
+	links, paths := p.Links()
+	// 8 GPU links, 4 switches, 2 NUMA links, the inter-NUMA link.
+	if len(links) != 15 || len(paths[0]) != 3 || len(paths[7]) != 4 || paths[0][1] != paths[1][1] || paths[1][1] == paths[2][1] {
+		t.Errorf("unexpected topology: %d links, paths %v", len(links), paths)
+	}
+	if p.HostGBps(0) != 12 {
+		t.Errorf("host bandwidth %g, want 12", p.HostGBps(0))
+	}
+}
+
+func TestBadPresets(t *testing.T) {
+	if _, err := Load("v100"); err == nil || !strings.Contains(err.Error(), "v100-gemini") {
+		t.Errorf("unknown preset: %v", err)
+	}
+	data, _ := presetFS.ReadFile("presets/v100-gemini.toml")
+	bad := strings.Replace(string(data), "gpu_link_gbps", "gpu_lnk_gbps", 1)
+	if _, err := Parse("typo", []byte(bad)); err == nil || !strings.Contains(err.Error(), "gpu_lnk_gbps") {
+		t.Errorf("typo in a key: %v", err)
+	}
+	p, _ := Load("v100-gemini")
+	p.GPUs = 9
+	if err := p.Check(); err == nil {
+		t.Error("9 GPUs on an 8-GPU node accepted")
+	}
+	if p.Hash() == "" {
+		t.Error("empty hash")
+	}
+}
