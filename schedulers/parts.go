@@ -44,6 +44,16 @@ func NewLists(plans [][]int, steal bool) *Lists {
 // Append adds a task at the tail of a worker's list.
 func (l *Lists) Append(worker, task int) { l.lists[worker] = append(l.lists[worker], task) }
 
+// TakeAt removes and returns the i-th remaining task of a worker.
+func (l *Lists) TakeAt(worker, i int) int {
+	h := l.heads[worker]
+	lst := l.lists[worker]
+	t := lst[h+i]
+	copy(lst[h+1:h+i+1], lst[h:h+i])
+	l.heads[worker]++
+	return t
+}
+
 // Remaining lists the planned tasks a worker has not yet taken.
 func (l *Lists) Remaining(worker int) []int { return l.lists[worker][l.heads[worker]:] }
 

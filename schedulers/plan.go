@@ -88,22 +88,31 @@ func (s *Planned) Init(v View) error {
 	return nil
 }
 
-func (s *Planned) Push(int)                    {}
-func (s *Planned) Pull(worker int) (int, bool) { return s.lists.Next(worker) }
+func (s *Planned) Push(int) {}
+
+// Pull hands out the worker's next planned task. With Ready it is the
+// planned task with the fewest bytes not present on the worker (the first
+// Window of the plan, 0 = all): StarPU applies Ready to the scheduler's
+// per-GPU list, which is how HFP's Ready reorders "the first tasks" of its
+// packages (thesis §3.5.5) and how hMETIS+R orders each part.
+func (s *Planned) Pull(worker int) (int, bool) {
+	if !s.Ready {
+		return s.lists.Next(worker)
+	}
+	rem := s.lists.Remaining(worker)
+	if len(rem) == 0 {
+		return s.lists.Next(worker) // steals, if allowed
+	}
+	return s.lists.TakeAt(worker, Ready(s.v, worker, rem, s.Window)), true
+}
 
 // Remaining is the worker's plan not yet pulled.
 func (s *Planned) Remaining(worker int) []int { return s.lists.Remaining(worker) }
 
-func (s *Planned) Pop(worker int, buffer []int) int {
-	if !s.Ready {
-		return 0
-	}
-	return Ready(s.v, worker, buffer, s.Window)
-}
-
 // Victim is LRU, or Belady over what the worker will run: its pipeline
-// (not yet started), its buffer in pop order, then its remaining plan.
-// Ready may reorder the buffer; Belady is not told (thesis §3.5.3).
+// (not yet started), its buffer, then its remaining plan in plan order.
+// Ready may take planned tasks out of order; Belady is not told (thesis
+// §3.5.3 lists adapting Belady to Ready as future work).
 func (s *Planned) Victim(worker int, candidates []int, prefetch bool) int {
 	if !s.Belady {
 		return candidates[0]

@@ -1,0 +1,83 @@
+package static
+
+import (
+	"memsched/schedulers"
+	"memsched/schedulers/hypergraph"
+)
+
+func init() {
+	schedulers.Register(schedulers.Spec{Name: "hmetis+r",
+		Doc: "hMETIS+R (thesis Alg. 7): partition the task hypergraph (one hyperedge per data, weighted by bytes; vertices weighted by expected duration) into K balanced parts, part k on GPU k in submission order, Ready, stealing half of the most loaded GPU's remaining tasks from its tail",
+		Params: []schedulers.Param{
+			{Name: "ready", Kind: "bool", Default: "true", Doc: "Ready reordering at run time"},
+			{Name: "steal", Kind: "bool", Default: "true", Doc: "work stealing when a GPU runs out of tasks"},
+			{Name: "ubfactor", Kind: "float", Default: "1", Doc: "hMETIS UBfactor: balance tolerance per bisection, percent"},
+			{Name: "runs", Kind: "int", Default: "20", Doc: "hMETIS Nruns: bisections computed per level, best kept"},
+			{Name: "vcycles", Kind: "int", Default: "2", Doc: "hMETIS Vcycle mode (1, 2, 3; -1 none)"},
+		},
+		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
+			s := &hmetisR{}
+			s.Planned = schedulers.Planned{Name: "hmetis+r", Ready: p.Bool("ready"), Steal: p.Bool("steal"),
+				Plan: func(v schedulers.View) ([][]int, error) {
+					return s.partition(v, hypergraph.Options{Parts: v.Workers(), UBFactor: p.Float("ubfactor"),
+						Runs: p.Int("runs"), VCycles: p.Int("vcycles")})
+				}}
+			return s, nil
+		}})
+}
+
+// hmetisR is Planned with a plan from the hypergraph partitioner; it
+// reports which partitioner ran, for the result record.
+type hmetisR struct {
+	schedulers.Planned
+	tool string
+}
+
+func (s *hmetisR) Partitioner() string { return s.tool }
+
+func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int, error) {
+	w := v.Workload()
+	k := v.Workers()
+	plans := make([][]int, k)
+	if k == 1 {
+		for i := range w.Tasks {
+			plans[0] = append(plans[0], i)
+		}
+		s.tool = "none (1 GPU)"
+		return plans, nil
+	}
+	weights := make([]int64, len(w.Tasks))
+	for i := range w.Tasks {
+		// Expected duration in nanoseconds, at least 1 so every task weighs.
+		weights[i] = max(1, int64(v.ComputeSeconds(0, i)*1e9))
+	}
+	users := w.Users()
+	var edges [][]int
+	var ew []int64
+	for d, u := range users {
+		if len(u) > 1 {
+			edges = append(edges, u)
+			ew = append(ew, w.Data[d].Bytes)
+		}
+	}
+	h, err := hypergraph.New(weights, edges, ew)
+	if err != nil {
+		return nil, err
+	}
+	opt.Seed = v.Rand().Uint64()
+	parts, tool, err := partition(h, opt)
+	if err != nil {
+		return nil, err
+	}
+	s.tool = tool
+	for t, part := range parts {
+		plans[part] = append(plans[part], t)
+	}
+	return plans, nil
+}
+
+// partition runs the built-in multilevel partitioner.
+func partition(h *hypergraph.Hypergraph, opt hypergraph.Options) ([]int, string, error) {
+	parts, err := hypergraph.Partition(h, opt)
+	return parts, "builtin-multilevel", err
+}
