@@ -159,7 +159,11 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 			spans[links[l].Name] = append(spans[links[l].Name], s)
 		}
 	}
-	bad = append(bad, checkLinks(p, spans)...)
+	// Link bandwidth is the model's: a real run's copies may beat a preset's
+	// nominal bandwidth, so only simulated runs are held to it.
+	if t.Result == nil || t.Result.Executor != "cuda" {
+		bad = append(bad, checkLinks(p, spans)...)
+	}
 	if r := t.Result; r != nil {
 		cmp := func(name string, got, want int64) {
 			if got != want {

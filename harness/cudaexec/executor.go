@@ -1,0 +1,690 @@
+package cudaexec
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"memsched/hardware"
+	"memsched/hardware/cuda"
+	"memsched/harness/sim"
+	"memsched/workloads"
+)
+
+// Options tune RunWith; the zero value is Run's behaviour.
+type Options struct {
+	// Output, when set, receives every task's C tile (column-major m×n)
+	// after the run, to check the numbers. Each task then also copies C
+	// back on its compute stream after its end event: task times exclude
+	// the copy, but the next task waits for it.
+	Output func(task, m, n int, c []float32)
+}
+
+// Run executes cfg on the CUDA GPUs 0..Platform.GPUs-1 with the same
+// scheduler logic as the simulator (see the package comment) and returns
+// its totals and a description of the GPUs, driver and CUDA versions. It
+// has run.Executor's signature.
+func Run(cfg sim.Config) (*sim.Stats, string, error) { return RunWith(cfg, Options{}) }
+
+// noGPU is the one message for "this machine cannot run the cuda executor".
+func noGPU(err error) error {
+	return fmt.Errorf("no CUDA GPU found: %w; use --executor sim (the default)", err)
+}
+
+// RunWith is Run with options.
+func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
+	if cfg.Platform != nil && cfg.Platform.Topology.NVLink {
+		return nil, "", fmt.Errorf("the cuda executor copies data from host RAM only; run without --nvlink")
+	}
+	x := &executor{opt: opt}
+	m, err := newMachine(cfg, x)
+	if err != nil {
+		return nil, "", err
+	}
+	x.m, x.w = m, m.w
+	x.shapes = make([]gemmShape, len(x.w.Tasks))
+	var maxC int64
+	for i, t := range x.w.Tasks {
+		if x.shapes[i], err = taskShape(x.w, t); err != nil {
+			return nil, "", err
+		}
+		maxC = max(maxC, 4*int64(x.shapes[i].m)*int64(x.shapes[i].n))
+	}
+	if x.rt, err = cuda.Open(); err != nil {
+		return nil, "", noGPU(err)
+	}
+	info, err := x.rt.Info()
+	if err != nil {
+		return nil, "", fmt.Errorf("querying the CUDA devices: %w", err)
+	}
+	p := m.p
+	if p.GPUs > len(info.Devices) {
+		return nil, "", fmt.Errorf("the run asks for %d GPUs but CUDA sees %d (%s); lower --gpus", p.GPUs, len(info.Devices), info)
+	}
+	for g := 0; g < p.GPUs; g++ {
+		d := info.Devices[g]
+		if need := uint64(p.MemoryBytes + maxC); d.FreeMem < need {
+			return nil, "", fmt.Errorf("GPU %d (%s) has %.1f MiB free, less than the %.1f MiB memory cap plus %.2f MiB of scratch; lower --memory-mb",
+				g, d.Name, float64(d.FreeMem)/hardware.MiB, float64(p.MemoryBytes)/hardware.MiB, float64(maxC)/hardware.MiB)
+		}
+	}
+	info.Devices = info.Devices[:p.GPUs]
+	device := info.String()
+
+	defer x.close()
+	if err := x.setup(maxC); err != nil {
+		return nil, device, err
+	}
+	if err := m.begin(); err != nil {
+		return nil, device, err
+	}
+	x.issueAll()
+	for !m.finished() && x.err == nil {
+		op, g, busy, waiting := x.poll()
+		switch {
+		case op != nil:
+			x.deliver(g, op)
+			x.issueAll()
+		case !busy && x.err == nil:
+			return nil, device, m.stuck()
+		case waiting == 0 && x.err == nil:
+			// Only unstarted tasks are queued and no copy is in flight:
+			// nothing can complete that the machine would accept.
+			return nil, device, fmt.Errorf("internal error: %w", m.stuck())
+		default:
+			runtime.Gosched() // the GPUs are working; poll again
+		}
+	}
+	if x.err != nil {
+		return nil, device, x.err
+	}
+	if opt.Output != nil {
+		if err := x.output(); err != nil {
+			return nil, device, err
+		}
+	}
+	return m.result(), device, nil
+}
+
+// executor is the machine's backend on CUDA. The host loop in RunWith owns
+// the machine; each GPU's CUDA calls run on its Worker's locked thread.
+type executor struct {
+	rt     *cuda.Runtime
+	m      *machine
+	w      *workloads.Workload
+	opt    Options
+	shapes []gemmShape
+	host   cuda.HostPtr // every data, pinned
+	hostAt []uint64     // offset of each data in host
+	out    cuda.HostPtr // C tiles, when Options.Output is set
+	outAt  []uint64
+	devs   []*device
+	issued []bool // task queued on its GPU's compute stream
+	seq    uint64
+	err    error // first failure; ends the run
+}
+
+// device is one GPU: a copy stream for loads (one at a time, as the
+// machine allows), a compute stream with a cuBLAS handle, and the data
+// slabs. Times are seconds since origin, an event recorded on every GPU
+// at the same instant (see recordOrigins).
+type device struct {
+	g       int
+	w       *cuda.Worker
+	copyS   cuda.Stream
+	compS   cuda.Stream
+	blas    cuda.Blas
+	origin  cuda.Event
+	scratch cuda.DevPtr
+	pool    slabPool
+	slab    []cuda.DevPtr // each data's memory while present
+	spare   []cuda.Event
+	events  []cuda.Event // every event created, to destroy
+	load    *op          // copy in flight
+	tasks   []*op        // queued on the compute stream, oldest first
+
+	// Times already written to the trace, which later starts may not
+	// precede: measured times are corrected upward by these, so float32
+	// rounding or clock skew never yields an inconsistent trace.
+	lastLoadEnd, lastTaskEnd float64
+	residentAt               []float64
+}
+
+type op struct {
+	task       bool
+	id         int // data or task
+	prefetch   bool
+	start, end cuda.Event
+	seq        uint64
+	issued     float64 // machine time when queued
+	trace      int     // the *_start record, -1 if none
+	begun      bool    // a task the machine has started
+}
+
+func (x *executor) fail(err error) {
+	if x.err == nil && err != nil {
+		x.err = err
+	}
+}
+
+// layout places every data in one pinned buffer (256-byte aligned).
+func layout(sizes []int64) (offs []uint64, total uint64) {
+	for _, b := range sizes {
+		offs = append(offs, total)
+		total += (uint64(b) + 255) &^ 255
+	}
+	return offs, max(total, 256)
+}
+
+// fillValue is data d's element i: small multiples of 1/8, so that the
+// SGEMM of the numerics test is exact in float32.
+func fillValue(d, i int) float32 { return float32((d*13+i*7)%17-8) / 8 }
+
+func (x *executor) setup(maxC int64) error {
+	p := x.m.p
+	sizes := make([]int64, len(x.w.Data))
+	for d, dd := range x.w.Data {
+		sizes[d] = dd.Bytes
+	}
+	var total uint64
+	x.hostAt, total = layout(sizes)
+	for g := 0; g < p.GPUs; g++ {
+		w, err := x.rt.NewWorker(g)
+		if err != nil {
+			return err
+		}
+		nd := len(x.w.Data)
+		x.devs = append(x.devs, &device{g: g, w: w, slab: make([]cuda.DevPtr, nd), residentAt: make([]float64, nd),
+			pool: slabPool{limit: p.MemoryBytes, free: map[int64][]cuda.DevPtr{}, size: map[cuda.DevPtr]int64{}}})
+	}
+	d0 := x.devs[0]
+	err := d0.w.Do(func() error {
+		var err error
+		if x.host, err = x.rt.MallocHost(total); err != nil {
+			return fmt.Errorf("pinning %.1f MiB of host memory for the data: %w", float64(total)/hardware.MiB, err)
+		}
+		if x.opt.Output != nil {
+			outSizes := make([]int64, len(x.shapes))
+			for t, s := range x.shapes {
+				outSizes[t] = 4 * int64(s.m) * int64(s.n)
+			}
+			var n uint64
+			x.outAt, n = layout(outSizes)
+			if x.out, err = x.rt.MallocHost(n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	x.fill()
+	for _, d := range x.devs {
+		if err := d.w.Do(func() error { return x.setupDevice(d, maxC) }); err != nil {
+			return fmt.Errorf("GPU %d: %w", d.g, err)
+		}
+	}
+	// Origins last, after every GPU is idle, so they mark one instant.
+	for _, d := range x.devs {
+		if err := d.w.Do(x.rt.DeviceSynchronize); err != nil {
+			return err
+		}
+	}
+	if err := x.recordOrigins(); err != nil {
+		return err
+	}
+	x.issued = make([]bool, len(x.w.Tasks))
+	return nil
+}
+
+// recordOrigins records every GPU's time origin at one instant: each
+// worker waits inside Do at a barrier, and all record as soon as it opens,
+// so the GPU clocks agree to within a thread's reaction time.
+func (x *executor) recordOrigins() error {
+	var arrived, recorded sync.WaitGroup
+	var open atomic.Bool
+	errs := make([]error, len(x.devs))
+	arrived.Add(len(x.devs))
+	for i, d := range x.devs {
+		recorded.Go(func() {
+			errs[i] = d.w.Do(func() error {
+				arrived.Done()
+				for !open.Load() {
+					runtime.Gosched()
+				}
+				if err := x.rt.Record(d.origin, d.compS); err != nil {
+					return err
+				}
+				return x.rt.Synchronize(d.origin)
+			})
+		})
+	}
+	arrived.Wait()
+	open.Store(true)
+	recorded.Wait()
+	return errors.Join(errs...)
+}
+
+// fill writes every data's deterministic values, in parallel.
+func (x *executor) fill() {
+	all := x.host.Float32s()
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for d := range next {
+				v := all[x.hostAt[d]/4 : x.hostAt[d]/4+uint64(x.w.Data[d].Bytes/4)]
+				for i := range v {
+					v[i] = fillValue(d, i)
+				}
+			}
+		})
+	}
+	for d := range x.w.Data {
+		next <- d
+	}
+	close(next)
+	wg.Wait()
+}
+
+func (x *executor) setupDevice(d *device, maxC int64) error {
+	var err error
+	if d.copyS, err = x.rt.NewStream(); err != nil {
+		return err
+	}
+	if d.compS, err = x.rt.NewStream(); err != nil {
+		return err
+	}
+	if d.blas, err = x.rt.NewBlas(); err != nil {
+		return err
+	}
+	if err = x.rt.SetStream(d.blas, d.compS); err != nil {
+		return err
+	}
+	if d.scratch, err = x.rt.Malloc(uint64(maxC)); err != nil {
+		return fmt.Errorf("allocating the %d-byte C scratch: %w", maxC, err)
+	}
+	d.origin, err = x.newEvent(d)
+	return err
+}
+
+// newEvent takes a spare event of d or creates one; call on d's worker.
+func (x *executor) newEvent(d *device) (cuda.Event, error) {
+	if n := len(d.spare); n > 0 {
+		ev := d.spare[n-1]
+		d.spare = d.spare[:n-1]
+		return ev, nil
+	}
+	ev, err := x.rt.NewEvent()
+	if err == nil {
+		d.events = append(d.events, ev)
+	}
+	return ev, err
+}
+
+// close releases everything; errors are ignored, the run's own matter.
+func (x *executor) close() {
+	for _, d := range x.devs {
+		d.w.Do(func() error {
+			x.rt.DeviceSynchronize()
+			for _, ev := range d.events {
+				x.rt.DestroyEvent(ev)
+			}
+			for p := range d.pool.size {
+				x.rt.Free(p)
+			}
+			if d.scratch != 0 {
+				x.rt.Free(d.scratch)
+			}
+			if d.blas != 0 {
+				x.rt.DestroyBlas(d.blas)
+			}
+			for _, s := range []cuda.Stream{d.copyS, d.compS} {
+				if s != 0 {
+					x.rt.DestroyStream(s)
+				}
+			}
+			return nil
+		})
+	}
+	if len(x.devs) > 0 {
+		x.devs[0].w.Do(func() error {
+			if x.host.Len() > 0 {
+				x.rt.FreeHost(x.host)
+			}
+			if x.out.Len() > 0 {
+				x.rt.FreeHost(x.out)
+			}
+			return nil
+		})
+	}
+	for _, d := range x.devs {
+		d.w.Close()
+	}
+}
+
+// startLoad queues the copy of d on g's copy stream between two events.
+func (x *executor) startLoad(g, d int, prefetch bool, trace int) {
+	dev := x.devs[g]
+	x.seq++
+	o := &op{id: d, prefetch: prefetch, seq: x.seq, issued: x.m.now, trace: trace}
+	bytes := x.w.Data[d].Bytes
+	err := dev.w.Do(func() error {
+		slab, err := dev.pool.get(x.rt, bytes)
+		if err != nil {
+			return err
+		}
+		dev.slab[d] = slab
+		if o.start, err = x.newEvent(dev); err != nil {
+			return err
+		}
+		if o.end, err = x.newEvent(dev); err != nil {
+			return err
+		}
+		if err := x.rt.Record(o.start, dev.copyS); err != nil {
+			return err
+		}
+		if err := x.rt.MemcpyH2DAsync(slab, x.host.Slice(x.hostAt[d], uint64(bytes)), uint64(bytes), dev.copyS); err != nil {
+			return err
+		}
+		return x.rt.Record(o.end, dev.copyS)
+	})
+	if err != nil {
+		x.fail(fmt.Errorf("GPU %d: loading data %d (%d bytes): %w", g, d, bytes, err))
+		return
+	}
+	dev.load = o
+}
+
+// startTask: the machine starts task, all inputs resident. It is usually
+// queued already (issueReady); its trace record is now known.
+func (x *executor) startTask(g, task int, trace int) {
+	dev := x.devs[g]
+	if !x.issued[task] {
+		x.issue(g, task)
+	}
+	if x.err != nil {
+		return
+	}
+	if len(dev.tasks) == 0 || dev.tasks[0].id != task {
+		x.fail(fmt.Errorf("internal error: GPU %d starts task %d, which is not the oldest queued", g, task))
+		return
+	}
+	dev.tasks[0].begun, dev.tasks[0].trace = true, trace
+}
+
+func (x *executor) evicted(g, d int) {
+	dev := x.devs[g]
+	for _, o := range dev.tasks {
+		if x.m.reads(o.id, d) {
+			x.fail(fmt.Errorf("internal error: data %d evicted from GPU %d while queued task %d reads it", d, g, o.id))
+		}
+	}
+	dev.pool.put(dev.slab[d])
+	dev.slab[d] = 0
+}
+
+// issueAll queues, on every GPU, the popped tasks that can be: in pipeline
+// order, each once all its inputs are resident or loading. The GPU then
+// starts a task the moment its inputs and its predecessor are done, as the
+// simulator does, without waiting for the host to notice. It is safe: the
+// machine evicts data of popped tasks only when the oldest one misses an
+// input, and then no task of that GPU is queued.
+func (x *executor) issueAll() {
+	for g, q := range x.m.gpus {
+		for _, task := range q.pipe {
+			if x.err != nil {
+				return
+			}
+			if x.issued[task] {
+				continue
+			}
+			ready := true
+			for _, d := range x.w.Tasks[task].Inputs {
+				if q.state[d] == absent {
+					ready = false
+				}
+			}
+			if !ready {
+				break
+			}
+			x.issue(g, task)
+		}
+	}
+}
+
+// issue queues task's SGEMM on g's compute stream, after the copy of any
+// input still loading.
+func (x *executor) issue(g, task int) {
+	dev := x.devs[g]
+	q := x.m.gpus[g]
+	sh := x.shapes[task]
+	in := x.w.Tasks[task].Inputs
+	x.seq++
+	o := &op{task: true, id: task, seq: x.seq, issued: x.m.now, trace: -1}
+	err := dev.w.Do(func() error {
+		for _, d := range in {
+			if q.state[d] == resident {
+				continue
+			}
+			if dev.load == nil || dev.load.id != d {
+				return fmt.Errorf("internal error: input %d of task %d is neither resident nor the copy in flight", d, task)
+			}
+			if err := x.rt.StreamWaitEvent(dev.compS, dev.load.end); err != nil {
+				return err
+			}
+		}
+		var err error
+		if o.start, err = x.newEvent(dev); err != nil {
+			return err
+		}
+		if o.end, err = x.newEvent(dev); err != nil {
+			return err
+		}
+		if err := x.rt.Record(o.start, dev.compS); err != nil {
+			return err
+		}
+		a, b := dev.slab[in[sh.a]], dev.slab[in[sh.b]]
+		if err := x.rt.Sgemm(dev.blas, sh.m, sh.n, sh.k, 1, a, sh.m, b, sh.k, 0, dev.scratch, sh.m); err != nil {
+			return err
+		}
+		if err := x.rt.Record(o.end, dev.compS); err != nil {
+			return err
+		}
+		if x.opt.Output != nil {
+			n := 4 * uint64(sh.m) * uint64(sh.n)
+			return x.rt.MemcpyD2HAsync(x.out.Slice(x.outAt[task], n), dev.scratch, n, dev.compS)
+		}
+		return nil
+	})
+	if err != nil {
+		x.fail(fmt.Errorf("GPU %d: task %d (%s, SGEMM %v): %w", g, task, x.w.Tasks[task].Kernel, sh, err))
+		return
+	}
+	x.issued[task] = true
+	dev.tasks = append(dev.tasks, o)
+}
+
+// poll returns the completed operation to hand to the machine next: the
+// earliest by GPU time among each GPU's copy in flight and oldest queued
+// task, loads first at equal times, then in issue order (the simulator's
+// tie rule). Completion is tested with cudaEventElapsedTime, which reports
+// cudaErrorNotReady like cudaEventQuery; unlike the fake's query, it does
+// not let the fake's virtual host clock see the event, so the fake's
+// virtual time advances only as far as the operation delivered. busy says
+// whether any operation is outstanding at all, waiting how many of them
+// the machine would accept.
+func (x *executor) poll() (best *op, bestG int, busy bool, waiting int) {
+	bestT := 0.0
+	for _, dev := range x.devs {
+		var buf [2]*op
+		cands := buf[:0]
+		if dev.load != nil {
+			cands = append(cands, dev.load)
+		}
+		if len(dev.tasks) > 0 && dev.tasks[0].begun {
+			cands = append(cands, dev.tasks[0])
+		}
+		busy = busy || dev.load != nil || len(dev.tasks) > 0
+		waiting += len(cands)
+		if len(cands) == 0 {
+			continue
+		}
+		var ends [2]float64
+		var done [2]bool
+		err := dev.w.Do(func() error {
+			for i, o := range cands {
+				ms, err := x.rt.ElapsedMs(dev.origin, o.end)
+				var ce *cuda.Error
+				if errors.As(err, &ce) && ce.Code == cuda.ErrCodeNotReady {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				ends[i], done[i] = float64(ms)/1e3, true
+			}
+			return nil
+		})
+		if err != nil {
+			x.fail(fmt.Errorf("GPU %d: %w", dev.g, err))
+			return nil, 0, busy, waiting
+		}
+		for i, o := range cands {
+			if !done[i] {
+				continue
+			}
+			if best == nil || ends[i] < bestT || (ends[i] == bestT && (!o.task && best.task || o.task == best.task && o.seq < best.seq)) {
+				best, bestG, bestT = o, dev.g, ends[i]
+			}
+		}
+	}
+	return best, bestG, busy, waiting
+}
+
+// deliver reads a completed operation's times and hands it to the machine.
+func (x *executor) deliver(g int, o *op) {
+	dev := x.devs[g]
+	var startMs, durMs float32
+	err := dev.w.Do(func() error {
+		// The host has now seen the event (the fake's virtual clock
+		// advances to it; on CUDA it is already complete).
+		if _, err := x.rt.Query(o.end); err != nil {
+			return err
+		}
+		var err error
+		if startMs, err = x.rt.ElapsedMs(dev.origin, o.start); err != nil {
+			return err
+		}
+		if durMs, err = x.rt.ElapsedMs(o.start, o.end); err != nil {
+			return err
+		}
+		if !o.task {
+			// Waits already queued captured this record; the event is free.
+			dev.spare = append(dev.spare, o.start, o.end)
+		}
+		return nil
+	})
+	if err != nil {
+		x.fail(fmt.Errorf("GPU %d: %w", g, err))
+		return
+	}
+	start, dur := float64(startMs)/1e3, float64(max(durMs, 0))/1e3
+	start = max(start, o.issued)
+	m := x.m
+	if !o.task {
+		start = max(start, dev.lastLoadEnd)
+		x.setTime(o.trace, start)
+		dev.load = nil
+		m.advance(start + dur)
+		dev.lastLoadEnd, dev.residentAt[o.id] = m.now, m.now
+		m.loadDone(g, o.id, o.prefetch)
+		return
+	}
+	start = max(start, dev.lastTaskEnd)
+	for _, d := range x.w.Tasks[o.id].Inputs {
+		start = max(start, dev.residentAt[d])
+	}
+	x.setTime(o.trace, start)
+	dev.tasks = dev.tasks[1:]
+	dev.spare = append(dev.spare, o.start, o.end)
+	m.advance(start + dur)
+	dev.lastTaskEnd = m.now
+	m.taskDone(g, o.id)
+}
+
+func (x *executor) setTime(trace int, t float64) {
+	if trace >= 0 {
+		x.m.trace[trace].T = t
+	}
+}
+
+// output waits for the C copies and hands each tile to Options.Output.
+func (x *executor) output() error {
+	for _, d := range x.devs {
+		if err := d.w.Do(x.rt.DeviceSynchronize); err != nil {
+			return err
+		}
+	}
+	all := x.out.Float32s()
+	for t, s := range x.shapes {
+		at := x.outAt[t] / 4
+		c := append([]float32(nil), all[at:at+uint64(s.m*s.n)]...)
+		x.opt.Output(t, s.m, s.n, c)
+	}
+	return nil
+}
+
+// slabPool holds a GPU's data memory: one cudaMalloc'd slab per present
+// data, of exactly its size, reused by the next data of the same size once
+// evicted. Allocated bytes never exceed the platform's cap: when a new
+// size would, the free slabs of other sizes are released first (cudaFree
+// synchronizes the device, but the papers' workloads use one data size).
+// The C scratch and cuBLAS's workspace are outside the cap, as StarPU's
+// STARPU_LIMIT_CUDA_MEM covers data only.
+type slabPool struct {
+	limit     int64
+	allocated int64
+	free      map[int64][]cuda.DevPtr
+	size      map[cuda.DevPtr]int64 // every live slab
+}
+
+// get returns a slab of size bytes; call on the GPU's worker.
+func (p *slabPool) get(rt *cuda.Runtime, size int64) (cuda.DevPtr, error) {
+	if l := p.free[size]; len(l) > 0 {
+		s := l[len(l)-1]
+		p.free[size] = l[:len(l)-1]
+		return s, nil
+	}
+	if p.allocated+size > p.limit {
+		for sz, l := range p.free {
+			for _, s := range l {
+				if err := rt.Free(s); err != nil {
+					return 0, err
+				}
+				delete(p.size, s)
+				p.allocated -= sz
+			}
+			delete(p.free, sz)
+		}
+	}
+	if p.allocated+size > p.limit {
+		return 0, fmt.Errorf("internal error: %d bytes in use, %d more exceed the %d-byte cap", p.allocated, size, p.limit)
+	}
+	s, err := rt.Malloc(uint64(size))
+	if err != nil {
+		return 0, err
+	}
+	p.allocated += size
+	p.size[s] = size
+	return s, nil
+}
+
+func (p *slabPool) put(s cuda.DevPtr) {
+	if sz, ok := p.size[s]; ok {
+		p.free[sz] = append(p.free[sz], s)
+	}
+}
