@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"golang.org/x/term"
+
+	"memsched/harness/report"
+	"memsched/harness/suite"
+	"memsched/harness/sweep"
+)
+
+func init() {
+	register("sweep", "run every point × scheduler × repetition of a TOML suite into a results file (resumable)", cmdSweep)
+}
+
+// listFlag collects a repeatable or comma-separated flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error {
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			*l = append(*l, v)
+		}
+	}
+	return nil
+}
+
+// parseInterleaved lets flags follow positional arguments
+// (memsched sweep suites/x.toml -j 4), which package flag alone stops at.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parse(fs, args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// defaultOutput maps suites/a/b.toml to results/a/b.jsonl.
+func defaultOutput(suitePath string) string {
+	p := filepath.ToSlash(filepath.Clean(suitePath))
+	if i := strings.LastIndex(p, "suites/"); i >= 0 {
+		p = p[i+len("suites/"):]
+	} else {
+		p = filepath.Base(p)
+	}
+	return filepath.Join("results", filepath.FromSlash(strings.TrimSuffix(p, ".toml")+".jsonl"))
+}
+
+func cmdSweep(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("sweep", "SUITE.toml [flags]", stderr)
+	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "runs in parallel")
+	out := fs.String("o", "", "results file, JSON Lines, appended to (default results/<suite path>.jsonl)")
+	timeout := fs.Duration("timeout", 0, "per-run time limit, e.g. 10m; a run over it is recorded as an error row (default: the suite's timeout, else none)")
+	var only listFlag
+	fs.Var(&only, "only", "run only these scheduler labels (repeatable or comma-separated)")
+	retry := fs.Bool("retry-errors", false, "redo the runs recorded as errors (timeouts, failures) instead of skipping them")
+	fresh := fs.Bool("fresh", false, "delete the results file first: keys cover configurations, not code, so rerun fresh after changing a scheduler or the engine")
+	dry := fs.Bool("dry-run", false, "validate the suite and list what would run, without running")
+	quiet := fs.Bool("q", false, "no progress bar")
+	quick := fs.Int("quick", 0, "keep at most this many values of each axis (first, last, evenly spaced): a preview whose runs are the full suite's")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return fmt.Errorf("want exactly one suite file, got %d arguments", len(pos))
+	}
+	s, err := suite.Load(pos[0])
+	if err != nil {
+		return err
+	}
+	if err := report.CheckReferences(s); err != nil {
+		return err
+	}
+	if *out == "" {
+		*out = defaultOutput(pos[0])
+	}
+	if *quick > 0 {
+		s.Thin(*quick)
+	}
+	if *jobs < 1 {
+		return fmt.Errorf("-j %d: want at least 1 parallel run", *jobs)
+	}
+	if *dry {
+		runs, err := sweep.Select(s, only)
+		if err != nil {
+			return err
+		}
+		have := map[string]bool{}
+		recs, _, err := sweep.ReadFile(*out)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			have[r.Key] = true
+		}
+		todo := 0
+		for _, r := range runs {
+			if !have[r.Key] {
+				todo++
+			}
+		}
+		fmt.Fprintf(stdout, "%s: %d points × %d schedulers × %d repetitions = %d runs (%d selected, %d to do) → %s\n",
+			s.Name, s.Points(), len(s.Schedulers), s.Repetitions, len(s.Runs()), len(runs), todo, *out)
+		return nil
+	}
+
+	// First SIGINT/SIGTERM: stop launching and let the runs in flight
+	// finish and be written; a second one exits at once (at worst the last
+	// line is cut, and the next sweep removes it).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer func() { signal.Stop(sig); close(sig) }() // close only after Stop: no send can follow
+	go func() {
+		if _, ok := <-sig; !ok {
+			return
+		}
+		fmt.Fprintln(stderr, "\nmemsched sweep: interrupted; finishing the runs in flight (interrupt again to quit now)")
+		cancel()
+		if _, ok := <-sig; ok {
+			os.Exit(130)
+		}
+	}()
+
+	if *fresh {
+		if err := os.Remove(*out); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	opt := sweep.Options{Jobs: *jobs, Output: *out, Timeout: *timeout, Only: only, RetryErrors: *retry, Log: stderr}
+	if f, ok := stderr.(*os.File); ok && !*quiet && term.IsTerminal(int(f.Fd())) {
+		opt.Bar = stderr
+	}
+	sum, err := sweep.Run(ctx, s, opt)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%s: %s → %s\n", s.Name, sum, *out)
+	if sum.Interrupted > 0 {
+		return fmt.Errorf("interrupted: rerun the same command to finish (%d runs left)", sum.Interrupted)
+	}
+	return nil
+}

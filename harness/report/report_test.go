@@ -1,0 +1,335 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"memsched/hardware"
+	"memsched/harness/run"
+	"memsched/harness/sim"
+	"memsched/harness/suite"
+	"memsched/paper"
+	_ "memsched/schedulers/baseline"
+	"memsched/workloads"
+)
+
+func near(t *testing.T, what string, got, want, tol float64) {
+	t.Helper()
+	if math.IsNaN(got) || math.Abs(got-want) > tol {
+		t.Errorf("%s = %.6f, want %.6f", what, got, want)
+	}
+}
+
+func TestImproveArithmetic(t *testing.T) {
+	a, b := []float64{10, 20, 30}, []float64{5, 20, 60}
+	rm, _ := Improve(a, b, true, RatioOfMeans)
+	near(t, "ratio of means", rm, (60.0/85-1)*100, 1e-9) // −29.41%
+	mr, _ := Improve(a, b, true, MeanOfRatios)
+	near(t, "mean of ratios", mr, ((2+1+0.5)/3.0-1)*100, 1e-9) // +16.67%
+	// Lower is better: B over A, so fewer transfers is a positive improvement.
+	rm, _ = Improve([]float64{10, 20}, []float64{20, 20}, false, RatioOfMeans)
+	near(t, "ratio of means, lower is better", rm, (40.0/30-1)*100, 1e-9)
+	mr, _ = Improve([]float64{10, 20}, []float64{20, 20}, false, MeanOfRatios)
+	near(t, "mean of ratios, lower is better", mr, 50, 1e-9)
+	if v, _ := Improve(nil, nil, true, RatioOfMeans); !math.IsNaN(v) {
+		t.Errorf("no points: %v, want NaN", v)
+	}
+	if _, err := Improve(a, b, true, "median"); err == nil {
+		t.Error("unknown average accepted")
+	}
+	if !strings.Contains(Formula(RatioOfMeans, true), "mean_p(A_p) / mean_p(B_p) − 1") {
+		t.Errorf("formula %q", Formula(RatioOfMeans, true))
+	}
+}
+
+const refCSV = "../../paper/reference/gonthier-raw-results.csv"
+
+// refSet makes records of one reference series, as if simulated.
+func refSet(t *testing.T, figure string) *Set {
+	t.Helper()
+	pts, err := paper.LoadReference(refCSV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []run.Record
+	for i, p := range pts {
+		if p.Figure != figure || p.DisplayScheduler() == "" {
+			continue
+		}
+		recs = append(recs, run.Record{Key: figure + string(rune(i)), Label: p.DisplayScheduler(), GPUs: p.GPUs,
+			MemoryBytes: int64(p.MemoryMB * hardware.MiB), WorkingSet: p.WorkingSetMiB, GFlops: p.GFlops, MakespanS: 1,
+			Point: map[string]any{"n": p.N, "gpus": p.GPUs, "memory_mb": p.MemoryMB}})
+	}
+	return NewSet(nil, recs, nil)
+}
+
+// TestReferenceImprovements checks, on the V100 measurements, that the
+// ratio of means gives the papers' 8.5%, 9.4% and 75%
+// (paper/reference/README.md sanity check) through the report's own path.
+func TestReferenceImprovements(t *testing.T) {
+	for _, tc := range []struct {
+		figure string
+		points int
+		rm, mr float64
+	}{
+		{"ipdps22/2d_1gpu/paper", 15, 8.52, 8.90},
+		{"ipdps22/2d_2gpu/paper", 15, 9.40, 10.73},
+		{"ipdps22/2d_randomorder_2gpu/paper", 13, 75.26, 87.80},
+	} {
+		set := refSet(t, tc.figure)
+		if len(set.Panels()) != 1 {
+			t.Fatalf("%s: panels %v", tc.figure, set.Panels())
+		}
+		rm, err := set.Improvement("DARTS+LUF", "DMDAR", "gflops", "", RatioOfMeans)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mr, _ := set.Improvement("DARTS+LUF", "DMDAR", "gflops", "", MeanOfRatios)
+		if rm.Points != tc.points {
+			t.Errorf("%s: %d points, want %d", tc.figure, rm.Points, tc.points)
+		}
+		near(t, tc.figure+" ratio of means", rm.Percent, tc.rm, 0.005)
+		near(t, tc.figure+" mean of ratios", mr.Percent, tc.mr, 0.005)
+	}
+}
+
+const testSuite = `[suite]
+name = "report-test"
+claims = "paper/ipdps2022.toml"
+[platform]
+gpus = 1
+memory_mb = 100
+[workload]
+kind = "matmul2d"
+n = [4, 8]
+[[scheduler]]
+name = "eager"
+label = "EAGER"
+[[scheduler]]
+name = "dmdar"
+label = "DMDAR"
+[report]
+baseline = "DMDAR"
+`
+
+// handSet builds records with chosen GFlop/s for the test suite's runs.
+func handSet(t *testing.T, gflops map[string][]float64) (*suite.Suite, *Set) {
+	t.Helper()
+	s, err := suite.Parse("suites/test.toml", []byte(testSuite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []run.Record
+	idx := map[string]int{}
+	for _, r := range s.Runs() {
+		rec := r.Record()
+		v := gflops[r.Label][idx[r.Label]]
+		idx[r.Label]++
+		rec.GFlops, rec.MakespanS, rec.BytesH2D, rec.Loads = v, 1, int64(v)*hardware.MiB, int(v)
+		recs = append(recs, rec)
+	}
+	src := make([]string, len(recs))
+	for i := range src {
+		src[i] = "r.jsonl"
+	}
+	return s, NewSet(s, recs, src)
+}
+
+func f(v float64) *float64 { return &v }
+
+func TestClaimStatus(t *testing.T) {
+	s, set := handSet(t, map[string][]float64{"EAGER": {110, 90}, "DMDAR": {100, 100}})
+	if set.Present != 4 || len(set.Points) != 2 {
+		t.Fatalf("set: present %d, points %d", set.Present, len(set.Points))
+	}
+	// EAGER over DMDAR: (110+90)/(100+100) − 1 = 0%; mean of ratios (1.1+0.9)/2 − 1 = 0%.
+	imp := paper.Claim{ID: "i", Kind: paper.KindImprovement, Status: paper.StatusReproducible, Metric: "gflops",
+		Scheduler: "EAGER", Baseline: "DMDAR", Published: f(1), Tolerance: f(2), Unit: "%", Suite: "suites/test.toml"}
+	check := func(c paper.Claim, s *suite.Suite, set *Set, status string, value float64) {
+		t.Helper()
+		r := EvaluateClaim(c, s, set, RatioOfMeans)
+		if r.Status != status {
+			t.Errorf("%s: status %q (%s), want %q", c.ID, r.Status, r.Detail, status)
+		}
+		if !math.IsNaN(value) {
+			near(t, c.ID+" value", r.Value, value, 1e-9)
+		}
+	}
+	check(imp, s, set, StatusReproduced, 0)
+	off := imp
+	off.ID, off.Published = "off", f(10)
+	check(off, s, set, StatusOff, 0)
+	r := EvaluateClaim(off, s, set, RatioOfMeans)
+	near(t, "diff", r.Diff, -10, 1e-9)
+	check(imp, s, nil, StatusNotRun, math.NaN())   // no results
+	check(imp, nil, nil, StatusNotRun, math.NaN()) // no suite
+	missing := imp
+	missing.ID, missing.Scheduler = "missing", "DARTS+LUF"
+	check(missing, s, set, StatusNotRun, math.NaN())
+	notYet := imp
+	notYet.ID, notYet.Status, notYet.Missing = "notyet", paper.StatusNotYet, "needs a CUDA run"
+	if r := EvaluateClaim(notYet, s, set, RatioOfMeans); r.Status != "not yet reproducible: needs a CUDA run" {
+		t.Errorf("not-yet status %q", r.Status)
+	}
+	qual := paper.Claim{ID: "q", Kind: paper.KindQualitative, Status: paper.StatusReproducible}
+	check(qual, s, set, StatusQualitative, math.NaN())
+
+	// Value claims: a metric at a point, the nearest working set, a
+	// working set computed from the generator, the compute ceiling.
+	val := paper.Claim{ID: "v", Kind: paper.KindValue, Status: paper.StatusReproducible, Metric: "gflops",
+		Scheduler: "EAGER", Published: f(90), Tolerance: f(0), Point: map[string]float64{"n": 8}}
+	check(val, s, set, StatusReproduced, 90)
+	ws := val
+	ws.ID, ws.Point = "ws", map[string]float64{"working_set_mb": 200} // N=8 is 225 MiB, N=4 112.5
+	check(ws, s, set, StatusReproduced, 90)
+	gen := paper.Claim{ID: "gen", Kind: paper.KindValue, Status: paper.StatusReproducible, Metric: "working_set_mb",
+		Published: f(140), Tolerance: f(1), Point: map[string]float64{"n": 5}}
+	check(gen, s, nil, StatusReproduced, 140.625)
+	ceil := paper.Claim{ID: "ceil", Kind: paper.KindValue, Status: paper.StatusReproducible, Metric: "gflops",
+		GPUs: 2, Published: f(26506), Tolerance: f(1)}
+	check(ceil, s, nil, StatusReproduced, 26506)
+	absent := val
+	absent.ID, absent.Point = "absent", map[string]float64{"n": 6}
+	check(absent, s, set, StatusNotRun, math.NaN())
+}
+
+func TestReportRendering(t *testing.T) {
+	s, set := handSet(t, map[string][]float64{"EAGER": {110, 90}, "DMDAR": {100, 100}})
+	claims := []paper.Claim{{ID: "c1", Kind: paper.KindImprovement, Status: paper.StatusReproducible, Metric: "gflops",
+		Scheduler: "EAGER", Baseline: "DMDAR", Published: f(1), Tolerance: f(2), Unit: "%", Suite: s.RelFile(), Where: "Fig. 1", Statement: "EAGER | DMDAR", Publication: "ipdps2022"}}
+	d, err := Build(set, Options{Claims: claims})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md, html, csv bytes.Buffer
+	if err := d.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"ratio of means: mean_p(A_p) / mean_p(B_p) − 1", "| EAGER     |", "+0.00%", "reproduced", `EAGER \| DMDAR`, "**GFlop/s**"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if err := d.HTML(&html); err != nil || !strings.Contains(html.String(), `<td class="r">&#43;0.00%</td>`) || strings.Contains(html.String(), "**") {
+		t.Errorf("html: %v\n%s", err, html.String())
+	}
+	if err := WriteCSV(&csv, set); err != nil || !strings.HasPrefix(csv.String(), "suite,label,point") || strings.Count(csv.String(), "\n") != 1+2*2*len(tableMetrics) {
+		t.Errorf("csv: %v\n%s", err, csv.String())
+	}
+	dir := t.TempDir()
+	files, err := WriteFigures(set, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 4 {
+		t.Errorf("figures %v", files)
+	}
+	for _, f := range files {
+		if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	rep, err := Reproduction(append(claims, paper.Claim{ID: "c2", Publication: "ipdps2022", Kind: paper.KindQualitative, Status: paper.StatusNotYet, Missing: "x"}),
+		map[string]*SuiteResults{s.RelFile(): {Suite: s, Set: set, Figures: files}}, Options{LinkDir: dir}, "memsched report --reproduction x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md.Reset()
+	rep.Markdown(&md)
+	for _, want := range []string{"| **total**   |      2 |          1 |   0 |       0 |                    1 |           0 |", "![" + s.RelFile() + " gflops](gflops.png)"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("reproduction lacks %q:\n%s", want, md.String())
+		}
+	}
+}
+
+func TestBounds(t *testing.T) {
+	// N = 90: one input matrix is 1265.625 MiB; ⌊1265.625²/500²⌋ = 6 phases of 500 MiB, plus 500.
+	near(t, "LB N=90", LowerBound2D(1265.625, 500, 2531.25), 3500, 1e-9)
+	// N = 10: both matrices fit, the bound is the working set.
+	near(t, "LB N=10", LowerBound2D(140.625, 500, 281.25), 281.25, 1e-9)
+	p, err := hardware.Load("v100-gemini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 GPUs share an inner switch (12 GB/s); 4 share a 22 GB/s NUMA link; 8 use both NUMA nodes.
+	for gpus, want := range map[int]float64{1: 12, 2: 12, 4: 22, 8: 44} {
+		near(t, "aggregate bandwidth", AggregateHostGBps(p, gpus), want, 1e-9)
+	}
+}
+
+func TestOrderPlot(t *testing.T) {
+	dir := t.TempDir()
+	for _, sp := range []workloads.Spec{{Kind: "matmul2d", N: 6}, {Kind: "matmul3d", N: 3}, {Kind: "cholesky", N: 4}} {
+		w, err := workloads.Generate(sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := hardware.Load("v100-gemini")
+		p.GPUs = 2
+		p.SetMemoryMiB(60)
+		var trace bytes.Buffer
+		enc := json.NewEncoder(&trace)
+		enc.Encode(map[string]any{"ev": "run", "workload": sp})
+		if _, err := run.Run(run.Config{Workload: w, Platform: p, Scheduler: "eager", Trace: func(e sim.Event) { enc.Encode(e) }}); err != nil {
+			t.Fatal(err)
+		}
+		evs, spec, err := ReadTrace(&trace, "trace")
+		if err != nil || spec == nil || spec.Kind != sp.Kind {
+			t.Fatalf("ReadTrace: %v %+v", err, spec)
+		}
+		marks, workers, err := orderMarks(evs, w)
+		if err != nil || len(marks) != len(w.Tasks) || workers != 2 {
+			t.Fatalf("%s: %d marks for %d tasks, %d workers, %v", sp.Kind, len(marks), len(w.Tasks), workers, err)
+		}
+		loads := 0
+		for _, m := range marks {
+			loads += len(m.loads)
+		}
+		if loads == 0 {
+			t.Errorf("%s: no load attributed to any task", sp.Kind)
+		}
+		for _, ext := range []string{".png", ".svg"} {
+			out := filepath.Join(dir, sp.Kind+ext)
+			if err := OrderPlot(evs, w, out); err != nil {
+				t.Fatal(err)
+			}
+			if st, err := os.Stat(out); err != nil || st.Size() == 0 {
+				t.Errorf("%s: %v", out, err)
+			}
+		}
+	}
+}
+
+func TestCheckReferences(t *testing.T) {
+	text := testSuite + "\n[[report.reference]]\nfigure = \"ipdps22/2d_1gpu/papr\"\n\n[[report.reference]]\nfigure = \"ipdps22/2d_1gpu/paper\"\nlabels = { EAGR = \"EAGER\" }\n"
+	s, err := suite.Parse("suites/test.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = CheckReferences(s)
+	if err == nil {
+		t.Fatal("bad references accepted")
+	}
+	for _, want := range []string{`figure "ipdps22/2d_1gpu/papr" is not a series`, `did you mean "ipdps22/2d_1gpu/paper"`, `no scheduler "EAGR"`, `did you mean "EAGER"`,
+		"suites/test.toml:" + strconv.Itoa(lineOf(text, "papr")) + ":", "suites/test.toml:" + strconv.Itoa(lineOf(text, "EAGR")) + ":"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+func lineOf(text, frag string) int {
+	for i, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, frag) {
+			return i + 1
+		}
+	}
+	return 0
+}

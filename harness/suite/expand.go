@@ -1,0 +1,369 @@
+package suite
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"strconv"
+
+	"memsched/hardware"
+	"memsched/harness/run"
+	"memsched/schedulers"
+	"memsched/workloads"
+)
+
+// point is one coordinate of the sweep: a workload and a platform.
+type point struct {
+	gpus     int
+	memMiB   float64 // as written (0 = physical), when memory is in MiB
+	memBytes int64   // as written, when memory is in bytes
+	spec     workloads.Spec
+	coords   map[string]any
+	platform *hardware.Platform
+	wsMiB    float64
+	maxInput int64
+	fileSHA  string
+	workload *workloads.Workload // only for file workloads (read once)
+}
+
+// Run is one unit of work: a point, a scheduler block and a repetition.
+type Run struct {
+	Key         string
+	Suite       string
+	Label       string
+	Scheduler   string
+	Params      schedulers.Params
+	Point       map[string]any
+	Rep         int
+	Seed        uint64
+	ChargeSched bool
+	Executor    string
+	Spec        workloads.Spec // Kind == "" for a workload file
+	Platform    *hardware.Platform
+	WorkingSet  float64 // MiB
+	Timeout     int64   // nanoseconds, from the suite
+
+	file *workloads.Workload
+}
+
+// Points is the number of sweep points.
+func (s *Suite) Points() int { return len(s.points) }
+
+// checkPoints builds every point and checks that each can run at all: the
+// platform is consistent and one task's inputs fit in a GPU's memory.
+func (s *Suite) checkPoints(p *parser) {
+	ps, w := s.Platform, s.Workload
+	var specs []workloads.Spec
+	var fileW *workloads.Workload
+	var fileSHA string
+	if w.File != "" {
+		data, err := os.ReadFile(s.Path(w.File))
+		if err == nil {
+			fileW, err = workloads.ReadJSONFile(s.Path(w.File))
+		}
+		if err != nil {
+			p.errf("workload", "file", "%v", err)
+			return
+		}
+		sum := sha256.Sum256(data)
+		fileSHA = hex.EncodeToString(sum[:8])
+		specs = []workloads.Spec{{}}
+	} else {
+		nzs := w.NZ
+		if len(nzs) == 0 {
+			nzs = []int{0}
+		}
+		keeps := w.Keep
+		if len(keeps) == 0 {
+			keeps = []float64{0}
+		}
+		for _, n := range w.N {
+			for _, nz := range nzs {
+				for _, keep := range keeps {
+					specs = append(specs, workloads.Spec{Kind: w.Kind, N: n, Tile: w.Tile, Z: w.Z, NZ: nz,
+						Order: w.Order, Keep: keep, Deps: w.Deps}.WithDefaults())
+				}
+			}
+		}
+	}
+	type wsInfo struct {
+		ws  float64
+		max int64
+	}
+	info := make([]wsInfo, len(specs))
+	before := len(p.errs)
+	for i, sp := range specs {
+		wl := fileW
+		if wl == nil {
+			// The seed only changes which tasks random kinds draw, never
+			// the input sizes, so the check generates with seed 0.
+			var err error
+			if wl, err = workloads.Generate(sp); err != nil {
+				p.errf("workload", "n", "at n = %d: %v", sp.N, err)
+				continue
+			}
+		}
+		info[i] = wsInfo{wl.WorkingSetMiB(), wl.MaxInputBytes()}
+	}
+	if len(p.errs) > before {
+		return
+	}
+	memKey := "memory_mb"
+	mems := len(ps.MemoryMiB)
+	if len(ps.MemoryBytes) > 0 {
+		memKey, mems = "memory_bytes", len(ps.MemoryBytes)
+	}
+	reported := map[string]bool{}
+	for _, g := range ps.GPUs {
+		for mi := 0; mi < mems; mi++ {
+			pl := ps.Base.Clone()
+			pl.GPUs = g
+			coords := map[string]any{"gpus": g}
+			var memMiB float64
+			var memBytes int64
+			if len(ps.MemoryBytes) > 0 {
+				memBytes = ps.MemoryBytes[mi]
+				pl.SetMemoryBytes(memBytes)
+				coords["memory_bytes"] = memBytes
+			} else {
+				memMiB = ps.MemoryMiB[mi]
+				if memMiB == 0 {
+					pl.SetMemoryMiB(pl.PhysicalMiB)
+				} else {
+					pl.SetMemoryMiB(memMiB)
+				}
+				coords["memory_mb"] = memMiB
+			}
+			if pl.PhysicalMiB > 0 && pl.MemoryMiB > pl.PhysicalMiB {
+				if !reported["phys"+memKey] {
+					p.errf("platform", memKey, "%s = %v exceeds the %v MiB of a %s GPU; use at most %v (or 0 for the whole memory)", memKey, coords[memKey], pl.PhysicalMiB, pl.Name, pl.PhysicalMiB)
+					reported["phys"+memKey] = true
+				}
+				continue
+			}
+			if err := pl.Check(); err != nil {
+				p.errf("platform", "gpus", "with gpus = %d: %v", g, err)
+				continue
+			}
+			var tooSmall []int // specs whose tasks cannot fit
+			var need int64
+			for i := range specs {
+				if info[i].max > pl.MemoryBytes {
+					tooSmall = append(tooSmall, i)
+					need = max(need, info[i].max)
+				}
+			}
+			if len(tooSmall) > 0 {
+				where := fmt.Sprintf("n = %d", specs[tooSmall[0]].N)
+				if fileW != nil {
+					where = "workload " + w.File
+				}
+				if more := len(tooSmall) - 1; more > 0 {
+					where += fmt.Sprintf(" (and %d more points)", more)
+				}
+				first := info[tooSmall[0]].max
+				msg := fmt.Sprintf("%s = %v per GPU is smaller than the inputs of one task at %s (%.4g MiB = %d bytes); the task could never run: use %s >= %s",
+					memKey, coords[memKey], where, float64(first)/hardware.MiB, first, memKey, minMemory(memKey, need))
+				if !reported[msg] {
+					p.errf("platform", memKey, "%s", msg)
+					reported[msg] = true
+				}
+			}
+			for i, sp := range specs {
+				if info[i].max > pl.MemoryBytes {
+					continue
+				}
+				c := map[string]any{}
+				for k, v := range coords {
+					c[k] = v
+				}
+				if fileW == nil {
+					c["n"] = sp.N
+					if len(w.NZ) > 0 {
+						c["nz"] = sp.NZ
+					}
+					if len(w.Keep) > 0 {
+						c["keep"] = sp.Keep
+					}
+				}
+				s.points = append(s.points, point{gpus: g, memMiB: memMiB, memBytes: memBytes, spec: sp, coords: c,
+					platform: pl, wsMiB: info[i].ws, maxInput: info[i].max, fileSHA: fileSHA, workload: fileW})
+			}
+		}
+	}
+	if len(s.points)*len(s.Schedulers)*s.Repetitions > 10_000_000 {
+		p.errf("suite", "", "the suite expands to more than 10 million runs; reduce the axes")
+	}
+}
+
+func minMemory(key string, bytes int64) string {
+	if key == "memory_bytes" {
+		return strconv.FormatInt(bytes, 10)
+	}
+	return strconv.FormatFloat(float64(bytes)/hardware.MiB, 'g', 6, 64)
+}
+
+// keyConfig is the normalised configuration of a run: everything that can
+// change its result. Its JSON is hashed into the result key, so a changed
+// parameter, platform number or tool version never reuses a stale result.
+type keyConfig struct {
+	Version      string         `json:"version"`
+	Workload     workloads.Spec `json:"workload"`
+	WorkloadFile string         `json:"workload_file_sha,omitempty"`
+	Platform     string         `json:"platform_hash"`
+	Scheduler    string         `json:"scheduler"`
+	Params       string         `json:"params"`
+	Seed         uint64         `json:"seed"`
+	Rep          int            `json:"rep"`
+	Charge       bool           `json:"charge_sched_time"`
+	Executor     string         `json:"executor"`
+}
+
+func hash64(parts ...any) uint64 {
+	h := fnv.New64a()
+	for _, p := range parts {
+		b, _ := json.Marshal(p)
+		h.Write(b)
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+// Runs expands the suite: points × schedulers × repetitions, in a stable
+// order (point-major, then scheduler, then repetition). Seeds derive from
+// the suite seed and the run's configuration, never from the order, so
+// results do not depend on -j or on which runs are selected.
+//
+// The workload seed (random orders, sparse masks, random pairs) derives
+// from the suite seed, the workload and the repetition but not the
+// scheduler, so every scheduler of a repetition sees the same instance;
+// [workload] seed fixes it for every repetition. The run seed (the
+// scheduler's random source) also covers the scheduler and its parameters.
+func (s *Suite) Runs() []Run {
+	var out []Run
+	for _, pt := range s.points {
+		for rep := 0; rep < s.Repetitions; rep++ {
+			spec := pt.spec
+			if pt.workload == nil {
+				if s.Workload.Seed != nil {
+					spec.Seed = *s.Workload.Seed
+				} else {
+					sp := spec
+					sp.Seed = 0
+					spec.Seed = hash64("workload", s.Seed, sp, rep)
+				}
+			}
+			for _, sc := range s.Schedulers {
+				kc := keyConfig{Version: run.Version, Workload: spec, WorkloadFile: pt.fileSHA,
+					Platform: pt.platform.Hash(), Scheduler: sc.Name, Params: sc.Params.Canonical(),
+					Rep: rep, Charge: sc.ChargeSched, Executor: s.Executor}
+				kc.Seed = hash64("run", s.Seed, kc)
+				b, _ := json.Marshal(kc)
+				sum := sha256.Sum256(b)
+				out = append(out, Run{
+					Key: hex.EncodeToString(sum[:12]), Suite: s.Name, Label: sc.Label,
+					Scheduler: sc.Name, Params: sc.Params, Point: pt.coords, Rep: rep, Seed: kc.Seed,
+					ChargeSched: sc.ChargeSched, Executor: s.Executor, Spec: spec, Platform: pt.platform,
+					WorkingSet: pt.wsMiB, Timeout: int64(s.Timeout), file: pt.workload,
+				})
+			}
+		}
+	}
+	return out
+}
+
+// Workload builds the run's workload (generated, or the suite's file).
+func (r Run) Workload() (*workloads.Workload, error) {
+	if r.file != nil {
+		return r.file, nil
+	}
+	return workloads.Generate(r.Spec)
+}
+
+// Config builds the run configuration; the platform is a private copy.
+func (r Run) Config() (run.Config, error) {
+	w, err := r.Workload()
+	if err != nil {
+		return run.Config{}, err
+	}
+	params := map[string]string{}
+	for k, v := range r.Params {
+		params[k] = v
+	}
+	return run.Config{Workload: w, Platform: r.Platform.Clone(), Scheduler: r.Scheduler, Params: params,
+		Seed: r.Seed, ChargeSched: r.ChargeSched, Executor: r.Executor}, nil
+}
+
+// Record returns the identity fields of the run's record, so error rows
+// say what failed even when the run never started.
+func (r Run) Record() run.Record {
+	name := fmt.Sprintf("%s-n%d", r.Spec.Kind, r.Spec.N)
+	if r.file != nil {
+		name = r.file.Name
+	}
+	p := r.Platform
+	return run.Record{
+		Key: r.Key, Suite: r.Suite, Label: r.Label, Point: r.Point, Rep: r.Rep,
+		Scheduler: r.Scheduler, Params: r.Params, Workload: name, WorkingSet: r.WorkingSet,
+		Platform: p.Name, PlatformSHA: p.Hash(), GPUs: p.GPUs, MemoryBytes: p.MemoryBytes,
+		Seed: r.Seed, Executor: r.Executor, ChargeSched: r.ChargeSched,
+		Provenance: run.CurrentProvenance(),
+	}
+}
+
+// Thin keeps at most k values of each axis (the first, the last and evenly
+// spaced ones between), for quick previews. The runs kept are runs of the
+// full suite, with the same keys, so a later full sweep only adds the rest.
+func (s *Suite) Thin(k int) {
+	if k < 1 {
+		return
+	}
+	type axis struct {
+		vals []string
+		of   func(p point) string
+	}
+	str := func(v any) string { return fmt.Sprint(v) }
+	var axes []axis
+	add := func(n int, val func(i int) string, of func(p point) string) {
+		vals := make([]string, n)
+		for i := range vals {
+			vals[i] = val(i)
+		}
+		axes = append(axes, axis{vals, of})
+	}
+	ps, w := s.Platform, s.Workload
+	add(len(ps.GPUs), func(i int) string { return str(ps.GPUs[i]) }, func(p point) string { return str(p.gpus) })
+	add(len(ps.MemoryMiB), func(i int) string { return str(ps.MemoryMiB[i]) }, func(p point) string { return str(p.memMiB) })
+	add(len(ps.MemoryBytes), func(i int) string { return str(ps.MemoryBytes[i]) }, func(p point) string { return str(p.memBytes) })
+	add(len(w.N), func(i int) string { return str(w.N[i]) }, func(p point) string { return str(p.spec.N) })
+	add(len(w.NZ), func(i int) string { return str(w.NZ[i]) }, func(p point) string { return str(p.spec.NZ) })
+	add(len(w.Keep), func(i int) string { return str(w.Keep[i]) }, func(p point) string { return str(p.spec.Keep) })
+	var kept []point
+	for _, p := range s.points {
+		ok := true
+		for _, a := range axes {
+			if len(a.vals) > k && !contains(spread(a.vals, k), a.of(p)) {
+				ok = false
+			}
+		}
+		if ok {
+			kept = append(kept, p)
+		}
+	}
+	s.points = kept
+}
+
+// spread picks k of the values, evenly spaced, first and last included.
+func spread(vals []string, k int) []string {
+	if k == 1 {
+		return vals[:1]
+	}
+	out := make([]string, k)
+	for i := range out {
+		out[i] = vals[(i*(len(vals)-1)+(k-1)/2)/(k-1)]
+	}
+	return out
+}

@@ -1,0 +1,635 @@
+// Package suite reads TOML suites (workloads, platforms, schedulers,
+// repetitions and how to report them), validates them completely before
+// anything runs, and expands them into runs with deterministic seeds and
+// result keys.
+//
+// A suite:
+//
+//	[suite]
+//	name        = "ipdps2022-2d-1gpu"
+//	title       = "2D matrix multiplication, 1 V100, 500 MB"
+//	claims      = "paper/ipdps2022.toml"
+//	repetitions = 1
+//	seed        = 1
+//	charge_sched_time = false
+//	timeout     = "10m"
+//
+//	[platform]
+//	preset    = "v100-gemini"
+//	gpus      = 1                 # or [1, 2, 4], or {from = 1, to = 4, step = 1}
+//	memory_mb = 500               # MiB per GPU; 0 = the GPU's physical memory
+//	gpu_link_gbps = 6.0           # overrides: any [topology] or [runtime] number
+//	[platform.kernel.gemm]
+//	gflops = 12557
+//
+//	[workload]
+//	kind = "matmul2d"
+//	n    = {from = 5, to = 75, step = 5}
+//
+//	[[scheduler]]
+//	name  = "dmdar"
+//	label = "DMDAR"               # display name, as the papers and claims spell it
+//	window = 0                    # any other key is a scheduler parameter
+//
+//	[report]
+//	baseline = "DMDAR"
+//	metric   = "gflops"
+//	x        = "working_set"
+//	[[report.reference]]
+//	figure = "ipdps22/2d_1gpu/paper"
+//	labels = { EAGER = "EAGER", DMDAR = "DMDAR" }
+//
+// More keys: [platform] memory_bytes (exact bytes, toy instances; an axis
+// too), buffer and pipeline (StarPU runtime settings), any [topology]
+// number; [workload] nz and keep (axes), tile, z, order ("random"), deps,
+// seed (fixes the instance for every repetition; by default it derives from
+// the suite seed, the point and the repetition, shared by the schedulers)
+// or file (a workload JSON instead of a generator); [[scheduler]]
+// charge_sched_time overrides the suite's for one block; [report] lines
+// (ceiling, one_matrix, both_matrices, all_inputs, lower_bound, pcie) and
+// reference_csv. Without labels, a reference series maps its schedulers to
+// the suite labels of the same display name.
+//
+// Every mistake is reported before anything runs, as "file:line: problem;
+// fix": unknown keys (with the closest known one), unknown schedulers and
+// parameters, bad values, duplicate labels or configurations, and points
+// that cannot run (a GPU memory smaller than one task's inputs).
+//
+// Relative paths (claims, reference CSV, workload files) resolve against the
+// suite's root: the nearest directory above the suite holding go.mod (the
+// repository), else the current directory.
+package suite
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"memsched/hardware"
+	"memsched/schedulers"
+	"memsched/workloads"
+)
+
+// Suite is a parsed and validated suite.
+type Suite struct {
+	File        string // as given
+	Root        string // directory relative paths resolve against
+	Name        string
+	Title       string
+	Claims      string // claims file, relative to Root
+	Repetitions int
+	Seed        uint64
+	ChargeSched bool
+	Timeout     time.Duration // per run; 0 = none
+	Executor    string
+
+	Platform   Platform
+	Workload   Workload
+	Schedulers []Scheduler
+	Report     Report
+
+	points []point
+}
+
+// Platform is the [platform] table.
+type Platform struct {
+	Preset      string
+	GPUs        []int
+	MemoryMiB   []float64 // per GPU; 0 = physical memory. Empty when MemoryBytes is used
+	MemoryBytes []int64
+	Base        *hardware.Platform // preset with overrides, GPUs and memory not yet set
+}
+
+// Workload is the [workload] table: a workloads.Spec with axes.
+type Workload struct {
+	Kind  string
+	N     []int
+	NZ    []int // empty: NZ = N
+	Keep  []float64
+	Tile  int
+	Z     int
+	Order string
+	Deps  bool
+	Seed  *uint64 // nil: derived per point and repetition from the suite seed
+	File  string  // a workload JSON file instead of a generator
+}
+
+// Scheduler is one [[scheduler]] block.
+type Scheduler struct {
+	Name        string
+	Label       string
+	Raw         map[string]string // parameters as written
+	Params      schedulers.Params // resolved, defaults filled
+	ChargeSched bool
+	Line        int
+}
+
+// Report is the [report] table.
+type Report struct {
+	Baseline     string
+	Metric       string
+	X            string   // "working_set" or "memory"
+	Lines        []string // bounds to draw
+	ReferenceCSV string
+	References   []Reference
+}
+
+// Reference overlays measured points of one series of the reference CSV.
+type Reference struct {
+	Figure     string
+	Labels     map[string]string // reference scheduler name -> suite label
+	Line       int               // of figure, for errors
+	LabelsLine int
+}
+
+// Metrics the report knows, with their display names; transfers_mb is the
+// claims files' spelling of transfers_mib (the papers' MB are MiB).
+var Metrics = []string{"gflops", "transfers_mib", "h2d_mib", "d2d_mib", "loads", "fetches", "prefetches", "evictions", "makespan_s", "sched_time_s"}
+
+// Lines the report can draw.
+// one_matrix and both_matrices are the 2D memory lines (red, orange; for 3D
+// both_matrices is A and B), all_inputs is every input of 3D products and
+// task sets (green).
+var LineNames = []string{"ceiling", "one_matrix", "both_matrices", "all_inputs", "lower_bound", "pcie"}
+
+// Error is one problem of a suite: where, what, and how to fix it.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Errors are every problem found in a suite, reported together.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	s := make([]string, len(es))
+	for i, e := range es {
+		s[i] = e.Error()
+	}
+	return strings.Join(s, "\n")
+}
+
+// Load reads and validates a suite file.
+func Load(path string) (*Suite, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse validates a suite given its text; path names it in errors and
+// anchors relative paths.
+func Parse(path string, data []byte) (*Suite, error) {
+	p := &parser{file: path, loc: newLocator(string(data))}
+	var raw map[string]any
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		if pe, ok := err.(toml.ParseError); ok {
+			return nil, Errors{{path, pe.Position.Line, pe.Message + "; fix the TOML syntax (strings need quotes, inline tables stay on one line)"}}
+		}
+		return nil, Errors{{path, 0, err.Error()}}
+	}
+	s := &Suite{File: path, Root: findRoot(path)}
+	top := &tbl{p: p, m: raw, used: map[string]bool{}}
+	s.parseSuite(top.sub("suite", true))
+	before := len(p.errs)
+	s.parsePlatform(top.sub("platform", true))
+	s.parseWorkload(top.sub("workload", true))
+	pointsOK := len(p.errs) == before
+	for i, st := range top.array("scheduler") {
+		s.parseScheduler(i, st)
+	}
+	if _, ok := raw["scheduler"]; !ok {
+		p.errf("", "", "no [[scheduler]] block; add at least one, e.g. [[scheduler]] name = \"eager\" label = \"EAGER\"")
+	}
+	s.parseReport(top.sub("report", false))
+	top.unknown("suite", "platform", "workload", "scheduler", "report")
+	// The points can be checked whenever the platform and workload are
+	// valid, so an impossible memory shows with the other mistakes.
+	if pointsOK {
+		s.checkPoints(p)
+	}
+	if len(p.errs) > 0 {
+		sort.SliceStable(p.errs, func(i, j int) bool { return p.errs[i].Line < p.errs[j].Line })
+		return nil, p.errs
+	}
+	return s, nil
+}
+
+// findRoot returns the nearest directory above path holding go.mod, else ".".
+func findRoot(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "."
+	}
+	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return "."
+		}
+	}
+}
+
+// Path resolves a suite-relative path.
+func (s *Suite) Path(rel string) string {
+	if rel == "" || filepath.IsAbs(rel) {
+		return rel
+	}
+	return filepath.Join(s.Root, rel)
+}
+
+// RelFile is the suite file relative to the root, slash-separated: how
+// claims files name suites.
+func (s *Suite) RelFile() string {
+	abs, err := filepath.Abs(s.File)
+	if err != nil {
+		return filepath.ToSlash(s.File)
+	}
+	root, _ := filepath.Abs(s.Root)
+	if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(s.File)
+}
+
+// Label returns the scheduler block with a label.
+func (s *Suite) Label(label string) (Scheduler, bool) {
+	for _, sc := range s.Schedulers {
+		if sc.Label == label {
+			return sc, true
+		}
+	}
+	return Scheduler{}, false
+}
+
+// Labels lists the labels in suite order.
+func (s *Suite) Labels() []string {
+	out := make([]string, len(s.Schedulers))
+	for i, sc := range s.Schedulers {
+		out[i] = sc.Label
+	}
+	return out
+}
+
+func (s *Suite) parseSuite(t *tbl) {
+	s.Name = t.str("name", "")
+	if s.Name == "" {
+		t.errf("name", "[suite] has no name; add name = \"my-suite\" (it goes into every result record)")
+	}
+	s.Title = t.str("title", s.Name)
+	s.Claims = t.str("claims", "")
+	if s.Claims != "" {
+		if _, err := os.Stat(s.Path(s.Claims)); err != nil {
+			t.errf("claims", "claims file %s not found (paths are relative to the repository root, e.g. \"paper/ipdps2022.toml\")", s.Claims)
+		}
+	}
+	s.Repetitions = int(t.integer("repetitions", 1))
+	if s.Repetitions < 1 || s.Repetitions > 10000 {
+		t.errf("repetitions", "repetitions = %d; use 1 to 10000 (the simulator is deterministic: 1 is enough unless scheduling time is charged)", s.Repetitions)
+	}
+	seed := t.integer("seed", 1)
+	if seed < 0 {
+		t.errf("seed", "seed = %d; use a non-negative integer", seed)
+	}
+	s.Seed = uint64(seed)
+	s.ChargeSched = t.boolean("charge_sched_time", false)
+	s.Timeout = t.duration("timeout")
+	s.Executor = t.str("executor", "sim")
+	if s.Executor != "sim" && s.Executor != "cuda" {
+		t.errf("executor", "executor = %q; use \"sim\" (simulator) or \"cuda\" (real GPUs)", s.Executor)
+	}
+	t.unknown("name", "title", "claims", "repetitions", "seed", "charge_sched_time", "timeout", "executor")
+}
+
+var topologyKeys = []string{"gpu_link_gbps", "switch_link_gbps", "numa_link_gbps", "inter_numa_gbps", "nvlink_gbps", "gpus_per_switch", "gpus_per_numa"}
+
+func (s *Suite) parsePlatform(t *tbl) {
+	ps := &s.Platform
+	ps.Preset = t.str("preset", "v100-gemini")
+	base, err := hardware.Load(s.presetPath(ps.Preset))
+	if err != nil {
+		t.errf("preset", "%v", err)
+		base = nil
+	}
+	for _, g := range t.axisInt("gpus", 1) {
+		ps.GPUs = append(ps.GPUs, int(g))
+	}
+	if t.has("memory_mb") && t.has("memory_bytes") {
+		t.errf("memory_bytes", "both memory_mb and memory_bytes are set; keep one")
+	}
+	if t.has("memory_bytes") {
+		ps.MemoryBytes = t.axisInt("memory_bytes", 0)
+	} else {
+		def := 0.0
+		if base != nil {
+			def = base.MemoryMiB
+		}
+		ps.MemoryMiB = t.axisFloat("memory_mb", def)
+	}
+	for _, m := range ps.MemoryMiB {
+		if m < 0 {
+			t.errf("memory_mb", "memory_mb = %g is negative; use MiB per GPU (0 = the GPU's whole memory)", m)
+		}
+	}
+	for _, b := range ps.MemoryBytes {
+		if b <= 0 {
+			t.errf("memory_bytes", "memory_bytes = %d; use a positive number of bytes per GPU", b)
+		}
+	}
+	for _, g := range ps.GPUs {
+		if g < 1 || (base != nil && base.MaxGPUs > 0 && g > base.MaxGPUs) {
+			max := 0
+			if base != nil {
+				max = base.MaxGPUs
+			}
+			t.errf("gpus", "gpus = %d; platform %s has 1 to %d GPUs", g, ps.Preset, max)
+		}
+	}
+	if base != nil {
+		tp := &base.Topology
+		floats := map[string]*float64{"gpu_link_gbps": &tp.GPULinkGBps, "switch_link_gbps": &tp.SwitchLinkGBps,
+			"numa_link_gbps": &tp.NUMALinkGBps, "inter_numa_gbps": &tp.InterNUMAGBps, "nvlink_gbps": &tp.NVLinkGBps}
+		for k, f := range floats {
+			if t.has(k) {
+				if v := t.number(k); v > 0 {
+					*f = v
+				} else {
+					t.errf(k, "%s = %g; a bandwidth must be positive (GB/s)", k, v)
+				}
+			}
+		}
+		ints := map[string]*int{"gpus_per_switch": &tp.GPUsPerSwitch, "gpus_per_numa": &tp.GPUsPerNUMA,
+			"buffer": &base.Runtime.Buffer, "pipeline": &base.Runtime.Pipeline}
+		for k, f := range ints {
+			if t.has(k) {
+				*f = int(t.integer(k, 0))
+			}
+		}
+		if t.has("nvlink") {
+			tp.NVLink = t.boolean("nvlink", false)
+		}
+		if kt := t.sub("kernel", false); kt != nil {
+			names := make([]string, 0, len(kt.m))
+			for k := range kt.m {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			for _, k := range names {
+				kk := kt.sub(k, true)
+				kern := base.Kernels[k]
+				if kk.has("gflops") {
+					kern = hardware.Kernel{GFlops: kk.number("gflops")}
+				}
+				if kk.has("seconds") {
+					kern = hardware.Kernel{Seconds: kk.number("seconds")}
+				}
+				if kern.GFlops <= 0 && kern.Seconds <= 0 {
+					kk.errf("gflops", "kernel %s needs gflops > 0 or seconds > 0", k)
+				}
+				base.Kernels[k] = kern
+				kk.unknown("gflops", "seconds")
+			}
+		}
+		q := base.Clone()
+		q.GPUs = 1
+		if err := q.Check(); err != nil {
+			t.errf("", "after the overrides: %v", err)
+		}
+		ps.Base = base
+	}
+	t.unknown(append([]string{"preset", "gpus", "memory_mb", "memory_bytes", "nvlink", "buffer", "pipeline", "kernel"}, topologyKeys...)...)
+}
+
+func (s *Suite) presetPath(name string) string {
+	if strings.HasSuffix(name, ".toml") && !filepath.IsAbs(name) {
+		return s.Path(name)
+	}
+	return name
+}
+
+func (s *Suite) parseWorkload(t *tbl) {
+	w := &s.Workload
+	w.File = t.str("file", "")
+	if w.File != "" {
+		for _, k := range []string{"kind", "n", "nz", "keep", "tile", "z", "order", "deps", "seed"} {
+			if t.has(k) {
+				t.errf(k, "%s is set with file; a workload file fixes the task set: remove %s", k, k)
+			}
+		}
+		if _, err := os.Stat(s.Path(w.File)); err != nil {
+			t.errf("file", "workload file %s: %v; give a path relative to the repository root", w.File, err)
+		}
+		t.unknown("file", "kind", "n", "nz", "keep", "tile", "z", "order", "deps", "seed")
+		return
+	}
+	w.Kind = t.str("kind", "")
+	if w.Kind == "" {
+		t.errf("kind", "[workload] has no kind; use one of %s", strings.Join(workloads.Kinds(), ", "))
+	} else if !contains(workloads.Kinds(), w.Kind) {
+		t.errf("kind", "unknown workload kind %q%s; use one of %s", w.Kind, schedulers.Suggest(w.Kind, workloads.Kinds()), strings.Join(workloads.Kinds(), ", "))
+	}
+	if !t.has("n") {
+		t.errf("", "[workload] has no n (matrix size in tiles); add n = 10, n = [5, 10] or n = {from = 5, to = 90, step = 5}")
+	} else {
+		for _, v := range t.axisInt("n", 0) {
+			if v < 1 {
+				t.errf("n", "n = %d; N is a matrix size in tiles, at least 1", v)
+			}
+			w.N = append(w.N, int(v))
+		}
+	}
+	if t.has("nz") {
+		for _, v := range t.axisInt("nz", 0) {
+			if v < 1 {
+				t.errf("nz", "nz = %d; use a depth of at least 1 tile", v)
+			}
+			w.NZ = append(w.NZ, int(v))
+		}
+	}
+	if t.has("keep") {
+		for _, v := range t.axisFloat("keep", 0) {
+			if !(v > 0 && v <= 1) {
+				t.errf("keep", "keep = %g; it is the probability of keeping a task, in (0, 1]", v)
+			}
+			w.Keep = append(w.Keep, v)
+		}
+	}
+	w.Tile = int(t.integer("tile", 0))
+	w.Z = int(t.integer("z", 0))
+	w.Order = t.str("order", "")
+	if w.Order != "" && w.Order != workloads.OrderSubmission && w.Order != workloads.OrderRandom {
+		t.errf("order", "order = %q; use \"submission\" or \"random\"%s", w.Order, schedulers.Suggest(w.Order, []string{"submission", "random"}))
+	}
+	w.Deps = t.boolean("deps", false)
+	if t.has("seed") {
+		v := uint64(t.integer("seed", 0))
+		w.Seed = &v
+	}
+	t.unknown("kind", "n", "nz", "keep", "tile", "z", "order", "deps", "seed", "file")
+}
+
+func (s *Suite) parseScheduler(i int, t *tbl) {
+	sc := Scheduler{Raw: map[string]string{}, Line: t.p.loc.line(t.path, "")}
+	sc.Name = t.str("name", "")
+	sc.Label = t.str("label", sc.Name)
+	sc.ChargeSched = t.boolean("charge_sched_time", s.ChargeSched)
+	if sc.Name == "" {
+		t.errf("", "[[scheduler]] #%d has no name; add name = \"dmdar\" (memsched schedulers lists them)", i+1)
+		return
+	}
+	if strings.ContainsAny(sc.Label, "|\n") || strings.TrimSpace(sc.Label) == "" {
+		t.errf("label", "label %q: use a non-empty display name without '|' or newlines", sc.Label)
+	}
+	spec, err := schedulers.Lookup(sc.Name)
+	if err != nil {
+		t.errf("name", "%v", err)
+	}
+	keys := make([]string, 0, len(t.m))
+	for k := range t.m {
+		if k != "name" && k != "label" && k != "charge_sched_time" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v, ok := scalarString(t.m[k])
+		t.used[k] = true
+		if !ok {
+			t.errf(k, "parameter %s = %v: use a single string, number or boolean", k, t.m[k])
+			continue
+		}
+		sc.Raw[k] = v
+		if err == nil {
+			if _, perr := spec.Resolve(map[string]string{k: v}); perr != nil {
+				t.errf(k, "%v", perr)
+			}
+		}
+	}
+	if err == nil {
+		if sc.Params, err = spec.Resolve(sc.Raw); err != nil {
+			sc.Params = nil
+		}
+		sc.Name = spec.Name
+	}
+	for j, o := range s.Schedulers {
+		if o.Label == sc.Label {
+			t.errf("label", "label %q is already used by [[scheduler]] #%d (line %d); give each [[scheduler]] a distinct label", sc.Label, j+1, o.Line)
+		} else if o.Name == sc.Name && o.ChargeSched == sc.ChargeSched && o.Params != nil && sc.Params != nil && o.Params.Canonical() == sc.Params.Canonical() {
+			t.errf("", "[[scheduler]] %q has the same scheduler, parameters and charge_sched_time as %q (line %d): they would be the same runs; remove one or change a parameter", sc.Label, o.Label, o.Line)
+		}
+	}
+	s.Schedulers = append(s.Schedulers, sc)
+}
+
+func scalarString(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case bool:
+		return fmt.Sprint(x), true
+	case int64:
+		return fmt.Sprint(x), true
+	case float64:
+		return fmt.Sprint(x), true
+	}
+	return "", false
+}
+
+func (s *Suite) parseReport(t *tbl) {
+	r := &s.Report
+	r.Metric = "gflops"
+	r.X = "working_set"
+	r.Lines = append([]string(nil), LineNames...)
+	r.ReferenceCSV = "paper/reference/gonthier-raw-results.csv"
+	if t == nil {
+		if len(s.Schedulers) > 0 {
+			r.Baseline = s.Schedulers[0].Label
+		}
+		return
+	}
+	r.Baseline = t.str("baseline", "")
+	labels := s.Labels()
+	if r.Baseline == "" && len(labels) > 0 {
+		r.Baseline = labels[0]
+	} else if r.Baseline != "" && !contains(labels, r.Baseline) {
+		t.errf("baseline", "baseline %q is not a scheduler label of this suite%s; labels: %s", r.Baseline, schedulers.Suggest(r.Baseline, labels), strings.Join(labels, ", "))
+	}
+	r.Metric = NormaliseMetric(t.str("metric", "gflops"))
+	if !contains(Metrics, r.Metric) {
+		t.errf("metric", "unknown metric %q%s; use one of %s", r.Metric, schedulers.Suggest(r.Metric, Metrics), strings.Join(Metrics, ", "))
+	}
+	r.X = t.str("x", "working_set")
+	if r.X != "working_set" && r.X != "memory" {
+		t.errf("x", "x = %q; use \"working_set\" (sweeps over N) or \"memory\" (sweeps over memory)", r.X)
+	}
+	if t.has("lines") {
+		r.Lines = t.strings("lines")
+		for _, l := range r.Lines {
+			if !contains(LineNames, l) {
+				t.errf("lines", "unknown line %q%s; use some of %s", l, schedulers.Suggest(l, LineNames), strings.Join(LineNames, ", "))
+			}
+		}
+	}
+	r.ReferenceCSV = t.str("reference_csv", r.ReferenceCSV)
+	for i, rt := range t.array("reference") {
+		ref := Reference{Figure: rt.str("figure", ""), Labels: map[string]string{}, Line: t.p.loc.line(rt.path, "figure"), LabelsLine: t.p.loc.line(rt.path, "labels")}
+		if ref.Figure == "" {
+			rt.errf("figure", "[[report.reference]] #%d has no figure; give the series id of the reference CSV, e.g. figure = \"ipdps22/2d_1gpu/paper\"", i+1)
+		}
+		// Without labels, reference scheduler names are the suite labels.
+		if lt := rt.sub("labels", false); lt != nil {
+			for k, v := range lt.m {
+				lt.used[k] = true
+				sv, ok := v.(string)
+				if !ok {
+					rt.errf("labels", "labels.%s: map a reference scheduler to a suite label (a string)", k)
+					continue
+				}
+				if !contains(labels, sv) {
+					rt.errf("labels", "labels: %q -> %q is not a scheduler label of this suite%s; labels: %s", k, sv, schedulers.Suggest(sv, labels), strings.Join(labels, ", "))
+				}
+				ref.Labels[k] = sv
+			}
+		}
+		rt.unknown("figure", "labels")
+		r.References = append(r.References, ref)
+	}
+	t.unknown("baseline", "metric", "x", "lines", "reference_csv", "reference")
+}
+
+// NormaliseMetric maps the claims files' names to the report's.
+func NormaliseMetric(m string) string {
+	switch m {
+	case "transfers_mb", "transfers":
+		return "transfers_mib"
+	case "sched_time", "sched_wall_s":
+		return "sched_time_s"
+	case "makespan":
+		return "makespan_s"
+	}
+	return m
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,214 @@
+package suite
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	_ "memsched/schedulers/baseline"
+)
+
+const good = `[suite]
+name = "t"
+repetitions = 2
+seed = 7
+
+[platform]
+preset = "v100-gemini"
+gpus = [1, 2]
+memory_mb = 500
+gpu_link_gbps = 6.0
+[platform.kernel.gemm]
+gflops = 12557
+
+[workload]
+kind = "matmul2d"
+n = {from = 5, to = 15, step = 5}
+
+[[scheduler]]
+name = "eager"
+label = "EAGER"
+
+[[scheduler]]
+name = "dmdar"
+label = "DMDAR"
+window = 4
+
+[report]
+baseline = "DMDAR"
+`
+
+func parse(t *testing.T, text string) (*Suite, error) {
+	t.Helper()
+	return Parse("test.toml", []byte(text))
+}
+
+func TestParseGood(t *testing.T) {
+	s, err := parse(t, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Points(); got != 6 { // 2 GPU counts × 3 N
+		t.Errorf("points = %d, want 6", got)
+	}
+	if s.Platform.Base.Topology.GPULinkGBps != 6 || s.Platform.Base.Kernels["gemm"].GFlops != 12557 {
+		t.Errorf("overrides not applied: %+v %+v", s.Platform.Base.Topology, s.Platform.Base.Kernels["gemm"])
+	}
+	sc, _ := s.Label("DMDAR")
+	if sc.Params["window"] != "4" || sc.Params["alpha"] == "" {
+		t.Errorf("resolved params = %v; want window=4 and defaults filled", sc.Params)
+	}
+	runs := s.Runs()
+	if len(runs) != 6*2*2 {
+		t.Fatalf("runs = %d, want 24", len(runs))
+	}
+	keys := map[string]bool{}
+	for _, r := range runs {
+		if keys[r.Key] {
+			t.Errorf("duplicate key %s", r.Key)
+		}
+		keys[r.Key] = true
+	}
+	// The same suite gives the same keys and seeds; another seed other ones.
+	s2, _ := parse(t, good)
+	s3, _ := parse(t, strings.Replace(good, "seed = 7", "seed = 8", 1))
+	for i, r := range s2.Runs() {
+		if r.Key != runs[i].Key || r.Seed != runs[i].Seed {
+			t.Fatalf("run %d: key/seed differ between two parses", i)
+		}
+		if s3.Runs()[i].Key == r.Key {
+			t.Fatalf("run %d: suite seed does not enter the key", i)
+		}
+	}
+	// Workload seeds are shared by the schedulers of a point and repetition.
+	if runs[0].Spec.Seed != runs[1].Spec.Seed || runs[0].Spec.Seed == runs[2].Spec.Seed {
+		t.Errorf("workload seeds: %d %d %d; want equal across schedulers, different across repetitions", runs[0].Spec.Seed, runs[1].Spec.Seed, runs[2].Spec.Seed)
+	}
+}
+
+func TestAxes(t *testing.T) {
+	s, err := parse(t, strings.Replace(strings.Replace(good, "gpus = [1, 2]", "gpus = 1", 1),
+		"memory_mb = 500", "memory_mb = {from = 50, to = 500, step = 50}", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Points(); got != 30 {
+		t.Errorf("points = %d, want 10 memories × 3 N", got)
+	}
+	s.Thin(4)
+	if got := s.Points(); got != 12 {
+		t.Errorf("after Thin(4): %d points, want 4 memories × 3 N", got)
+	}
+	if got := spread([]string{"a", "b", "c", "d", "e", "f", "g"}, 3); strings.Join(got, "") != "adg" {
+		t.Errorf("spread = %v", got)
+	}
+}
+
+// wantErr parses text and checks that the error names line and contains
+// every fragment.
+func wantErr(t *testing.T, text string, line int, frags ...string) {
+	t.Helper()
+	_, err := parse(t, text)
+	if err == nil {
+		t.Fatalf("no error; want one at line %d", line)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "test.toml:"+strconv.Itoa(line)+": ") {
+		t.Errorf("error does not name line %d:\n%s", line, msg)
+	}
+	for _, f := range frags {
+		if !strings.Contains(msg, f) {
+			t.Errorf("error lacks %q:\n%s", f, msg)
+		}
+	}
+}
+
+func lineOf(text, frag string) int {
+	for i, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, frag) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func TestRejections(t *testing.T) {
+	t.Run("typo key", func(t *testing.T) {
+		text := strings.Replace(good, "repetitions = 2", "repetitons = 2", 1)
+		wantErr(t, text, lineOf(text, "repetitons"), `unknown key "repetitons"`, `did you mean "repetitions"`)
+	})
+	t.Run("typo in a scheduler parameter", func(t *testing.T) {
+		text := strings.Replace(good, "window = 4", "windw = 4", 1)
+		wantErr(t, text, lineOf(text, "windw"), `no parameter "windw"`, `did you mean "window"`)
+	})
+	t.Run("unknown scheduler", func(t *testing.T) {
+		text := strings.Replace(good, `name = "dmdar"`, `name = "dmdr"`, 1)
+		wantErr(t, text, lineOf(text, `"dmdr"`), `unknown scheduler "dmdr"`, `did you mean "dmda`)
+	})
+	t.Run("bad parameter value", func(t *testing.T) {
+		text := strings.Replace(good, "window = 4", `window = "four"`, 1)
+		wantErr(t, text, lineOf(text, "window"), "window", "int")
+	})
+	t.Run("memory too small", func(t *testing.T) {
+		text := strings.Replace(good, "memory_mb = 500", "memory_mb = 20", 1)
+		wantErr(t, text, lineOf(text, "memory_mb"), "smaller than the inputs of one task", "n = 5", "memory_mb >= 28.125")
+	})
+	t.Run("duplicate label", func(t *testing.T) {
+		text := strings.Replace(good, `label = "DMDAR"`, `label = "EAGER"`, 1)
+		wantErr(t, text, lineOf(text, `window = 4`)-1, `label "EAGER" is already used`)
+	})
+	t.Run("same configuration twice", func(t *testing.T) {
+		text := good + "\n[[scheduler]]\nname = \"eager\"\nlabel = \"EAGER again\"\n"
+		wantErr(t, text, lineOf(text, `label = "EAGER again"`)-2, "same scheduler, parameters")
+	})
+	t.Run("baseline not a label", func(t *testing.T) {
+		text := strings.Replace(good, `baseline = "DMDAR"`, `baseline = "DMDA"`, 1)
+		wantErr(t, text, lineOf(text, "baseline"), `baseline "DMDA" is not a scheduler label`, `did you mean "DMDAR"`)
+	})
+	t.Run("bad range", func(t *testing.T) {
+		text := strings.Replace(good, "step = 5}", "stp = 5}", 1)
+		wantErr(t, text, lineOf(text, "n = {"), "range needs step")
+	})
+	t.Run("too many GPUs", func(t *testing.T) {
+		text := strings.Replace(good, "gpus = [1, 2]", "gpus = [1, 16]", 1)
+		wantErr(t, text, lineOf(text, "gpus ="), "gpus = 16", "1 to 8 GPUs")
+	})
+	t.Run("wrong type", func(t *testing.T) {
+		text := strings.Replace(good, "repetitions = 2", `repetitions = "2"`, 1)
+		wantErr(t, text, lineOf(text, "repetitions"), "repetitions must be an integer")
+	})
+	t.Run("syntax", func(t *testing.T) {
+		text := strings.Replace(good, `kind = "matmul2d"`, `kind = matmul2d`, 1)
+		wantErr(t, text, lineOf(text, "kind ="), "fix the TOML syntax")
+	})
+	t.Run("unknown kernel key", func(t *testing.T) {
+		text := strings.Replace(good, "gflops = 12557", "gflop = 12557", 1)
+		wantErr(t, text, lineOf(text, "gflop ="), `unknown key "gflop"`, `did you mean "gflops"`)
+	})
+}
+
+func TestAllErrorsReported(t *testing.T) {
+	text := strings.Replace(strings.Replace(good, "repetitions = 2", "repetitons = 2", 1), `name = "dmdar"`, `name = "dmdr"`, 1)
+	_, err := parse(t, text)
+	es, ok := err.(Errors)
+	if !ok || len(es) != 2 {
+		t.Fatalf("want 2 errors, got %v", err)
+	}
+}
+
+func TestRootAndPaths(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "suites", "a"), 0o755)
+	p := filepath.Join(dir, "suites", "a", "b.toml")
+	os.WriteFile(p, []byte(good), 0o644)
+	s, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RelFile() != "suites/a/b.toml" {
+		t.Errorf("RelFile = %q", s.RelFile())
+	}
+}
