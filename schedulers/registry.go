@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"memsched/internal/suggest"
 )
 
 // Param documents one typed scheduler parameter.
@@ -186,37 +188,5 @@ func normalise(kind, v string) string {
 	return v
 }
 
-// Suggest returns `; did you mean "x"?` for the closest candidate within a
-// small edit distance, or "".
-func Suggest(name string, candidates []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD || (d == bestD && c < best) {
-			best, bestD = c, d
-		}
-	}
-	if best == "" || bestD > max(2, len(name)/2) {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+// Suggest returns `; did you mean "x"?` for the closest candidate, or "".
+var Suggest = suggest.Closest

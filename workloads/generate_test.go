@@ -446,17 +446,6 @@ func TestWithDefaults(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{{"", "abc", 3}, {"kitten", "sitting", 3}, {"cholesy", "cholesky", 1}, {"same", "same", 0}} {
-		if got := editDistance(c.a, c.b); got != c.d {
-			t.Errorf("editDistance(%q,%q) = %d, want %d", c.a, c.b, got, c.d)
-		}
-	}
-}
-
 func edgeCount(w *Workload) int {
 	n := 0
 	for _, tk := range w.Tasks {

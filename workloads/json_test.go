@@ -70,7 +70,7 @@ func TestReadJSONErrors(t *testing.T) {
 		{"unknown task field", head + `{"id":0,"kernel":"k","flops":1,"inputs":[0],"deps":[],"colour":1}]}`,
 			`tasks[0]: unknown field "colour"; allowed: id, kernel`},
 		{"unknown data field", `{"data":[{"id":0,"bytes":4,"size":4}],"tasks":[]}`, `data[0]: unknown field "size"`},
-		{"unknown top field", `{"data":[],"task":[]}`, `unknown top-level field "task" (did you mean "tasks"?)`},
+		{"unknown top field", `{"data":[],"task":[]}`, `unknown top-level field "task"; did you mean "tasks"?`},
 		{"type error", head + `{"id":0,"kernel":"k","flops":1,"inputs":"0"}]}`, "tasks[0].inputs: expected []int, found string"},
 		{"dangling input", head + `{"id":0,"kernel":"k","flops":1,"inputs":[3]}]}`, "task 0 reads data 3, which does not exist"},
 		{"dangling dep", head + `{"id":0,"kernel":"k","flops":1,"inputs":[0],"deps":[4]}]}`, "task 0 depends on task 4"},

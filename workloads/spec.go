@@ -1,6 +1,8 @@
 package workloads
 
 import (
+	suggest_ "memsched/internal/suggest"
+
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -183,39 +185,5 @@ func (s Spec) rng(stream uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(s.Seed, stream))
 }
 
-// suggest returns ` (did you mean "x"?)` for the closest candidate when it
-// is plausibly a typo, or "".
-func suggest(got string, candidates []string) string {
-	best, bestD := "", -1
-	for _, c := range candidates {
-		d := editDistance(strings.ToLower(got), c)
-		if bestD < 0 || d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if bestD >= 0 && bestD <= max(2, len(best)/3) {
-		return fmt.Sprintf(" (did you mean %q?)", best)
-	}
-	return ""
-}
-
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+// suggest names the closest candidate of a misspelt value.
+var suggest = suggest_.Closest
