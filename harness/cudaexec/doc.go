@@ -4,18 +4,18 @@
 //
 // # One state machine, two clocks
 //
-// machine.go is harness/sim's StarPU-like pipeline (per GPU a task buffer
-// whose inputs are prefetched in order, a pipeline of popped tasks whose
-// missing inputs are fetched first, compute in pop order, memory capped
-// with eviction through the scheduler's Evictor or LRU, prefetches never
-// evicting data a buffered task reads) with time taken out: where the
-// engine starts a flow or schedules a task end, the machine asks a
-// backend; the host loop here advances the clock and reports completions.
-// Pull, Pop, Victim, Push and Observe are therefore called by the same
-// code in the same order as in the simulator. TestMachineLockstep drives
-// the machine with the engine's timing model and requires sim.Run's trace
-// event for event; TestMakespanMatchesSim requires the same of the CUDA
-// backend on the fake's virtual clock.
+// The executor is a sim.Backend: sim.Engine, the simulator's own state
+// machine (per GPU a task buffer whose inputs are prefetched in order, a
+// pipeline of popped tasks whose missing inputs are fetched first, compute
+// in pop order, memory capped with eviction through the scheduler's
+// Evictor or LRU), decides; where the simulator would start a flow or
+// schedule a task end, it asks the backend, and the host loop here reports
+// completions (Advance, then LoadDone or TaskDone). Pull, Pop, Victim,
+// Push and Observe are therefore called by the same code in the same order
+// as in simulation. TestMachineLockstep drives the engine through the
+// Backend seam with the simulator's timing model and requires sim.Run's
+// trace event for event; TestMakespanMatchesSim requires the same of the
+// CUDA backend on the fake's virtual clock.
 //
 // Per GPU the executor has a copy stream, a compute stream with one cuBLAS
 // handle bound to it, and a Worker (a locked OS thread) making its CUDA
@@ -40,31 +40,6 @@
 // run as a cube SGEMM of equal flops. C goes to a per-GPU scratch tile.
 // Memory: one cudaMalloc per present data, reused for the next data of the
 // same size, never more than the platform's MemoryBytes (slabPool).
-//
-// # Proposed change to harness/sim
-//
-// machine.go copies about 400 lines of engine.go. Exporting this seam from
-// sim would let both executors share one copy:
-//
-//   - add type Backend interface { StartLoad(g, d int, prefetch bool,
-//     trace int); StartTask(g, task int, trace int); Evicted(g, d int) }
-//     and func NewWith(cfg Config, be Backend) (*Engine, error);
-//   - Engine.load: when e.be != nil, set src = -1 and call e.be.StartLoad
-//     after emitting load_start, instead of creating a flow and rates();
-//     Engine.startCompute: call e.be.StartTask instead of e.push(now +
-//     compute); Engine.evict: call e.be.Evicted;
-//   - split finishLoad into the flow bookkeeping (flow removal, rates,
-//     src) and an exported LoadDone(g, d int, prefetch bool) doing the
-//     rest; export finishTask as TaskDone(g, task int);
-//   - export Begin() error (Run's Init, pushes and kickAll), Advance(t)
-//     (now = max(now, t)), Done() bool, Stuck() error and Finish() *Stats
-//     (makespan, flops, trace flush), and let Run use them;
-//   - when a backend is set: emit returns the index of a buffered event,
-//     SetEventTime(i, t) corrects it, Finish stable-sorts by time and
-//     flushes to cfg.Trace; timed charges no blockedT.
-//
-// The executor then keeps executor.go (backend and host loop), and
-// machine.go and its lockstep test go away.
 //
 // # Calibration
 //

@@ -39,11 +39,11 @@ func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 		return nil, "", fmt.Errorf("the cuda executor copies data from host RAM only; run without --nvlink")
 	}
 	x := &executor{opt: opt}
-	m, err := newMachine(cfg, x)
+	m, err := sim.NewWith(cfg, x)
 	if err != nil {
 		return nil, "", err
 	}
-	x.m, x.w = m, m.w
+	x.m, x.w = m, cfg.Workload
 	x.shapes = make([]gemmShape, len(x.w.Tasks))
 	var maxC int64
 	for i, t := range x.w.Tasks {
@@ -59,7 +59,7 @@ func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("querying the CUDA devices: %w", err)
 	}
-	p := m.p
+	p := m.Platform()
 	if p.GPUs > len(info.Devices) {
 		return nil, "", fmt.Errorf("the run asks for %d GPUs but CUDA sees %d (%s); lower --gpus", p.GPUs, len(info.Devices), info)
 	}
@@ -77,22 +77,22 @@ func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 	if err := x.setup(maxC); err != nil {
 		return nil, device, err
 	}
-	if err := m.begin(); err != nil {
+	if err := m.Begin(); err != nil {
 		return nil, device, err
 	}
 	x.issueAll()
-	for !m.finished() && x.err == nil {
+	for !m.Done() && x.err == nil {
 		op, g, busy, waiting := x.poll()
 		switch {
 		case op != nil:
 			x.deliver(g, op)
 			x.issueAll()
 		case !busy && x.err == nil:
-			return nil, device, m.stuck()
+			return nil, device, m.Stuck()
 		case waiting == 0 && x.err == nil:
 			// Only unstarted tasks are queued and no copy is in flight:
 			// nothing can complete that the machine would accept.
-			return nil, device, fmt.Errorf("internal error: %w", m.stuck())
+			return nil, device, fmt.Errorf("internal error: %w", m.Stuck())
 		default:
 			runtime.Gosched() // the GPUs are working; poll again
 		}
@@ -105,14 +105,14 @@ func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 			return nil, device, err
 		}
 	}
-	return m.result(), device, nil
+	return m.Finish(), device, nil
 }
 
 // executor is the machine's backend on CUDA. The host loop in RunWith owns
 // the machine; each GPU's CUDA calls run on its Worker's locked thread.
 type executor struct {
 	rt     *cuda.Runtime
-	m      *machine
+	m      *sim.Engine
 	w      *workloads.Workload
 	opt    Options
 	shapes []gemmShape
@@ -183,7 +183,7 @@ func layout(sizes []int64) (offs []uint64, total uint64) {
 func fillValue(d, i int) float32 { return float32((d*13+i*7)%17-8) / 8 }
 
 func (x *executor) setup(maxC int64) error {
-	p := x.m.p
+	p := x.m.Platform()
 	sizes := make([]int64, len(x.w.Data))
 	for d, dd := range x.w.Data {
 		sizes[d] = dd.Bytes
@@ -367,10 +367,10 @@ func (x *executor) close() {
 }
 
 // startLoad queues the copy of d on g's copy stream between two events.
-func (x *executor) startLoad(g, d int, prefetch bool, trace int) {
+func (x *executor) StartLoad(g, d int, prefetch bool, trace int) {
 	dev := x.devs[g]
 	x.seq++
-	o := &op{id: d, prefetch: prefetch, seq: x.seq, issued: x.m.now, trace: trace}
+	o := &op{id: d, prefetch: prefetch, seq: x.seq, issued: x.m.Now(), trace: trace}
 	bytes := x.w.Data[d].Bytes
 	err := dev.w.Do(func() error {
 		slab, err := dev.pool.get(x.rt, bytes)
@@ -401,7 +401,7 @@ func (x *executor) startLoad(g, d int, prefetch bool, trace int) {
 
 // startTask: the machine starts task, all inputs resident. It is usually
 // queued already (issueReady); its trace record is now known.
-func (x *executor) startTask(g, task int, trace int) {
+func (x *executor) StartTask(g, task int, trace int) {
 	dev := x.devs[g]
 	if !x.issued[task] {
 		x.issue(g, task)
@@ -416,10 +416,10 @@ func (x *executor) startTask(g, task int, trace int) {
 	dev.tasks[0].begun, dev.tasks[0].trace = true, trace
 }
 
-func (x *executor) evicted(g, d int) {
+func (x *executor) Evicted(g, d int) {
 	dev := x.devs[g]
 	for _, o := range dev.tasks {
-		if x.m.reads(o.id, d) {
+		if reads(x.w, o.id, d) {
 			x.fail(fmt.Errorf("internal error: data %d evicted from GPU %d while queued task %d reads it", d, g, o.id))
 		}
 	}
@@ -434,8 +434,8 @@ func (x *executor) evicted(g, d int) {
 // machine evicts data of popped tasks only when the oldest one misses an
 // input, and then no task of that GPU is queued.
 func (x *executor) issueAll() {
-	for g, q := range x.m.gpus {
-		for _, task := range q.pipe {
+	for g := 0; g < x.m.Workers(); g++ {
+		for _, task := range x.m.Pipeline(g) {
 			if x.err != nil {
 				return
 			}
@@ -444,7 +444,7 @@ func (x *executor) issueAll() {
 			}
 			ready := true
 			for _, d := range x.w.Tasks[task].Inputs {
-				if q.state[d] == absent {
+				if !x.m.Present(g, d) {
 					ready = false
 				}
 			}
@@ -460,14 +460,13 @@ func (x *executor) issueAll() {
 // input still loading.
 func (x *executor) issue(g, task int) {
 	dev := x.devs[g]
-	q := x.m.gpus[g]
 	sh := x.shapes[task]
 	in := x.w.Tasks[task].Inputs
 	x.seq++
-	o := &op{task: true, id: task, seq: x.seq, issued: x.m.now, trace: -1}
+	o := &op{task: true, id: task, seq: x.seq, issued: x.m.Now(), trace: -1}
 	err := dev.w.Do(func() error {
 		for _, d := range in {
-			if q.state[d] == resident {
+			if x.m.Resident(g, d) {
 				continue
 			}
 			if dev.load == nil || dev.load.id != d {
@@ -599,9 +598,9 @@ func (x *executor) deliver(g int, o *op) {
 		start = max(start, dev.lastLoadEnd)
 		x.setTime(o.trace, start)
 		dev.load = nil
-		m.advance(start + dur)
-		dev.lastLoadEnd, dev.residentAt[o.id] = m.now, m.now
-		m.loadDone(g, o.id, o.prefetch)
+		m.Advance(start + dur)
+		dev.lastLoadEnd, dev.residentAt[o.id] = m.Now(), m.Now()
+		m.LoadDone(g, o.id, o.prefetch)
 		return
 	}
 	start = max(start, dev.lastTaskEnd)
@@ -611,14 +610,14 @@ func (x *executor) deliver(g int, o *op) {
 	x.setTime(o.trace, start)
 	dev.tasks = dev.tasks[1:]
 	dev.spare = append(dev.spare, o.start, o.end)
-	m.advance(start + dur)
-	dev.lastTaskEnd = m.now
-	m.taskDone(g, o.id)
+	m.Advance(start + dur)
+	dev.lastTaskEnd = m.Now()
+	m.TaskDone(g, o.id)
 }
 
 func (x *executor) setTime(trace int, t float64) {
 	if trace >= 0 {
-		x.m.trace[trace].T = t
+		x.m.SetEventTime(trace, t)
 	}
 }
 
@@ -687,4 +686,13 @@ func (p *slabPool) put(s cuda.DevPtr) {
 	if sz, ok := p.size[s]; ok {
 		p.free[sz] = append(p.free[sz], s)
 	}
+}
+
+func reads(w *workloads.Workload, task, data int) bool {
+	for _, d := range w.Tasks[task].Inputs {
+		if d == data {
+			return true
+		}
+	}
+	return false
 }

@@ -21,12 +21,25 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"time"
 
 	"memsched/hardware"
 	"memsched/schedulers"
 	"memsched/workloads"
 )
+
+// Backend carries out the engine's decisions in real time instead of
+// simulating them: the CUDA executor starts a copy or a kernel when asked
+// and, when the GPU reports it done, calls Advance then LoadDone or
+// TaskDone. One state machine thus serves the simulator and real GPUs.
+// trace indexes the event just emitted (-1 when not tracing), whose time
+// the backend may correct with SetEventTime.
+type Backend interface {
+	StartLoad(g, d int, prefetch bool, trace int)
+	StartTask(g, task, trace int)
+	Evicted(g, d int)
+}
 
 // Config is one simulated run.
 type Config struct {
@@ -123,6 +136,8 @@ type Engine struct {
 	popper  schedulers.Popper
 	obs     schedulers.Observer
 	rng     *rand.Rand
+	be      Backend
+	trace   []Event // buffered with a backend, whose times may be corrected
 
 	now       float64
 	seq       uint64
@@ -175,8 +190,11 @@ func Run(cfg Config) (*Stats, error) {
 	return e.Run()
 }
 
-// New checks the configuration and prepares a run.
-func New(cfg Config) (*Engine, error) {
+// New checks the configuration and prepares a simulated run.
+func New(cfg Config) (*Engine, error) { return NewWith(cfg, nil) }
+
+// NewWith prepares a run whose loads and tasks a backend carries out.
+func NewWith(cfg Config, be Backend) (*Engine, error) {
 	w, p := cfg.Workload, cfg.Platform
 	if w == nil || p == nil || cfg.Scheduler == nil {
 		return nil, fmt.Errorf("sim: workload, platform and scheduler are required")
@@ -191,7 +209,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Buffer == 0 {
 		cfg.Buffer = 1
 	}
-	e := &Engine{cfg: cfg, w: w, p: p, sched: cfg.Scheduler,
+	e := &Engine{cfg: cfg, w: w, p: p, sched: cfg.Scheduler, be: be,
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x6d656d7363686564))}
 	e.evictor, _ = cfg.Scheduler.(schedulers.Evictor)
 	e.popper, _ = cfg.Scheduler.(schedulers.Popper)
@@ -230,25 +248,13 @@ func New(cfg Config) (*Engine, error) {
 
 // Run drives the simulation to the end.
 func (e *Engine) Run() (*Stats, error) {
-	if err := e.timed(-1, func() error { return e.sched.Init(e) }); err != nil {
-		return nil, fmt.Errorf("scheduler init: %w", err)
+	if err := e.Begin(); err != nil {
+		return nil, err
 	}
-	for i := range e.w.Tasks {
-		if e.waiting[i] == 0 {
-			e.timed(-1, func() error { e.sched.Push(i); return nil })
-		}
-	}
-	if e.cfg.ChargeSchedTime && e.cfg.Clock != nil {
-		// Static planning (Init) delays every worker's start.
-		for g := range e.gpus {
-			e.gpus[g].blockedT = e.stats.SchedWall.Seconds()
-		}
-	}
-	e.kickAll()
-	for e.done < len(e.w.Tasks) {
+	for !e.Done() {
 		tFlow, fi := e.nextFlow()
 		if len(e.events) == 0 && fi < 0 {
-			return nil, e.stuck()
+			return nil, e.Stuck()
 		}
 		if fi >= 0 && (len(e.events) == 0 || tFlow <= e.events[0].t) {
 			e.advance(tFlow)
@@ -261,14 +267,65 @@ func (e *Engine) Run() (*Stats, error) {
 			e.kick(ev.worker)
 			continue
 		}
-		e.finishTask(ev.worker, ev.task)
+		e.TaskDone(ev.worker, ev.task)
 	}
-	e.stats.Makespan = e.now
-	e.stats.Flops = e.w.TotalFlops()
-	return &e.stats, nil
+	return e.Finish(), nil
 }
 
-func (e *Engine) stuck() error {
+// Begin initialises the scheduler, pushes the ready tasks and starts every
+// worker.
+func (e *Engine) Begin() error {
+	if err := e.timed(-1, func() error { return e.sched.Init(e) }); err != nil {
+		return fmt.Errorf("scheduler init: %w", err)
+	}
+	for i := range e.w.Tasks {
+		if e.waiting[i] == 0 {
+			e.timed(-1, func() error { e.sched.Push(i); return nil })
+		}
+	}
+	if e.charging() {
+		// Static planning (Init) delays every worker's start.
+		for g := range e.gpus {
+			e.gpus[g].blockedT = e.stats.SchedWall.Seconds()
+		}
+	}
+	e.kickAll()
+	return nil
+}
+
+// Done reports whether every task has finished.
+func (e *Engine) Done() bool { return e.done == len(e.w.Tasks) }
+
+// Advance moves the clock of a backend-driven run; time never goes back.
+func (e *Engine) Advance(t float64) {
+	if t > e.now {
+		e.now = t
+	}
+}
+
+// SetEventTime corrects the time of a buffered trace event (backend runs).
+func (e *Engine) SetEventTime(i int, t float64) { e.trace[i].T = t }
+
+// Finish closes the run: totals, and a backend run's trace in time order
+// (stable, so equal times keep their causal order).
+func (e *Engine) Finish() *Stats {
+	e.stats.Makespan = e.now
+	e.stats.Flops = e.w.TotalFlops()
+	if e.be != nil && e.cfg.Trace != nil {
+		sort.SliceStable(e.trace, func(i, j int) bool { return e.trace[i].T < e.trace[j].T })
+		for _, ev := range e.trace {
+			e.cfg.Trace(ev)
+		}
+	}
+	return &e.stats
+}
+
+// charging says whether scheduler time is added to the timeline: only in
+// simulation, since on real GPUs it passes for real.
+func (e *Engine) charging() bool { return e.cfg.ChargeSchedTime && e.cfg.Clock != nil && e.be == nil }
+
+// Stuck explains why a run cannot progress.
+func (e *Engine) Stuck() error {
 	msg := fmt.Sprintf("simulation stuck at t=%gs with %d of %d tasks done", e.now, e.done, len(e.w.Tasks))
 	for g, m := range e.gpus {
 		msg += fmt.Sprintf("; gpu%d: buffer %d, pipeline %d, fetch queue %d, used %d/%d bytes", g, len(m.buffer), len(m.pipe), len(m.fetchQ), m.used, e.p.MemoryBytes)
@@ -286,7 +343,7 @@ func (e *Engine) timed(worker int, f func() error) error {
 	err := f()
 	dt := e.cfg.Clock() - t0
 	e.stats.SchedWall += dt
-	if e.cfg.ChargeSchedTime && worker >= 0 {
+	if e.charging() && worker >= 0 {
 		m := e.gpus[worker]
 		m.blockedT = math.Max(m.blockedT, e.now) + dt.Seconds()
 	}
@@ -305,11 +362,19 @@ func (e *Engine) push(t float64, worker, task int) {
 	heap.Push(&e.events, event{t: t, seq: e.seq, worker: worker, task: task})
 }
 
-func (e *Engine) emit(ev Event) {
-	if e.cfg.Trace != nil {
-		ev.T = e.now
-		e.cfg.Trace(ev)
+// emit records an event; with a backend it is buffered (its time may be
+// corrected) and its index returned, else -1.
+func (e *Engine) emit(ev Event) int {
+	if e.cfg.Trace == nil {
+		return -1
 	}
+	ev.T = e.now
+	if e.be != nil {
+		e.trace = append(e.trace, ev)
+		return len(e.trace) - 1
+	}
+	e.cfg.Trace(ev)
+	return -1
 }
 
 func (e *Engine) kickAll() {
@@ -498,6 +563,9 @@ func (e *Engine) evict(g, d int) {
 	e.lruRemove(m, int32(d))
 	e.stats.Evictions++
 	e.emit(Event{Ev: "evict", Worker: g, Node: g, Data: d, Bytes: e.w.Data[d].Bytes})
+	if e.be != nil {
+		e.be.Evicted(g, d)
+	}
 	e.observe(schedulers.Evicted, g, d)
 	if m.want[d] > 0 {
 		// A buffered task still needs it: prefetch it again later.
@@ -514,6 +582,16 @@ func (e *Engine) load(g, d int, prefetch bool) {
 	m.state[d] = loading
 	m.used += bytes
 	m.busyLoad = true
+	kind := "fetch"
+	if prefetch {
+		kind = "prefetch"
+	}
+	if e.be != nil {
+		e.observe(schedulers.LoadStarted, g, d)
+		i := e.emit(Event{Ev: "load_start", Worker: g, Node: g, Data: d, Bytes: bytes, Kind: kind, Src: -1})
+		e.be.StartLoad(g, d, prefetch, i)
+		return
+	}
 	f := &flow{worker: g, data: d, src: -1, remaining: float64(bytes), prefetch: prefetch}
 	f.links = e.paths[g]
 	if e.p.Topology.NVLink {
@@ -528,10 +606,6 @@ func (e *Engine) load(g, d int, prefetch bool) {
 	e.flows = append(e.flows, f)
 	e.rates()
 	e.observe(schedulers.LoadStarted, g, d)
-	kind := "fetch"
-	if prefetch {
-		kind = "prefetch"
-	}
 	e.emit(Event{Ev: "load_start", Worker: g, Node: g, Data: d, Bytes: bytes, Kind: kind, Src: f.src})
 }
 
@@ -625,24 +699,30 @@ func (e *Engine) finishLoad(i int) {
 	f := e.flows[i]
 	e.flows = append(e.flows[:i], e.flows[i+1:]...)
 	e.rates()
-	g, d := f.worker, f.data
+	e.loadDone(f.worker, f.data, f.prefetch, f.src)
+}
+
+// LoadDone is a backend's report that a host-to-GPU copy finished.
+func (e *Engine) LoadDone(g, d int, prefetch bool) { e.loadDone(g, d, prefetch, -1) }
+
+func (e *Engine) loadDone(g, d int, prefetch bool, src int) {
 	m := e.gpus[g]
 	m.busyLoad = false
 	m.state[d] = resident
 	e.lruAppend(m, int32(d))
 	bytes := e.w.Data[d].Bytes
 	e.stats.Loads++
-	if f.src >= 0 {
+	if src >= 0 {
 		e.stats.BytesD2D += bytes
 	} else {
 		e.stats.BytesH2D += bytes
 	}
-	if f.prefetch {
+	if prefetch {
 		e.stats.Prefetches++
 	} else {
 		e.stats.Fetches++
 	}
-	e.emit(Event{Ev: "load_end", Worker: g, Node: g, Data: d, Bytes: bytes, Src: f.src})
+	e.emit(Event{Ev: "load_end", Worker: g, Node: g, Data: d, Bytes: bytes, Src: src})
 	e.observe(schedulers.Loaded, g, d)
 	e.kick(g)
 }
@@ -669,12 +749,18 @@ func (e *Engine) startCompute(g int) {
 		e.lruRemove(m, int32(d))
 		e.lruAppend(m, int32(d))
 	}
-	e.emit(Event{Ev: "task_start", Worker: g, Node: g, Task: task})
+	i := e.emit(Event{Ev: "task_start", Worker: g, Node: g, Task: task})
 	e.observe(schedulers.Started, g, task)
+	if e.be != nil {
+		e.be.StartTask(g, task, i)
+		return
+	}
 	e.push(e.now+e.compute[task], g, task)
 }
 
-func (e *Engine) finishTask(g, task int) {
+// TaskDone reports that a task finished (a backend's report, or the
+// simulator's own event).
+func (e *Engine) TaskDone(g, task int) {
 	m := e.gpus[g]
 	m.busyComp = false
 	m.pipe = m.pipe[1:]

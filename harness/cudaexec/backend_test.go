@@ -19,7 +19,7 @@ import (
 // tie-breaking: loads before task ends at equal times, loads in start
 // order, task ends by push order.
 type simBackend struct {
-	m     *machine
+	m     *sim.Engine
 	flows []*simFlow
 	ev    taskHeap
 	seq   uint64
@@ -52,53 +52,53 @@ func (h *taskHeap) Pop() any {
 	return x
 }
 
-func (b *simBackend) startLoad(g, d int, prefetch bool, _ int) {
+func (b *simBackend) StartLoad(g, d int, prefetch bool, _ int) {
 	b.flows = append(b.flows, &simFlow{g: g, d: d, prefetch: prefetch,
-		remaining: float64(b.m.w.Data[d].Bytes), rate: b.m.hostGBps[g] * 1e9})
+		remaining: float64(b.m.Workload().Data[d].Bytes), rate: b.m.Platform().HostGBps(g) * 1e9})
 }
 
-func (b *simBackend) startTask(g, task int, _ int) {
+func (b *simBackend) StartTask(g, task int, _ int) {
 	b.seq++
-	heap.Push(&b.ev, taskEv{b.m.now + b.m.compute[task], b.seq, g, task})
+	heap.Push(&b.ev, taskEv{b.m.Now() + b.m.ComputeSeconds(g, task), b.seq, g, task})
 }
 
-func (b *simBackend) evicted(int, int) {}
+func (b *simBackend) Evicted(int, int) {}
 
 func (b *simBackend) run() (*sim.Stats, error) {
 	m := b.m
-	if err := m.begin(); err != nil {
+	if err := m.Begin(); err != nil {
 		return nil, err
 	}
-	for !m.finished() {
+	for !m.Done() {
 		best, fi := math.Inf(1), -1
 		for i, f := range b.flows {
-			if t := m.now + f.remaining/f.rate; t < best {
+			if t := m.Now() + f.remaining/f.rate; t < best {
 				best, fi = t, i
 			}
 		}
 		if len(b.ev) == 0 && fi < 0 {
-			return nil, m.stuck()
+			return nil, m.Stuck()
 		}
 		if fi >= 0 && (len(b.ev) == 0 || best <= b.ev[0].t) {
 			b.advance(best)
 			f := b.flows[fi]
 			b.flows = append(b.flows[:fi], b.flows[fi+1:]...)
-			m.loadDone(f.g, f.d, f.prefetch)
+			m.LoadDone(f.g, f.d, f.prefetch)
 			continue
 		}
 		e := heap.Pop(&b.ev).(taskEv)
 		b.advance(e.t)
-		m.taskDone(e.g, e.task)
+		m.TaskDone(e.g, e.task)
 	}
-	return m.result(), nil
+	return m.Finish(), nil
 }
 
 func (b *simBackend) advance(t float64) {
-	if dt := t - b.m.now; dt > 0 {
+	if dt := t - b.m.Now(); dt > 0 {
 		for _, f := range b.flows {
 			f.remaining -= f.rate * dt
 		}
-		b.m.now = t
+		b.m.Advance(t)
 	}
 }
 
@@ -136,7 +136,8 @@ func build(t testing.TB, name string, p *hardware.Platform) (schedulers.Schedule
 	return s, spec.BufferDepth(params, p.Runtime.Buffer)
 }
 
-// TestMachineLockstep runs the machine with simulated time against sim.Run
+// TestMachineLockstep runs sim.Engine through the Backend seam, with
+// simulated time, against sim.Run
 // on the same configuration: the traces must agree event for event (time,
 // kind, GPU, task, data) and the totals exactly. It is what keeps this
 // copy of the engine's state machine honest until sim exports the seam.
@@ -171,7 +172,7 @@ func TestMachineLockstep(t *testing.T) {
 				}
 				s2, _ := build(t, sched, p)
 				b := &simBackend{}
-				m, err := newMachine(sim.Config{Workload: w, Platform: p, Scheduler: s2, Buffer: buf,
+				m, err := sim.NewWith(sim.Config{Workload: w, Platform: p, Scheduler: s2, Buffer: buf,
 					Pipeline: p.Runtime.Pipeline, Seed: 7, Trace: func(e sim.Event) { got = append(got, e) }}, b)
 				if err != nil {
 					t.Fatal(err)
