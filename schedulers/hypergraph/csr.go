@@ -1,0 +1,171 @@
+package hypergraph
+
+import "slices"
+
+// hg is the compact form the partitioner works on: pins and incidences in
+// CSR arrays of int32, edges with at least two distinct pins only, and no
+// two edges with the same pin set (they are merged, weights added), since
+// neither single-pin nor parallel edges change any cut but both cost time.
+type hg struct {
+	vw     []int64
+	eptr   []int32 // pins of edge e: pins[eptr[e]:eptr[e+1]]
+	pins   []int32
+	ew     []int64
+	vptr   []int32 // edges of vertex v: inc[vptr[v]:vptr[v+1]]
+	inc    []int32
+	totalW int64
+	maxVW  int64
+}
+
+func (g *hg) n() int { return len(g.vw) }
+func (g *hg) m() int { return len(g.ew) }
+
+func (g *hg) edgePins(e int32) []int32 { return g.pins[g.eptr[e]:g.eptr[e+1]] }
+func (g *hg) vertexEdges(v int32) []int32 {
+	return g.inc[g.vptr[v]:g.vptr[v+1]]
+}
+
+// fromHypergraph converts a validated Hypergraph. Zero-weight edges are
+// dropped: they cannot change the objective.
+func fromHypergraph(h *Hypergraph) *hg {
+	n := h.NumVertices()
+	raw := &hg{vw: h.VertexWeight, eptr: make([]int32, 1, len(h.Edges)+1)}
+	for e, pins := range h.Edges {
+		w := h.edgeWeight(e)
+		if w == 0 || len(pins) < 2 {
+			continue
+		}
+		for _, p := range pins {
+			raw.pins = append(raw.pins, int32(p))
+		}
+		raw.eptr = append(raw.eptr, int32(len(raw.pins)))
+		raw.ew = append(raw.ew, w)
+	}
+	id := make([]int32, n)
+	for v := range id {
+		id[v] = int32(v)
+	}
+	return contract(raw, id, n)
+}
+
+// contract builds the hypergraph whose vertex c is the set of fine vertices
+// v with cmap[v] == c (c in [0,nc)); cmap[v] < 0 drops v. Each edge keeps
+// its distinct images, edges left with fewer than two are dropped and
+// parallel edges are merged. It serves coarsening (cmap = clusters) and
+// recursive bisection (cmap = one side, which splits the cut edges as the
+// connectivity−1 metric requires).
+func contract(g *hg, cmap []int32, nc int) *hg {
+	c := &hg{
+		vw:   make([]int64, nc),
+		eptr: make([]int32, 1, g.m()+1),
+		pins: make([]int32, 0, len(g.pins)),
+		ew:   make([]int64, 0, g.m()),
+	}
+	for v, cv := range cmap {
+		if cv >= 0 {
+			c.vw[cv] += g.vw[v]
+		}
+	}
+	for _, w := range c.vw {
+		c.totalW += w
+		c.maxVW = max(c.maxVW, w)
+	}
+	stamp := make([]int32, nc)
+	for i := range stamp {
+		stamp[i] = -1
+	}
+	first := make(map[uint64]int32, g.m())
+	var next []int32 // chains edges whose pin sets hash alike
+	for e := int32(0); int(e) < g.m(); e++ {
+		start := len(c.pins)
+		var hsh uint64
+		for _, p := range g.edgePins(e) {
+			if cv := cmap[p]; cv >= 0 && stamp[cv] != e {
+				stamp[cv] = e
+				c.pins = append(c.pins, cv)
+				hsh += splitmix(uint64(cv)) // order-free: no sort needed
+			}
+		}
+		ps := c.pins[start:]
+		if len(ps) < 2 {
+			c.pins = c.pins[:start]
+			continue
+		}
+		hsh ^= uint64(len(ps))
+		merged := false
+		head, seen := first[hsh]
+		for idx := head; seen && idx >= 0; idx = next[idx] {
+			if c.samePins(idx, ps, stamp, e) {
+				c.ew[idx] += g.ew[e]
+				merged = true
+				break
+			}
+		}
+		if merged {
+			c.pins = c.pins[:start]
+			continue
+		}
+		if seen {
+			next = append(next, head)
+		} else {
+			next = append(next, -1)
+		}
+		first[hsh] = int32(len(c.ew))
+		c.eptr = append(c.eptr, int32(len(c.pins)))
+		c.ew = append(c.ew, g.ew[e])
+	}
+	c.buildIncidence()
+	return c
+}
+
+// samePins reports whether coarse edge idx has exactly the pins ps, which
+// are distinct and all carry stamp[p] == e.
+func (c *hg) samePins(idx int32, ps []int32, stamp []int32, e int32) bool {
+	other := c.pins[c.eptr[idx]:c.eptr[idx+1]]
+	if len(other) != len(ps) {
+		return false
+	}
+	for _, p := range other {
+		if stamp[p] != e {
+			return false
+		}
+	}
+	return true
+}
+
+// buildIncidence fills vptr/inc from the edges (counting sort, so each
+// vertex lists its edges in increasing order).
+func (g *hg) buildIncidence() {
+	n := g.n()
+	g.vptr = make([]int32, n+1)
+	for _, p := range g.pins {
+		g.vptr[p+1]++
+	}
+	for v := 0; v < n; v++ {
+		g.vptr[v+1] += g.vptr[v]
+	}
+	g.inc = make([]int32, len(g.pins))
+	fill := slices.Clone(g.vptr[:n])
+	for e := int32(0); int(e) < g.m(); e++ {
+		for _, p := range g.edgePins(e) {
+			g.inc[fill[p]] = e
+			fill[p]++
+		}
+	}
+}
+
+// cut is the weight of the edges with pins on both sides of a bisection.
+func (g *hg) cut(part []int8) int64 {
+	var c int64
+	for e := int32(0); int(e) < g.m(); e++ {
+		ps := g.edgePins(e)
+		s := part[ps[0]]
+		for _, p := range ps[1:] {
+			if part[p] != s {
+				c += g.ew[e]
+				break
+			}
+		}
+	}
+	return c
+}

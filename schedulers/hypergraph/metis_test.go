@@ -1,0 +1,137 @@
+package hypergraph
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// writeCliqueGraph writes the clique expansion of h in METIS graph format
+// (1-based, fmt 011: vertex weights and edge weights): two tasks are
+// adjacent with weight Σ w(e) over the edges they share. Edge weights are
+// divided by their gcd so that they fit METIS's 32-bit integers.
+func writeCliqueGraph(h *Hypergraph, path string) error {
+	n := h.NumVertices()
+	inc := make([][]int, n)
+	var g int64
+	for e, pins := range h.Edges {
+		for _, p := range pins {
+			inc[p] = append(inc[p], e)
+		}
+		g = gcd(g, h.edgeWeight(e))
+	}
+	if g == 0 {
+		g = 1
+	}
+	acc := make([]int64, n)
+	var touched []int
+	adj := make([][]int, n)
+	wts := make([][]int64, n)
+	edges := 0
+	for u := 0; u < n; u++ {
+		touched = touched[:0]
+		for _, e := range inc[u] {
+			for _, v := range h.Edges[e] {
+				if v == u {
+					continue
+				}
+				if acc[v] == 0 {
+					touched = append(touched, v)
+				}
+				acc[v] += h.edgeWeight(e) / g
+			}
+		}
+		for _, v := range touched {
+			adj[u] = append(adj[u], v)
+			wts[u] = append(wts[u], acc[v])
+			acc[v] = 0
+		}
+		edges += len(touched)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, "%d %d 011\n", n, edges/2)
+	for u := 0; u < n; u++ {
+		w.WriteString(strconv.FormatInt(h.VertexWeight[u], 10))
+		for i, v := range adj[u] {
+			w.WriteByte(' ')
+			w.WriteString(strconv.Itoa(v + 1))
+			w.WriteByte(' ')
+			w.WriteString(strconv.FormatInt(wts[u][i], 10))
+		}
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// metisPartition runs gpmetis on the clique expansion of h.
+func metisPartition(t *testing.T, gpmetis string, h *Hypergraph, k int) []int {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "graph")
+	if err := writeCliqueGraph(h, path); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(gpmetis, "-seed=1", "-ptype=kway", path, strconv.Itoa(k)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gpmetis: %v\n%s", err, out)
+	}
+	f, err := os.Open(fmt.Sprintf("%s.part.%d", path, k))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	parts, err := readPartition(f, h.NumVertices(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parts
+}
+
+// TestAgainstMETIS compares our connectivity−1 with METIS's partition of
+// the clique-expanded graph on the papers' task hypergraphs. It needs
+// gpmetis (Debian package metis) and skips without it.
+func TestAgainstMETIS(t *testing.T) {
+	gpmetis, err := exec.LookPath("gpmetis")
+	if err != nil {
+		t.Skip("gpmetis not on PATH (apt-get install metis)")
+	}
+	cases := []struct {
+		name  string
+		h     *Hypergraph
+		k     int
+		slack float64
+	}{
+		{"matmul2D N=71", matmul2D(71), 2, 1.03},
+		{"matmul2D N=71", matmul2D(71), 4, 1.03},
+		{"cholesky N=50", cholesky(50), 2, 1.03},
+		{"cholesky N=50", cholesky(50), 4, 1.03},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/K=%d", c.name, c.k), func(t *testing.T) {
+			ours, err := Partition(c.h, Options{Parts: c.k, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			theirs := metisPartition(t, gpmetis, c.h, c.k)
+			co, cm := Connectivity(c.h, ours), Connectivity(c.h, theirs)
+			unit := float64(c.h.EdgeWeight[0])
+			t.Logf("connectivity−1 in data units: ours %.0f (imbalance %.4f), METIS clique %.0f (imbalance %.4f), ratio %.3f",
+				float64(co)/unit, Imbalance(c.h, ours, c.k), float64(cm)/unit, Imbalance(c.h, theirs, c.k), float64(co)/float64(cm))
+			if float64(co) > c.slack*float64(cm) {
+				t.Errorf("ours %d worse than METIS %d by more than %.0f%%", co, cm, 100*(c.slack-1))
+			}
+		})
+	}
+}

@@ -1,0 +1,517 @@
+package hypergraph
+
+import (
+	"cmp"
+	"slices"
+)
+
+// gainHeap is an addressable max-heap of vertices keyed by their FM gain.
+// It stands in for FM's gain buckets: edge weights here are bytes, so
+// gains span ~10^10 values and an array of buckets would be mostly empty.
+type gainHeap struct {
+	items []int32
+	pos   []int32 // shared by both sides' heaps: a vertex is in at most one
+	gain  []int64
+}
+
+func (h *gainHeap) less(i, j int) bool { return h.gain[h.items[i]] > h.gain[h.items[j]] }
+
+func (h *gainHeap) swap(i, j int) {
+	h.items[i], h.items[j] = h.items[j], h.items[i]
+	h.pos[h.items[i]] = int32(i)
+	h.pos[h.items[j]] = int32(j)
+}
+
+func (h *gainHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			return
+		}
+		h.swap(i, p)
+		i = p
+	}
+}
+
+func (h *gainHeap) down(i int) {
+	n := len(h.items)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		best := l
+		if r := l + 1; r < n && h.less(r, l) {
+			best = r
+		}
+		if !h.less(best, i) {
+			return
+		}
+		h.swap(i, best)
+		i = best
+	}
+}
+
+func (h *gainHeap) push(v int32) {
+	h.items = append(h.items, v)
+	h.pos[v] = int32(len(h.items) - 1)
+	h.up(len(h.items) - 1)
+}
+
+func (h *gainHeap) remove(v int32) {
+	i := int(h.pos[v])
+	last := len(h.items) - 1
+	if i != last {
+		h.swap(i, last)
+	}
+	h.items = h.items[:last]
+	h.pos[v] = -1
+	if i != last {
+		h.down(i)
+		h.up(i)
+	}
+}
+
+func (h *gainHeap) fix(v int32) {
+	i := int(h.pos[v])
+	h.down(i)
+	h.up(i)
+}
+
+func (h *gainHeap) clear() {
+	for _, v := range h.items {
+		h.pos[v] = -1
+	}
+	h.items = h.items[:0]
+}
+
+// fm refines a bisection with Fiduccia–Mattheyses passes on the cut-net
+// metric, which within one bisection equals connectivity−1. Each pass moves
+// boundary vertices by decreasing gain, each at most once, under the
+// balance bounds, stops early after a run of fruitless moves, and rolls
+// back to the best prefix, comparing (overload, cut) so that an infeasible
+// partition is first made feasible.
+type fm struct {
+	g       *hg
+	part    []int8
+	cnt     []int32 // cnt[2e+s]: pins of edge e on side s
+	pw      [2]int64
+	lmax    [2]int64 // bounds of this level
+	strict  [2]int64 // bounds of the finest level, to break ties
+	cutW    int64
+	gain    []int64
+	locked  []uint32 // == stamp: moved in this pass
+	stamp   uint32
+	pos     []int32
+	heaps   [2]gainHeap
+	moves   []int32
+	kcnt    []int32 // completionGain scratch, all zero between calls
+	touched []int32
+}
+
+// reset binds the refiner to g and part (which it modifies in place).
+func (f *fm) reset(g *hg, part []int8, lmax, strict [2]int64) {
+	n, m := g.n(), g.m()
+	f.g, f.part, f.lmax, f.strict = g, part, lmax, strict
+	f.cnt = grow(f.cnt, 2*m)
+	clear(f.cnt)
+	f.gain = grow(f.gain, n)
+	f.locked = grow(f.locked, n)
+	clear(f.locked)
+	f.stamp = 0
+	f.pos = grow(f.pos, n)
+	for i := range f.pos {
+		f.pos[i] = -1
+	}
+	for s := range f.heaps {
+		f.heaps[s].items = f.heaps[s].items[:0]
+		f.heaps[s].pos = f.pos
+		f.heaps[s].gain = f.gain
+	}
+	f.pw = [2]int64{}
+	for v, s := range part {
+		f.pw[s] += g.vw[v]
+	}
+	f.cutW = 0
+	for e := int32(0); int(e) < m; e++ {
+		for _, p := range g.edgePins(e) {
+			f.cnt[2*e+int32(part[p])]++
+		}
+		if f.cnt[2*e] > 0 && f.cnt[2*e+1] > 0 {
+			f.cutW += g.ew[e]
+		}
+	}
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+func (f *fm) overload() int64 {
+	return excess(f.pw, f.lmax)
+}
+
+func excess(pw, lmax [2]int64) int64 {
+	return max(0, pw[0]-lmax[0]) + max(0, pw[1]-lmax[1])
+}
+
+// score orders bisections: feasibility first, then cut, then balance
+// against the final bounds, so that a coarse level with relaxed bounds
+// still prefers, among equal cuts, what the finest level will accept.
+type score struct{ over, cut, strict int64 }
+
+func (a score) less(b score) bool {
+	if a.over != b.over {
+		return a.over < b.over
+	}
+	if a.cut != b.cut {
+		return a.cut < b.cut
+	}
+	return a.strict < b.strict
+}
+
+func (f *fm) score() score {
+	return score{f.overload(), f.cutW, excess(f.pw, f.strict)}
+}
+
+// computeGain is the cut decrease if v changed side.
+func (f *fm) computeGain(v int32) (gain int64, boundary bool) {
+	from := int32(f.part[v])
+	for _, e := range f.g.vertexEdges(v) {
+		w := f.g.ew[e]
+		if f.cnt[2*e+1-from] == 0 {
+			gain -= w
+		} else {
+			boundary = true
+			if f.cnt[2*e+from] == 1 {
+				gain += w
+			}
+		}
+	}
+	return gain, boundary
+}
+
+// startPass unlocks every vertex and fills the heaps with the boundary
+// vertices (all vertices of side all, if all >= 0, for rebalancing).
+func (f *fm) startPass(all int8) {
+	f.stamp++
+	f.moves = f.moves[:0]
+	f.heaps[0].clear()
+	f.heaps[1].clear()
+	for v := int32(0); int(v) < f.g.n(); v++ {
+		g, b := f.computeGain(v)
+		f.gain[v] = g
+		if b || f.part[v] == all {
+			f.heaps[f.part[v]].push(v)
+		}
+	}
+}
+
+// adjust changes the gain of a free vertex and keeps the heaps in step;
+// a free vertex outside the heaps has just become a boundary vertex.
+func (f *fm) adjust(p int32, delta int64) {
+	if f.locked[p] == f.stamp {
+		return
+	}
+	f.gain[p] += delta
+	if f.pos[p] >= 0 {
+		f.heaps[f.part[p]].fix(p)
+	} else {
+		f.heaps[f.part[p]].push(p)
+	}
+}
+
+// move moves v to the other side, locks it and updates the gains of its
+// neighbours with the classic FM delta rules on the pin counts.
+func (f *fm) move(v int32) {
+	from := int32(f.part[v])
+	to := 1 - from
+	if f.pos[v] >= 0 {
+		f.heaps[from].remove(v)
+	}
+	f.locked[v] = f.stamp
+	f.cutW -= f.gain[v]
+	f.part[v] = int8(to)
+	f.pw[from] -= f.g.vw[v]
+	f.pw[to] += f.g.vw[v]
+	f.moves = append(f.moves, v)
+	for _, e := range f.g.vertexEdges(v) {
+		w := f.g.ew[e]
+		ps := f.g.edgePins(e)
+		cf, ct := &f.cnt[2*e+from], &f.cnt[2*e+to]
+		switch *ct {
+		case 0: // e becomes cut: leaving no longer cuts it for the other pins
+			for _, p := range ps {
+				if p != v {
+					f.adjust(p, w)
+				}
+			}
+		case 1: // the lone pin on side to no longer uncuts e by leaving
+			for _, p := range ps {
+				if p != v && int32(f.part[p]) == to {
+					f.adjust(p, -w)
+					break
+				}
+			}
+		}
+		*cf--
+		*ct++
+		switch *cf {
+		case 0: // e is now uncut: leaving would cut it again
+			for _, p := range ps {
+				if p != v {
+					f.adjust(p, -w)
+				}
+			}
+		case 1: // the lone pin left on side from would uncut e by leaving
+			for _, p := range ps {
+				if int32(f.part[p]) == from {
+					f.adjust(p, w)
+					break
+				}
+			}
+		}
+	}
+}
+
+// undo moves v back without gain bookkeeping (gains are recomputed at the
+// start of each pass).
+func (f *fm) undo(v int32) {
+	from := int32(f.part[v])
+	to := 1 - from
+	f.part[v] = int8(to)
+	f.pw[from] -= f.g.vw[v]
+	f.pw[to] += f.g.vw[v]
+	for _, e := range f.g.vertexEdges(v) {
+		f.cnt[2*e+from]--
+		f.cnt[2*e+to]++
+	}
+}
+
+// feasible tells whether moving v off side from keeps the balance, or
+// relieves an overloaded side without overloading the other more.
+func (f *fm) feasible(v int32, from int8) bool {
+	to := 1 - from
+	nw := f.pw[to] + f.g.vw[v]
+	return nw <= f.lmax[to] || (f.pw[from] > f.lmax[from] && nw-f.lmax[to] < f.pw[from]-f.lmax[from])
+}
+
+// pass runs one FM pass and reports whether it improved (overload, cut).
+func (f *fm) pass(fruitlessLimit int) bool {
+	f.startPass(-1)
+	start := f.score()
+	best, bestLen := start, 0
+	fruitless := 0
+	for fruitless < fruitlessLimit {
+		v, ok := f.pick()
+		if !ok {
+			break
+		}
+		f.move(v)
+		if sc := f.score(); sc.less(best) {
+			best, bestLen = sc, len(f.moves)
+			fruitless = 0
+		} else {
+			fruitless++
+		}
+	}
+	f.rollback(bestLen)
+	f.cutW = best.cut
+	return best.less(start)
+}
+
+func (f *fm) rollback(keep int) {
+	for i := len(f.moves) - 1; i >= keep; i-- {
+		f.undo(f.moves[i])
+	}
+	f.moves = f.moves[:keep]
+}
+
+// pick returns the feasible heap top of highest gain; on a tie, it moves
+// off the heavier side.
+func (f *fm) pick() (int32, bool) {
+	var cand [2]int32
+	var ok [2]bool
+	for s := int8(0); s < 2; s++ {
+		h := &f.heaps[s]
+		if len(h.items) > 0 && f.feasible(h.items[0], s) {
+			cand[s], ok[s] = h.items[0], true
+		}
+	}
+	switch {
+	case ok[0] && ok[1]:
+		g0, g1 := f.gain[cand[0]], f.gain[cand[1]]
+		if g0 > g1 || (g0 == g1 && f.pw[0]-f.lmax[0] >= f.pw[1]-f.lmax[1]) {
+			return cand[0], true
+		}
+		return cand[1], true
+	case ok[0]:
+		return cand[0], true
+	case ok[1]:
+		return cand[1], true
+	}
+	return 0, false
+}
+
+// rebalance moves the vertices of smallest loss off an overloaded side
+// until it fits, skipping those the other side cannot take.
+func (f *fm) rebalance() {
+	for s := int8(0); s < 2; s++ {
+		if f.pw[s] <= f.lmax[s] {
+			continue
+		}
+		f.startPass(s)
+		h := &f.heaps[s]
+		for f.pw[s] > f.lmax[s] && len(h.items) > 0 {
+			v := h.items[0]
+			if f.pw[1-s]+f.g.vw[v] > f.lmax[1-s] {
+				h.remove(v)
+				continue
+			}
+			f.move(v)
+		}
+		f.moves = f.moves[:0]
+	}
+}
+
+// refine rebalances if needed, then alternates FM passes (while they
+// improve) with edge-completion sweeps (while they improve).
+func (f *fm) refine(maxPasses int, complete bool) {
+	f.rebalance()
+	limit := fruitlessMoves(f.g.n())
+	for {
+		for i := 0; i < maxPasses; i++ {
+			if !f.pass(limit) {
+				break
+			}
+		}
+		if !complete || !f.completeEdges() {
+			return
+		}
+	}
+}
+
+// completeEdges tries, for each cut edge from the smallest remainder up,
+// to move all its free pins of the minority side across at once, keeping
+// the move if (overload, cut) improves. It catches what single-vertex FM
+// cannot: on large edges (a block-row of 71 tasks) each of the first
+// moves has gain 0 and FM's tie-breaking scatters them over many edges.
+func (f *fm) completeEdges() bool {
+	g := f.g
+	type cand struct {
+		e     int32
+		side  int8
+		count int32
+	}
+	var cands []cand
+	for e := int32(0); int(e) < g.m(); e++ {
+		c0, c1 := f.cnt[2*e], f.cnt[2*e+1]
+		if c0 == 0 || c1 == 0 {
+			continue
+		}
+		if c0 <= c1 {
+			cands = append(cands, cand{e, 0, c0})
+		} else {
+			cands = append(cands, cand{e, 1, c1})
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(a.count, b.count) })
+	improved := false
+	f.kcnt = grow(f.kcnt, g.m())
+	for _, c := range cands {
+		side := int32(c.side)
+		if f.cnt[2*c.e+side] == 0 || f.cnt[2*c.e+1-side] == 0 {
+			continue // no longer cut
+		}
+		// Balance first: it is cheap and decides most rejections.
+		var ws int64
+		for _, p := range g.edgePins(c.e) {
+			if int32(f.part[p]) == side {
+				ws += g.vw[p]
+			}
+		}
+		pw := f.pw
+		pw[side] -= ws
+		pw[1-side] += ws
+		cur := f.score()
+		next := score{over: excess(pw, f.lmax), cut: cur.cut, strict: excess(pw, f.strict)}
+		if next.over > cur.over {
+			continue
+		}
+		if next.over == cur.over {
+			next.cut -= f.completionGain(c.e, side)
+			if !next.less(cur) {
+				continue
+			}
+		}
+		for _, p := range g.edgePins(c.e) {
+			if int32(f.part[p]) == side {
+				f.moveLight(p)
+			}
+		}
+		improved = true
+	}
+	f.moves = f.moves[:0]
+	return improved
+}
+
+// completionGain is the cut decrease if the pins of e on side s all moved:
+// an edge e' holding k of them stops being cut if it holds no other pin
+// on s, and becomes cut if it had none on the other side.
+func (f *fm) completionGain(e, s int32) int64 {
+	g := f.g
+	f.touched = f.touched[:0]
+	for _, p := range g.edgePins(e) {
+		if int32(f.part[p]) != s {
+			continue
+		}
+		for _, e2 := range g.vertexEdges(p) {
+			if f.kcnt[e2] == 0 {
+				f.touched = append(f.touched, e2)
+			}
+			f.kcnt[e2]++
+		}
+	}
+	var gain int64
+	for _, e2 := range f.touched {
+		if f.cnt[2*e2+1-s] == 0 {
+			gain -= g.ew[e2]
+		}
+		if f.cnt[2*e2+s] == f.kcnt[e2] {
+			gain += g.ew[e2]
+		}
+		f.kcnt[e2] = 0
+	}
+	return gain
+}
+
+// moveLight moves v keeping pin counts, weights and the cut exact but not
+// the gains (startPass recomputes them).
+func (f *fm) moveLight(v int32) {
+	from := int32(f.part[v])
+	to := 1 - from
+	f.part[v] = int8(to)
+	f.pw[from] -= f.g.vw[v]
+	f.pw[to] += f.g.vw[v]
+	f.moves = append(f.moves, v)
+	for _, e := range f.g.vertexEdges(v) {
+		if f.cnt[2*e+to] == 0 {
+			f.cutW += f.g.ew[e]
+		}
+		f.cnt[2*e+from]--
+		f.cnt[2*e+to]++
+		if f.cnt[2*e+from] == 0 {
+			f.cutW -= f.g.ew[e]
+		}
+	}
+}
+
+// fruitlessMoves is the early-exit threshold of a pass: long enough to
+// climb out of the plateaus that large edges (a whole block-row of tasks)
+// create, short enough that a pass on 20,000 vertices stays cheap.
+func fruitlessMoves(n int) int {
+	return max(100, min(n/4, 1000))
+}
