@@ -19,6 +19,9 @@ const (
 	initialTries     = 10   // initial bisections of the coarsest hypergraph
 	maxFMPasses      = 8    // FM passes per level (stops earlier if no gain)
 	clusterWeightDiv = 60   // a cluster weighs at most W/clusterWeightDiv
+	// A whole edge may be contracted up to W/edgeWeightDiv: a block-row of
+	// an N×N product weighs W/N, and W/60 would keep rows apart for N < 60.
+	edgeWeightDiv = 16
 )
 
 // Coarsening schemes. hMETIS offers both (CType); the runs of a bisection
@@ -407,5 +410,3 @@ func (w *worker) grow(g *hg, part []int8, lm, strict [2]int64, target0 int64, or
 	}
 	f.moves = f.moves[:0]
 }
-
-var edgeWeightDiv int64 = 16
