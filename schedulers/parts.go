@@ -34,6 +34,9 @@ type Lists struct {
 	lists [][]int
 	heads []int
 	Steal bool
+	// OnSteal, when set, is told which tasks moved, for owners that index
+	// the lists.
+	OnSteal func(from, to int, tasks []int)
 }
 
 // NewLists takes ownership of the per-worker plans.
@@ -43,6 +46,23 @@ func NewLists(plans [][]int, steal bool) *Lists {
 
 // Append adds a task at the tail of a worker's list.
 func (l *Lists) Append(worker, task int) { l.lists[worker] = append(l.lists[worker], task) }
+
+// Take removes a given task from a worker's remaining list.
+func (l *Lists) Take(worker, task int) {
+	rem := l.Remaining(worker)
+	for i, t := range rem {
+		if t == task {
+			l.TakeAt(worker, i)
+			return
+		}
+	}
+	panic("schedulers: task not in the worker's list")
+}
+
+// StealFor refills an empty worker by stealing, reporting whether it got tasks.
+func (l *Lists) StealFor(worker int) bool {
+	return l.Steal && l.heads[worker] == len(l.lists[worker]) && l.steal(worker)
+}
 
 // TakeAt removes and returns the i-th remaining task of a worker.
 func (l *Lists) TakeAt(worker, i int) int {
@@ -85,5 +105,8 @@ func (l *Lists) steal(thief int) bool {
 	l.lists[thief] = append(l.lists[thief][:0], tail...)
 	l.heads[thief] = 0
 	l.lists[victim] = vl[:len(vl)-take]
+	if l.OnSteal != nil {
+		l.OnSteal(victim, thief, l.lists[thief])
+	}
 	return true
 }

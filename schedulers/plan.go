@@ -54,6 +54,7 @@ type Planned struct {
 
 	v     View
 	lists *Lists
+	index *ReadyIndex // Ready over the whole plan, when Window is 0
 }
 
 func (s *Planned) Init(v View) error {
@@ -85,6 +86,20 @@ func (s *Planned) Init(v View) error {
 		return fmt.Errorf("%s planned %d of %d tasks", s.Name, n, len(seen))
 	}
 	s.lists = NewLists(plans, s.Steal)
+	if s.Ready && s.Window <= 0 {
+		s.index = NewReadyIndex(v)
+		for w, l := range plans {
+			for _, t := range l {
+				s.index.Add(w, t)
+			}
+		}
+		s.lists.OnSteal = func(from, to int, tasks []int) {
+			for _, t := range tasks {
+				s.index.Remove(t)
+				s.index.Add(to, t)
+			}
+		}
+	}
 	return nil
 }
 
@@ -99,11 +114,23 @@ func (s *Planned) Pull(worker int) (int, bool) {
 	if !s.Ready {
 		return s.lists.Next(worker)
 	}
-	rem := s.lists.Remaining(worker)
-	if len(rem) == 0 {
-		return s.lists.Next(worker) // steals, if allowed
+	if len(s.lists.Remaining(worker)) == 0 && !s.lists.StealFor(worker) {
+		return 0, false
 	}
+	if s.index != nil {
+		t := s.index.Next(worker)
+		s.lists.Take(worker, t)
+		return t, true
+	}
+	rem := s.lists.Remaining(worker)
 	return s.lists.TakeAt(worker, Ready(s.v, worker, rem, s.Window)), true
+}
+
+// Observe keeps the Ready index current.
+func (s *Planned) Observe(kind EventKind, worker, id int) {
+	if s.index != nil {
+		s.index.Observe(kind, worker, id)
+	}
 }
 
 // Remaining is the worker's plan not yet pulled.

@@ -9,8 +9,9 @@ import "container/heap"
 // (missing bytes, arrival); arrival order is buffer order, so it picks
 // exactly what Ready picks.
 //
-// The owner calls Add when Pull hands a task to a worker, forwards its
-// Observer events, and calls Pop from its Popper.
+// The owner calls Add when a task is queued for a worker (handed to its
+// buffer, or planned for it), forwards its Observer events, and takes
+// Ready's choice with Next (or Pop, for a buffer).
 type ReadyIndex struct {
 	v       View
 	missing []int64 // bytes of the task's inputs not present on its worker
@@ -98,10 +99,27 @@ func (r *ReadyIndex) Observe(kind EventKind, worker, id int) {
 	}
 }
 
-// Pop returns the index in buffer of Ready's choice and forgets the task.
-func (r *ReadyIndex) Pop(worker int, buffer []int) int {
+// Remove forgets a task, wherever it is queued.
+func (r *ReadyIndex) Remove(task int) {
+	if w := r.where[task]; w >= 0 {
+		heap.Remove(r.heaps[w], r.pos[task])
+		r.where[task] = -1
+	}
+}
+
+// Len is the number of tasks queued for a worker.
+func (r *ReadyIndex) Len(worker int) int { return r.heaps[worker].Len() }
+
+// Next returns and forgets Ready's choice among the worker's tasks.
+func (r *ReadyIndex) Next(worker int) int {
 	t := heap.Pop(r.heaps[worker]).(int)
 	r.where[t] = -1
+	return t
+}
+
+// Pop returns the index in buffer of Ready's choice and forgets the task.
+func (r *ReadyIndex) Pop(worker int, buffer []int) int {
+	t := r.Next(worker)
 	for i, b := range buffer {
 		if b == t {
 			return i

@@ -1,0 +1,59 @@
+package schedulers_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"memsched/hardware"
+	"memsched/harness/sim"
+	"memsched/schedulers"
+	"memsched/workloads"
+)
+
+// The Ready index over a plan makes exactly Ready's choices: a run with it
+// (window 0) equals a run scanning the whole plan (a window wider than any
+// plan), on random instances with stealing across GPUs.
+func TestReadyIndexMatchesScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for it := 0; it < 120; it++ {
+		w := &workloads.Workload{}
+		nd := 4 + r.IntN(12)
+		for d := 0; d < nd; d++ {
+			w.Data = append(w.Data, workloads.Data{ID: d, Bytes: int64(1 + r.IntN(3))})
+		}
+		nt := 5 + r.IntN(60)
+		for i := 0; i < nt; i++ {
+			w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: float64(1+r.IntN(4)) * 1e6, Inputs: r.Perm(nd)[:1+r.IntN(3)]})
+		}
+		gpus := 1 + r.IntN(3)
+		plans := make([][]int, gpus)
+		for _, t := range r.Perm(nt) {
+			g := r.IntN(gpus)
+			plans[g] = append(plans[g], t)
+		}
+		p, _ := hardware.Load("v100-gemini")
+		p.GPUs = gpus
+		p.SetMemoryBytes(int64(9 + r.IntN(6)))
+		run := func(window int) string {
+			s := &schedulers.Planned{Name: "test", Ready: true, Window: window, Steal: true, Belady: it%2 == 0,
+				Plan: func(schedulers.View) ([][]int, error) {
+					out := make([][]int, len(plans))
+					for i := range plans {
+						out[i] = append([]int(nil), plans[i]...)
+					}
+					return out, nil
+				}}
+			var trace []sim.Event
+			st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: 1 + it%3, Pipeline: 1 + it%2,
+				Trace: func(e sim.Event) { trace = append(trace, e) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprint(*st, trace)
+		}
+		if a, b := run(0), run(1<<30); a != b {
+			t.Fatalf("instance %d: the Ready index and the scan disagree", it)
+		}
+	}
+}
