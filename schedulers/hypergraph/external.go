@@ -20,18 +20,18 @@ const BuiltinName = "builtin-multilevel"
 // partitioner is on PATH.
 var ErrNoExternal = errors.New("hypergraph: no external partitioner (hmetis, shmetis, khmetis, KaHyPar) on PATH")
 
-// ExternalTools lists the external partitioners External looks for, in
-// order of preference: hmetis first because it is the tool and the
-// recursive-bisection semantics the paper used (thesis §3.6).
-var ExternalTools = []string{"hmetis", "shmetis", "khmetis", "KaHyPar"}
+// externalTools lists the partitioners External looks for, in order of
+// preference: hmetis first because it is the tool, and the
+// recursive-bisection semantics, that the paper used (thesis §3.6).
+var externalTools = []string{"hmetis", "shmetis", "khmetis", "KaHyPar"}
 
 // KaHyParPresetEnv names the environment variable holding the KaHyPar
 // preset (.ini) file; KaHyPar cannot run without one, so it is skipped
 // when the variable is unset.
 const KaHyParPresetEnv = "KAHYPAR_PRESET"
 
-// External partitions h with the first tool of ExternalTools found on PATH
-// and returns the partition and the tool's name. It writes h in hMETIS 1.5
+// External partitions h with the first of hmetis, shmetis, khmetis and
+// KaHyPar found on PATH and returns the partition and the tool's name. It writes h in hMETIS 1.5
 // format to a temporary directory, runs the tool there and reads the
 // partition file back. hMETIS gets UBfactor (rounded, at least 1), Nruns,
 // Vcycle (0 for NoVCycle) and defaults for the rest (CType 1, RType 1,
@@ -129,7 +129,7 @@ func Best(h *Hypergraph, opt Options, preferExternal bool) (parts []int, tool st
 
 func findExternal() (tool, path string, err error) {
 	skipped := ""
-	for _, name := range ExternalTools {
+	for _, name := range externalTools {
 		p, err := exec.LookPath(name)
 		if err != nil {
 			continue

@@ -5,9 +5,17 @@
 // bytes that must be loaded on more than one GPU.
 //
 // Partition is a native multilevel partitioner in the style of hMETIS 1.5
-// (recursive bisection, first-choice coarsening, FM refinement, V-cycles,
-// best of Nruns); External runs a real hMETIS or KaHyPar binary when one is
-// installed, and Best picks between the two and says which one ran.
+// (recursive bisection with UBfactor per bisection, first-choice and
+// hyperedge coarsening, FM refinement, V-cycles, best of Nruns); External
+// runs a real hMETIS or KaHyPar binary when one is installed, and Best
+// picks between the two and says which one ran. Label results "hMETIS"
+// only when Best reports that hMETIS ran.
+//
+// hMETIS's manual defines UBfactor b for a bisection as each side holding
+// between (50−b)% and (50+b)% of the weight, the same b applying at every
+// level of recursive bisection; Options.UBFactor follows it (see there).
+// The hMETIS manual itself is not available here; this reading is the one
+// hMETIS users quote (e.g. ((50±b)/100)^log2(k) per part for k parts).
 package hypergraph
 
 import (

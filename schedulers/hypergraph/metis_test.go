@@ -99,8 +99,11 @@ func metisPartition(t *testing.T, gpmetis, path string, h *Hypergraph, k int) []
 // partition of the clique-expanded graph (the graph model of Yao et al.
 // that the paper argues against) on the papers' task hypergraphs, and
 // requires ours to be at most 5% worse. It needs gpmetis (Debian package
-// metis) and skips without it; -short skips the Cholesky set.
+// metis) and skips without it, and under -short.
 func TestAgainstMETIS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
 	gpmetis, err := exec.LookPath("gpmetis")
 	if err != nil {
 		t.Skip("gpmetis not on PATH (apt-get install metis)")
@@ -115,9 +118,6 @@ func TestAgainstMETIS(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if testing.Short() && c.hand == nil {
-				t.Skip("-short")
-			}
 			path := filepath.Join(t.TempDir(), "graph")
 			if err := writeCliqueGraph(c.h, path); err != nil {
 				t.Fatal(err)

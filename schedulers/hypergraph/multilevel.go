@@ -128,8 +128,20 @@ func (w *worker) bestNeighbour(g *hg, u int32, part []int8, cmap []int32, maxW i
 			}
 		}
 		s := float64(g.ew[e]) / float64(size-1)
+		// The hottest loop of the package: u rates itself too (skipped
+		// below) rather than testing every pin.
+		if part == nil {
+			for _, p := range ps {
+				if w.rating[p] == 0 {
+					w.touched = append(w.touched, p)
+				}
+				w.rating[p] += s
+			}
+			continue
+		}
+		su := part[u]
 		for _, p := range ps {
-			if p == u || (part != nil && part[p] != part[u]) {
+			if part[p] != su {
 				continue
 			}
 			if w.rating[p] == 0 {
@@ -142,6 +154,9 @@ func (w *worker) bestNeighbour(g *hg, u int32, part []int8, cmap []int32, maxW i
 	for _, p := range w.touched {
 		r := w.rating[p]
 		w.rating[p] = 0
+		if p == u {
+			continue
+		}
 		cwp := g.vw[p]
 		if c := cmap[p]; c >= 0 {
 			cwp = w.cw[c]
@@ -337,7 +352,8 @@ func (w *worker) multilevel(g *hg, b bisection, scheme int, rng *rand.Rand) []in
 
 // vcycle re-coarsens g keeping the sides of part together, so that the
 // coarsest level starts from the current bisection with the same cut, and
-// refines it again on the way up. It never makes the result worse.
+// refines it again on the way up. The caller keeps the result only if it
+// is better.
 func (w *worker) vcycle(g *hg, part []int8, b bisection, scheme int, rng *rand.Rand) []int8 {
 	levels, coarse := w.coarsen(g, part, scheme, rng)
 	return w.uncoarsen(levels, coarse, b)

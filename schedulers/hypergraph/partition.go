@@ -27,6 +27,8 @@ type Options struct {
 	UBFactor float64
 	// Runs is hMETIS's Nruns: each bisection is computed Runs times from
 	// independent random coarsenings and the best is kept; 0 means 20.
+	// The first 4 runs alternate the two coarsening schemes and the
+	// others use the one that did better.
 	Runs int
 	// VCycles is hMETIS's Vcycle mode: 1 refines the best of the Runs
 	// bisections with V-cycles, 2 every run at least as good as the best
@@ -105,6 +107,13 @@ func Partition(h *Hypergraph, opt Options) ([]int, error) {
 	n := h.NumVertices()
 	if opt.Parts > n {
 		return nil, fmt.Errorf("hypergraph: cannot split %d vertices into %d non-empty parts", n, opt.Parts)
+	}
+	pins := 0
+	for _, e := range h.Edges {
+		pins += len(e)
+	}
+	if n > math.MaxInt32 || pins > math.MaxInt32 {
+		return nil, fmt.Errorf("hypergraph: %d vertices and %d pins exceed the partitioner's int32 indices", n, pins)
 	}
 	parts := make([]int, n)
 	if opt.Parts == 1 {

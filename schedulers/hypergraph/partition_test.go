@@ -99,6 +99,9 @@ func TestPartitionTrivial(t *testing.T) {
 // parts: the quadrants put every row and column in exactly two parts, 2N·w.
 func TestGridOptimum(t *testing.T) {
 	for _, n := range []int{8, 16, 40, 71} {
+		if n > 40 && testing.Short() {
+			continue // the paper's size; -race makes it slow
+		}
 		h := matmul2D(n)
 		w := h.EdgeWeight[0]
 		for k, want := range map[int]int64{2: int64(n) * w, 4: 2 * int64(n) * w} {
@@ -132,8 +135,8 @@ func randomBalanced(n, k int, seed uint64) []int {
 
 func TestRandomHypergraphsBeatBaseline(t *testing.T) {
 	for _, k := range []int{2, 4, 5} {
-		h := randomHypergraph(1500, 1200, 6, uint64(k))
-		parts, err := Partition(h, Options{Parts: k, Seed: 3})
+		h := randomHypergraph(600, 500, 6, uint64(k))
+		parts, err := Partition(h, Options{Parts: k, Seed: 3, Runs: 8})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,8 +183,8 @@ func TestZeroWeightVerticesAndDuplicates(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	h := randomHypergraph(800, 700, 6, 11)
-	opt := Options{Parts: 4, Seed: 42}
+	h := randomHypergraph(500, 400, 6, 11)
+	opt := Options{Parts: 4, Seed: 42, Runs: 8}
 	a, err := Partition(h, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +200,7 @@ func TestDeterministic(t *testing.T) {
 	}
 	differ := false
 	for seed := uint64(43); seed < 48 && !differ; seed++ {
-		c, err := Partition(h, Options{Parts: 4, Seed: seed})
+		c, err := Partition(h, Options{Parts: 4, Seed: seed, Runs: 8})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -89,8 +89,8 @@ func (h *gainHeap) clear() {
 // metric, which within one bisection equals connectivity−1. Each pass moves
 // boundary vertices by decreasing gain, each at most once, under the
 // balance bounds, stops early after a run of fruitless moves, and rolls
-// back to the best prefix, comparing (overload, cut) so that an infeasible
-// partition is first made feasible.
+// back to the best prefix, comparing scores (overload, cut, strict
+// overload) so that an infeasible partition is first made feasible.
 type fm struct {
 	g       *hg
 	part    []int8
@@ -299,7 +299,7 @@ func (f *fm) feasible(v int32, from int8) bool {
 	return nw <= f.lmax[to] || (f.pw[from] > f.lmax[from] && nw-f.lmax[to] < f.pw[from]-f.lmax[from])
 }
 
-// pass runs one FM pass and reports whether it improved (overload, cut).
+// pass runs one FM pass and reports whether it improved the score.
 func (f *fm) pass(fruitlessLimit int) bool {
 	f.startPass(-1)
 	start := f.score()
@@ -395,8 +395,8 @@ func (f *fm) refine(maxPasses int, complete bool) {
 }
 
 // completeEdges tries, for each cut edge from the smallest remainder up,
-// to move all its free pins of the minority side across at once, keeping
-// the move if (overload, cut) improves. It catches what single-vertex FM
+// to move all its pins on the minority side across at once, keeping the
+// move if the score improves. It catches what single-vertex FM
 // cannot: on large edges (a block-row of 71 tasks) each of the first
 // moves has gain 0 and FM's tie-breaking scatters them over many edges.
 func (f *fm) completeEdges() bool {

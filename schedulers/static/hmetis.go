@@ -14,9 +14,11 @@ func init() {
 			{Name: "ubfactor", Kind: "float", Default: "1", Doc: "hMETIS UBfactor: balance tolerance per bisection, percent"},
 			{Name: "runs", Kind: "int", Default: "20", Doc: "hMETIS Nruns: bisections computed per level, best kept"},
 			{Name: "vcycles", Kind: "int", Default: "2", Doc: "hMETIS Vcycle mode (1, 2, 3; -1 none)"},
+			{Name: "partitioner", Kind: "string", Default: "auto", Choices: []string{"auto", "builtin", "external"},
+				Doc: "auto: an installed hmetis/shmetis/khmetis/KaHyPar if on PATH, else the built-in multilevel partitioner; the record names which ran"},
 		},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-			s := &hmetisR{}
+			s := &hmetisR{mode: p.String("partitioner")}
 			s.Planned = schedulers.Planned{Name: "hmetis+r", Ready: p.Bool("ready"), Steal: p.Bool("steal"),
 				Plan: func(v schedulers.View) ([][]int, error) {
 					return s.partition(v, hypergraph.Options{Parts: v.Workers(), UBFactor: p.Float("ubfactor"),
@@ -30,6 +32,7 @@ func init() {
 // reports which partitioner ran, for the result record.
 type hmetisR struct {
 	schedulers.Planned
+	mode string // auto, builtin or external
 	tool string
 }
 
@@ -65,7 +68,17 @@ func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int,
 		return nil, err
 	}
 	opt.Seed = v.Rand().Uint64()
-	parts, tool, err := partition(h, opt)
+	var parts []int
+	var tool string
+	switch s.mode {
+	case "builtin":
+		parts, err = hypergraph.Partition(h, opt)
+		tool = hypergraph.BuiltinName
+	case "external":
+		parts, tool, err = hypergraph.External(h, opt)
+	default:
+		parts, tool, err = hypergraph.Best(h, opt, true)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -74,10 +87,4 @@ func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int,
 		plans[part] = append(plans[part], t)
 	}
 	return plans, nil
-}
-
-// partition runs the built-in multilevel partitioner.
-func partition(h *hypergraph.Hypergraph, opt hypergraph.Options) ([]int, string, error) {
-	parts, err := hypergraph.Partition(h, opt)
-	return parts, "builtin-multilevel", err
 }
