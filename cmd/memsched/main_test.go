@@ -68,3 +68,18 @@ func TestSchedulersListsParameters(t *testing.T) {
 		}
 	}
 }
+
+func TestOptimumTable(t *testing.T) {
+	code, out, errs := cli("optimum", "--workload", "randompairs", "--n", "3", "--memory-data", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, s := range []string{"optimal", "| MST |", "| HFP+flip |", "gap"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("optimum output lacks %q:\n%s", s, out)
+		}
+	}
+	if code, _, errs := cli("optimum", "--n", "5", "--memory-data", "3"); code == 0 || !strings.Contains(errs, "12") {
+		t.Errorf("25 tasks accepted or unclear error: %s", errs)
+	}
+}
