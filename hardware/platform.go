@@ -60,10 +60,43 @@ type Kernel struct {
 	Seconds float64 `toml:"seconds" json:"seconds,omitempty"`
 }
 
-// Runtime holds the StarPU settings that shape the pipeline.
+// Runtime holds the StarPU settings that shape the pipeline and the memory
+// manager. The zero value of every memory setting is StarPU's behaviour
+// except ReclaimFactor (0 or 1: free exactly what a load needs); the
+// preset cites the StarPU code behind each value.
 type Runtime struct {
 	Buffer   int `toml:"buffer" json:"buffer"`     // tasks a worker holds (and prefetches for)
 	Pipeline int `toml:"pipeline" json:"pipeline"` // popped tasks in flight per GPU
+
+	// PopWhileFetching lets a worker pop its next task while an earlier
+	// popped task still waits for its inputs (false: StarPU's driver pops
+	// only when no popped task is transferring).
+	PopWhileFetching bool `toml:"pop_while_fetching" json:"pop_while_fetching,omitempty"`
+	// Reprefetch requests a prefetch again for data evicted while a buffered
+	// task still reads it (false: StarPU prefetches a task's inputs once,
+	// when the task is pushed to the worker; the task fetches them later).
+	Reprefetch bool `toml:"reprefetch" json:"reprefetch,omitempty"`
+	// TouchAtStart refreshes data in LRU order when a task starts (false:
+	// StarPU refreshes them when a fetch or prefetch request finds them
+	// already on the GPU, i.e. when a task is popped or buffered).
+	TouchAtStart bool `toml:"touch_at_start" json:"touch_at_start,omitempty"`
+	// ReclaimFactor: a load that finds memory full evicts, in LRU order,
+	// ReclaimFactor times its own size (StarPU: 2); 0 or 1 evicts only what
+	// it needs.
+	ReclaimFactor float64 `toml:"reclaim_factor" json:"reclaim_factor,omitempty"`
+	// ReuseSameSize: a load that finds memory full first takes over the
+	// allocation of one evictable datum of the same size, evicting only it
+	// and allocating nothing (StarPU's try_to_reuse_potentially_in_use_mc).
+	ReuseSameSize bool `toml:"reuse_same_size" json:"reuse_same_size,omitempty"`
+	// AllocSync: which loads wait for the kernels already launched on their
+	// GPU before their copy starts (device memory allocation and release
+	// synchronise the device): "" or "none", "evict" (loads that free
+	// memory), "all" (every load that allocates).
+	AllocSync string `toml:"alloc_sync" json:"alloc_sync,omitempty"`
+	// JustInTime chooses and allocates a load only when the GPU's copy
+	// engine is idle (false: StarPU allocates each request as soon as it
+	// handles it and queues its copy on the GPU's host-to-GPU stream).
+	JustInTime bool `toml:"just_in_time" json:"just_in_time,omitempty"`
 }
 
 type presetFile struct {
@@ -141,6 +174,10 @@ func (p *Platform) Check() error {
 		return fmt.Errorf("platform %s: nvlink on needs nvlink_gbps > 0", p.Name)
 	case p.Runtime.Buffer < 1 || p.Runtime.Pipeline < 1:
 		return fmt.Errorf("platform %s: runtime buffer and pipeline must be >= 1", p.Name)
+	case p.Runtime.ReclaimFactor < 0:
+		return fmt.Errorf("platform %s: runtime reclaim_factor must be >= 0", p.Name)
+	case p.Runtime.AllocSync != "" && p.Runtime.AllocSync != "none" && p.Runtime.AllocSync != "evict" && p.Runtime.AllocSync != "all":
+		return fmt.Errorf("platform %s: runtime alloc_sync is %q; use none, evict or all", p.Name, p.Runtime.AllocSync)
 	}
 	for k, v := range p.Kernels {
 		if v.GFlops <= 0 && v.Seconds <= 0 {

@@ -8,7 +8,7 @@ import (
 
 // Version is the tool's version; it enters every result key, so a new
 // version never reuses results computed by an older one.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // Record is one run's result: one JSON object, the unit of every results
 // file. Field names are stable; add fields, never rename them.

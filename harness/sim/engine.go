@@ -5,15 +5,28 @@
 // the configuration and, when scheduling time is charged, a wall clock.
 //
 // Per GPU the pipeline is StarPU's (thesis Fig. 2.5): the scheduler fills a
-// task buffer (depth Buffer) whose inputs are prefetched in order; the worker
-// pops buffered tasks into a pipeline (depth Pipeline), fetches what they
-// still miss, and computes them one at a time in pop order.
+// task buffer (depth Buffer); a task entering it requests a prefetch of each
+// missing input, once (StarPU prefetches at push time and never again). The
+// worker pops buffered tasks into a pipeline (depth Pipeline), one at a
+// time: it pops again only when every popped task has its inputs (StarPU's
+// driver does not pop while a task is transferring). A popped task fetches
+// what it misses, taking over a queued prefetch of the same data. Tasks
+// compute one at a time in pop order.
 //
-// Memory: a load allocates its bytes when it starts; when memory is full a
-// victim is evicted among the data no popped task reads. A prefetch may not
-// evict data that a buffered task will read (StarPU keeps such data), and
-// its policy may decline; a fetch for the next task to compute may, as a last
-// resort, evict data of younger popped tasks, which then fetch it again.
+// Memory follows StarPU's data requests and allocator. Requests are handled
+// fetches first, then prefetches in request order; a prefetch that cannot
+// get memory stops the prefetches behind it. A handled request allocates at
+// once and queues its copy on the GPU's single host-to-GPU stream (at most
+// 20 copies in flight, 10 when handling prefetches). When memory is full, a
+// load evicts, in LRU order, ReclaimFactor times its size (StarPU: 2); a
+// prefetch may only evict data no buffered or popped task reads, and the
+// scheduler's policy may decline; a fetch evicts data no popped task reads,
+// and for the next task to compute may, as a last resort, evict data of
+// younger popped tasks, which then fetch it again, so the pipeline cannot
+// deadlock. Data become most recently used when loaded and whenever a
+// fetch or prefetch request finds them on the GPU. The platform's runtime
+// settings (hardware.Runtime) select the former model or the uncertain
+// parts of StarPU's: same-size reuse, allocation that drains the device.
 package sim
 
 import (
@@ -89,9 +102,19 @@ type Stats struct {
 }
 
 const (
-	absent uint8 = iota
-	loading
+	absent  uint8 = iota
+	queued        // allocated, its copy waits in the GPU's copy queue
+	loading       // its copy runs
 	resident
+)
+
+// StarPU's caps on the requests a memory node handles at once
+// (src/datawizard/data_request.h: MAX_PENDING_REQUESTS_PER_NODE,
+// MAX_PENDING_PREFETCH_REQUESTS_PER_NODE): fetches are issued while fewer
+// than 20 copies are queued or running, prefetches while fewer than 10.
+const (
+	maxPendingFetch    = 20
+	maxPendingPrefetch = 10
 )
 
 type request struct {
@@ -110,6 +133,7 @@ type gpu struct {
 	state    []uint8
 	pin      []int32 // popped tasks reading the data
 	want     []int32 // buffered tasks reading the data
+	prefReq  []bool  // a prefetch request for the data waits in prefQ
 	used     int64
 	lruPrev  []int32 // doubly linked LRU list over resident data; head = least recent
 	lruNext  []int32
@@ -124,6 +148,13 @@ type gpu struct {
 	busyComp bool
 	pulling  bool // scheduler has nothing for now
 	blockedT float64
+	copyQ    []request // issued loads, in issue order (one H2D stream per GPU)
+	// Under Runtime.AllocSync, an allocation blocks the GPU's driver until
+	// the device drains: the kernels launched when it blocked (done reaches
+	// barrier) and every queued copy finish; meanwhile it pops, launches
+	// and issues nothing. barrier < 0: not blocked.
+	barrier int
+	done    int // tasks finished on this GPU
 }
 
 // Engine is one run's state.
@@ -131,6 +162,7 @@ type Engine struct {
 	cfg     Config
 	w       *workloads.Workload
 	p       *hardware.Platform
+	rt      hardware.Runtime
 	sched   schedulers.Scheduler
 	evictor schedulers.Evictor
 	popper  schedulers.Popper
@@ -209,7 +241,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	if cfg.Buffer == 0 {
 		cfg.Buffer = 1
 	}
-	e := &Engine{cfg: cfg, w: w, p: p, sched: cfg.Scheduler, be: be,
+	e := &Engine{cfg: cfg, w: w, p: p, rt: p.Runtime, sched: cfg.Scheduler, be: be,
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x6d656d7363686564))}
 	e.evictor, _ = cfg.Scheduler.(schedulers.Evictor)
 	e.popper, _ = cfg.Scheduler.(schedulers.Popper)
@@ -221,8 +253,8 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	}
 	nd := len(w.Data)
 	for g := 0; g < p.GPUs; g++ {
-		m := &gpu{state: make([]uint8, nd), pin: make([]int32, nd), want: make([]int32, nd),
-			lruPrev: make([]int32, nd), lruNext: make([]int32, nd), lruHead: -1, lruTail: -1}
+		m := &gpu{state: make([]uint8, nd), pin: make([]int32, nd), want: make([]int32, nd), prefReq: make([]bool, nd),
+			lruPrev: make([]int32, nd), lruNext: make([]int32, nd), lruHead: -1, lruTail: -1, barrier: -1}
 		e.gpus = append(e.gpus, m)
 	}
 	e.compute = make([]float64, len(w.Tasks))
@@ -328,7 +360,7 @@ func (e *Engine) charging() bool { return e.cfg.ChargeSchedTime && e.cfg.Clock !
 func (e *Engine) Stuck() error {
 	msg := fmt.Sprintf("simulation stuck at t=%gs with %d of %d tasks done", e.now, e.done, len(e.w.Tasks))
 	for g, m := range e.gpus {
-		msg += fmt.Sprintf("; gpu%d: buffer %d, pipeline %d, fetch queue %d, used %d/%d bytes", g, len(m.buffer), len(m.pipe), len(m.fetchQ), m.used, e.p.MemoryBytes)
+		msg += fmt.Sprintf("; gpu%d: buffer %d, pipeline %d, fetch queue %d, used %d/%d bytes, copy queue %d", g, len(m.buffer), len(m.pipe), len(m.fetchQ), m.used, e.p.MemoryBytes, len(m.copyQ))
 	}
 	return fmt.Errorf("%s (a scheduler that never returns some task, or a cyclic dependency)", msg)
 }
@@ -391,6 +423,26 @@ func (e *Engine) kick(g int) {
 		e.push(m.blockedT, g, -1)
 		return
 	}
+	for {
+		e.fill(g)
+		if m.blockedT > e.now {
+			e.push(m.blockedT, g, -1)
+			return
+		}
+		blocked := m.barrier >= 0
+		e.startTransfer(g)
+		if !blocked || m.barrier >= 0 {
+			break
+		}
+		// The driver got unblocked: it pops and launches again.
+	}
+	e.startCompute(g)
+}
+
+// fill refills the worker's buffer from the scheduler and its pipeline from
+// the buffer.
+func (e *Engine) fill(g int) {
+	m := e.gpus[g]
 	for changed := true; changed; {
 		changed = false
 		for (e.cfg.Buffer < 0 || len(m.buffer) < e.cfg.Buffer) && !m.pulling {
@@ -404,11 +456,14 @@ func (e *Engine) kick(g int) {
 			e.addToBuffer(g, task)
 			changed = true
 			if m.blockedT > e.now {
-				e.push(m.blockedT, g, -1)
 				return
 			}
 		}
-		for len(m.pipe) < e.cfg.Pipeline && len(m.buffer) > 0 {
+		// StarPU's driver pops a task only when its pipeline has room and no
+		// popped task is still transferring its inputs
+		// (_starpu_get_multi_worker_task: "don't push a task if we are
+		// already transferring one").
+		for m.barrier < 0 && len(m.pipe) < e.cfg.Pipeline && len(m.buffer) > 0 && (e.rt.PopWhileFetching || e.readyPrefix(g) == len(m.pipe)) {
 			i := 0
 			if e.popper != nil {
 				e.timed(g, func() error { i = e.popper.Pop(g, m.buffer); return nil })
@@ -419,10 +474,26 @@ func (e *Engine) kick(g int) {
 			changed = true
 		}
 	}
-	e.startTransfer(g)
-	e.startCompute(g)
 }
 
+// readyPrefix counts the popped tasks, oldest first, whose inputs are all
+// resident: the kernels StarPU has launched (or is running) on the GPU.
+func (e *Engine) readyPrefix(g int) int {
+	m := e.gpus[g]
+	for i, t := range m.pipe {
+		for _, d := range e.w.Tasks[t].Inputs {
+			if m.state[d] != resident {
+				return i
+			}
+		}
+	}
+	return len(m.pipe)
+}
+
+// addToBuffer gives a task to a worker. Like StarPU's push-time prefetch
+// (starpu_prefetch_task_input_for), it requests each missing input once,
+// in order, and a request that finds the data already there refreshes it
+// in LRU order (_starpu_memchunk_recently_used).
 func (e *Engine) addToBuffer(g, task int) {
 	if task < 0 || task >= len(e.w.Tasks) {
 		panic(fmt.Sprintf("scheduler returned task %d, outside 0..%d", task, len(e.w.Tasks)-1))
@@ -435,62 +506,170 @@ func (e *Engine) addToBuffer(g, task int) {
 	m.buffer = append(m.buffer, task)
 	for _, d := range e.w.Tasks[task].Inputs {
 		m.want[d]++
-		if m.state[d] == absent {
-			m.prefQ = append(m.prefQ, request{d, true})
+		switch m.state[d] {
+		case absent:
+			e.requestPrefetch(m, d)
+		case resident:
+			if !e.rt.TouchAtStart {
+				e.touch(m, d)
+			}
 		}
 	}
 }
 
+// requestPrefetch queues a prefetch unless one is already queued (StarPU
+// reuses the pending request of the data).
+func (e *Engine) requestPrefetch(m *gpu, d int) {
+	if !m.prefReq[d] {
+		m.prefReq[d] = true
+		m.prefQ = append(m.prefQ, request{d, true})
+	}
+}
+
+// popTask moves a task into the pipeline and fetches its missing inputs; a
+// queued prefetch of those becomes the fetch (StarPU upgrades the request).
 func (e *Engine) popTask(g, task int) {
 	m := e.gpus[g]
 	m.pipe = append(m.pipe, task)
 	for _, d := range e.w.Tasks[task].Inputs {
 		m.want[d]--
 		m.pin[d]++
-		if m.state[d] == absent {
+		switch m.state[d] {
+		case absent:
+			m.prefReq[d] = false
 			m.fetchQ = append(m.fetchQ, request{d, false})
+		case resident:
+			if !e.rt.TouchAtStart {
+				e.touch(m, d)
+			}
 		}
 	}
 }
 
-// startTransfer starts the worker's next load if its copy engine is idle:
-// fetches first, then prefetches in buffer order.
+// startTransfer issues the worker's pending requests, then starts its next
+// copy. StarPU allocates a request's memory when it handles the request and
+// queues the copy on the GPU's single host-to-GPU stream; fetch requests are
+// handled before prefetch requests, each list in request order, and a
+// prefetch that cannot get memory stops the prefetches behind it
+// (__starpu_handle_node_data_requests: "Prefetching more there would make
+// the situation even worse"). With Runtime.JustInTime (the former model) a
+// load is chosen and allocated only when the copy engine is idle.
 func (e *Engine) startTransfer(g int) {
+	e.issue(g)
+	e.startCopy(g)
+}
+
+func (e *Engine) issue(g int) {
 	m := e.gpus[g]
-	if m.busyLoad {
-		return
-	}
-	for len(m.fetchQ) > 0 {
-		r := m.fetchQ[0]
-		if m.state[r.data] != absent || m.pin[r.data] == 0 {
+	waiting := false // an allocation waits for the device to drain
+	defer func() {
+		if !waiting {
+			m.barrier = -1 // the driver is not blocked
+		}
+	}()
+	for {
+		pending := len(m.copyQ)
+		if m.busyLoad {
+			pending++
+		}
+		if e.rt.JustInTime && pending > 0 {
+			return
+		}
+		for len(m.fetchQ) > 0 {
+			if d := m.fetchQ[0].data; m.state[d] != absent || m.pin[d] == 0 {
+				m.fetchQ = m.fetchQ[1:]
+				continue
+			}
+			break
+		}
+		if len(m.fetchQ) > 0 {
+			r := m.fetchQ[0]
+			if pending >= maxPendingFetch {
+				return
+			}
+			head := len(m.pipe) > 0 && e.reads(m.pipe[0], r.data)
+			var ok bool
+			if ok, waiting = e.allocate(g, r, head); !ok {
+				return // wait for memory: a copy or a task to end
+			}
 			m.fetchQ = m.fetchQ[1:]
 			continue
 		}
-		head := len(m.pipe) > 0 && e.reads(m.pipe[0], r.data)
-		if !e.makeRoom(g, e.w.Data[r.data].Bytes, false, head) {
-			return // wait for a task to end
+		for m.prefHead < len(m.prefQ) {
+			if d := m.prefQ[m.prefHead].data; m.state[d] != absent || m.want[d] == 0 || !m.prefReq[d] {
+				m.prefHead++
+				continue
+			}
+			break
 		}
-		m.fetchQ = m.fetchQ[1:]
-		e.load(g, r.data, false)
-		return
-	}
-	for m.prefHead < len(m.prefQ) {
-		r := m.prefQ[m.prefHead]
-		if m.state[r.data] != absent || m.want[r.data] == 0 {
-			m.prefHead++
-			continue
+		if m.prefHead > 1024 && m.prefHead*2 > len(m.prefQ) {
+			m.prefQ = append(m.prefQ[:0], m.prefQ[m.prefHead:]...)
+			m.prefHead = 0
 		}
-		if !e.makeRoom(g, e.w.Data[r.data].Bytes, true, false) {
+		if m.prefHead == len(m.prefQ) || pending >= maxPendingPrefetch {
+			return
+		}
+		var ok bool
+		if ok, waiting = e.allocate(g, m.prefQ[m.prefHead], false); !ok {
 			return // declined: retry when memory changes
 		}
 		m.prefHead++
-		e.load(g, r.data, true)
-		break
 	}
-	if m.prefHead > 1024 && m.prefHead*2 > len(m.prefQ) {
-		m.prefQ = append(m.prefQ[:0], m.prefQ[m.prefHead:]...)
-		m.prefHead = 0
+}
+
+// startCopy starts the oldest queued copy if the copy engine is idle.
+func (e *Engine) startCopy(g int) {
+	m := e.gpus[g]
+	if m.busyLoad || len(m.copyQ) == 0 {
+		return
 	}
+	r := m.copyQ[0]
+	m.copyQ = m.copyQ[1:]
+	e.load(g, r.data, r.prefetch)
+}
+
+// allocate finds memory for a request and queues its copy. Under
+// Runtime.AllocSync it first waits for the GPU to drain (device memory
+// allocation and release synchronise the device): it then reports wait. A
+// load that takes over an evicted datum's allocation (Runtime.ReuseSameSize)
+// allocates nothing and never waits.
+func (e *Engine) allocate(g int, r request, head bool) (ok, wait bool) {
+	m := e.gpus[g]
+	size := e.w.Data[r.data].Bytes
+	full := m.used+size > e.p.MemoryBytes
+	if full && e.rt.ReuseSameSize {
+		if v := e.reuseVictim(g, size, r.prefetch); v >= 0 {
+			e.evict(g, v)
+			e.enqueue(g, r)
+			return true, false
+		}
+	}
+	if full && r.prefetch && len(e.candidates(g, true)) == 0 {
+		return false, false // nothing a prefetch may evict: do not wait for it
+	}
+	if e.rt.AllocSync == "all" || (e.rt.AllocSync == "evict" && full) {
+		if m.barrier < 0 {
+			m.barrier = m.done + e.readyPrefix(g)
+		}
+		if m.done < m.barrier || len(m.copyQ) > 0 || m.busyLoad {
+			return false, true // blocked until the GPU drains: a task or copy ends
+		}
+	}
+	m.barrier = -1
+	if full && !e.makeRoom(g, size, r.prefetch, head) {
+		return false, false
+	}
+	e.enqueue(g, r)
+	return true, false
+}
+
+// enqueue allocates a request's memory and queues its copy.
+func (e *Engine) enqueue(g int, r request) {
+	m := e.gpus[g]
+	m.state[r.data] = queued
+	m.prefReq[r.data] = false
+	m.used += e.w.Data[r.data].Bytes
+	m.copyQ = append(m.copyQ, r)
 }
 
 func (e *Engine) reads(task, data int) bool {
@@ -502,36 +681,80 @@ func (e *Engine) reads(task, data int) bool {
 	return false
 }
 
-// makeRoom evicts until size bytes fit. A prefetch only evicts data no
-// buffered or popped task reads, and its policy may decline. A fetch evicts
-// data no popped task reads; for the next task to compute it may evict data
-// of younger popped tasks as a last resort, so the pipeline cannot deadlock.
+// candidates lists, in LRU order, the data a load may evict: no popped
+// task reads them and, for a prefetch, no buffered task either.
+func (e *Engine) candidates(g int, prefetch bool) []int {
+	m := e.gpus[g]
+	e.cand = e.cand[:0]
+	for d := m.lruHead; d >= 0; d = m.lruNext[d] {
+		if m.pin[d] == 0 && (!prefetch || m.want[d] == 0) {
+			e.cand = append(e.cand, int(d))
+		}
+	}
+	return e.cand
+}
+
+// reuseVictim picks the least recently used candidate of exactly size
+// bytes (the scheduler's policy chooses among them if it has one), or -1.
+func (e *Engine) reuseVictim(g int, size int64, prefetch bool) int {
+	all := e.candidates(g, prefetch)
+	same := all[:0]
+	for _, d := range all {
+		if e.w.Data[d].Bytes == size {
+			same = append(same, d)
+		}
+	}
+	e.cand = same
+	if len(same) == 0 {
+		return -1
+	}
+	return e.choose(g, same, prefetch)
+}
+
+// choose asks the scheduler's policy for a victim among the candidates
+// (LRU first), -1 when it declines for a prefetch.
+func (e *Engine) choose(g int, cand []int, prefetch bool) int {
+	victim := cand[0]
+	if e.evictor != nil {
+		var v int
+		e.timed(g, func() error { v = e.evictor.Victim(g, cand, prefetch); return nil })
+		if v < 0 && prefetch {
+			return -1
+		}
+		if v >= 0 {
+			if !e.isCandidate(v) {
+				panic(fmt.Sprintf("eviction policy chose data %d, which is not evictable on gpu%d", v, g))
+			}
+			victim = v
+		}
+	}
+	return victim
+}
+
+// makeRoom evicts until size bytes fit; when it must evict, it frees at
+// least Runtime.ReclaimFactor times size, as StarPU's allocator reclaims
+// starpu_memstrategy_data_size_coefficient (2) times the size it misses
+// (_starpu_allocate_interface, _starpu_memory_reclaim_generic). A prefetch
+// only evicts data no buffered or popped task reads, and its policy may
+// decline. A fetch evicts data no popped task reads; for the next task to
+// compute it may evict data of younger popped tasks as a last resort, so
+// the pipeline cannot deadlock.
 func (e *Engine) makeRoom(g int, size int64, prefetch, head bool) bool {
 	m := e.gpus[g]
-	for m.used+size > e.p.MemoryBytes {
-		e.cand = e.cand[:0]
-		for d := m.lruHead; d >= 0; d = m.lruNext[d] {
-			if m.pin[d] == 0 && (!prefetch || m.want[d] == 0) {
-				e.cand = append(e.cand, int(d))
-			}
-		}
+	need := m.used + size - e.p.MemoryBytes
+	if need <= 0 {
+		return true
+	}
+	target := need
+	if f := e.rt.ReclaimFactor; f > 1 {
+		target = max(need, int64(math.Ceil(f*float64(size))))
+	}
+	var freed int64
+	for freed < target {
 		victim := -1
-		if len(e.cand) > 0 {
-			victim = e.cand[0]
-			if e.evictor != nil {
-				var v int
-				e.timed(g, func() error { v = e.evictor.Victim(g, e.cand, prefetch); return nil })
-				if v < 0 && prefetch {
-					return false
-				}
-				if v >= 0 {
-					if !e.isCandidate(v) {
-						panic(fmt.Sprintf("eviction policy chose data %d, which is not evictable on gpu%d", v, g))
-					}
-					victim = v
-				}
-			}
-		} else if head {
+		if cand := e.candidates(g, prefetch); len(cand) > 0 {
+			victim = e.choose(g, cand, prefetch)
+		} else if head && freed < need {
 			for d := m.lruHead; d >= 0; d = m.lruNext[d] {
 				if !e.reads(m.pipe[0], int(d)) {
 					victim = int(d)
@@ -540,11 +763,12 @@ func (e *Engine) makeRoom(g int, size int64, prefetch, head bool) bool {
 			}
 		}
 		if victim < 0 {
-			return false
+			break
 		}
+		freed += e.w.Data[victim].Bytes
 		e.evict(g, victim)
 	}
-	return true
+	return freed >= need
 }
 
 func (e *Engine) isCandidate(d int) bool {
@@ -567,9 +791,9 @@ func (e *Engine) evict(g, d int) {
 		e.be.Evicted(g, d)
 	}
 	e.observe(schedulers.Evicted, g, d)
-	if m.want[d] > 0 {
+	if m.want[d] > 0 && e.rt.Reprefetch {
 		// A buffered task still needs it: prefetch it again later.
-		m.prefQ = append(m.prefQ, request{d, true})
+		e.requestPrefetch(m, d)
 	}
 	if m.pin[d] > 0 {
 		m.fetchQ = append(m.fetchQ, request{d, false})
@@ -580,7 +804,6 @@ func (e *Engine) load(g, d int, prefetch bool) {
 	m := e.gpus[g]
 	bytes := e.w.Data[d].Bytes
 	m.state[d] = loading
-	m.used += bytes
 	m.busyLoad = true
 	kind := "fetch"
 	if prefetch {
@@ -730,8 +953,8 @@ func (e *Engine) loadDone(g, d int, prefetch bool, src int) {
 // startCompute starts the oldest popped task once its inputs are resident.
 func (e *Engine) startCompute(g int) {
 	m := e.gpus[g]
-	if m.busyComp || len(m.pipe) == 0 {
-		return
+	if m.busyComp || len(m.pipe) == 0 || (m.barrier >= 0 && m.done >= m.barrier) {
+		return // idle, or the driver is blocked and launched no more kernels
 	}
 	task := m.pipe[0]
 	for _, d := range e.w.Tasks[task].Inputs {
@@ -745,9 +968,10 @@ func (e *Engine) startCompute(g int) {
 		}
 	}
 	m.busyComp = true
-	for _, d := range e.w.Tasks[task].Inputs {
-		e.lruRemove(m, int32(d))
-		e.lruAppend(m, int32(d))
+	if e.rt.TouchAtStart {
+		for _, d := range e.w.Tasks[task].Inputs {
+			e.touch(m, d)
+		}
 	}
 	i := e.emit(Event{Ev: "task_start", Worker: g, Node: g, Task: task})
 	e.observe(schedulers.Started, g, task)
@@ -767,6 +991,7 @@ func (e *Engine) TaskDone(g, task int) {
 	for _, d := range e.w.Tasks[task].Inputs {
 		m.pin[d]--
 	}
+	m.done++
 	e.done++
 	e.stats.Tasks++
 	e.stats.PerWorker[g]++
@@ -799,6 +1024,14 @@ func (e *Engine) TaskDone(g, task int) {
 	}
 }
 
+// touch makes resident data the most recently used.
+func (e *Engine) touch(m *gpu, d int) {
+	if m.state[d] == resident {
+		e.lruRemove(m, int32(d))
+		e.lruAppend(m, int32(d))
+	}
+}
+
 func (e *Engine) lruAppend(m *gpu, d int32) {
 	m.lruPrev[d], m.lruNext[d] = m.lruTail, -1
 	if m.lruTail >= 0 {
@@ -825,12 +1058,15 @@ func (e *Engine) lruRemove(m *gpu, d int32) {
 
 // View implementation: read-only state for the scheduler.
 
-func (e *Engine) Workload() *workloads.Workload   { return e.w }
-func (e *Engine) Platform() *hardware.Platform    { return e.p }
-func (e *Engine) Workers() int                    { return len(e.gpus) }
-func (e *Engine) Now() float64                    { return e.now }
-func (e *Engine) Resident(g, d int) bool          { return e.gpus[g].state[d] == resident }
-func (e *Engine) Present(g, d int) bool           { return e.gpus[g].state[d] != absent }
+func (e *Engine) Workload() *workloads.Workload { return e.w }
+func (e *Engine) Platform() *hardware.Platform  { return e.p }
+func (e *Engine) Workers() int                  { return len(e.gpus) }
+func (e *Engine) Now() float64                  { return e.now }
+func (e *Engine) Resident(g, d int) bool        { return e.gpus[g].state[d] == resident }
+func (e *Engine) Present(g, d int) bool {
+	st := e.gpus[g].state[d]
+	return st == loading || st == resident
+}
 func (e *Engine) Buffer(g int) []int              { return e.gpus[g].buffer }
 func (e *Engine) Pipeline(g int) []int            { return e.gpus[g].pipe }
 func (e *Engine) ComputeSeconds(g, t int) float64 { return e.compute[t] }
