@@ -30,7 +30,6 @@
 package sim
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -189,6 +188,7 @@ type Engine struct {
 	capLeft   []float64
 	users     []int
 	fixed     []bool
+	spare     []*flow // finished flows, for reuse
 }
 
 type event struct {
@@ -198,19 +198,49 @@ type event struct {
 	task   int // -1: wake-up after charged scheduling time
 }
 
+// eventHeap is a binary min-heap on (time, seq), typed so that pushing and
+// popping an event allocates nothing (container/heap boxes every element).
 type eventHeap []event
 
-func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(i, j int) bool {
+func (h eventHeap) less(i, j int) bool {
 	return h[i].t < h[j].t || (h[i].t == h[j].t && h[i].seq < h[j].seq)
 }
-func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+func (h *eventHeap) push(ev event) {
+	*h = append(*h, ev)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+func (h *eventHeap) pop() event {
+	q := *h
+	top := q[0]
+	n := len(q) - 1
+	q[0] = q[n]
+	q = q[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && q.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < n && q.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
+	*h = q
+	return top
 }
 
 // Run simulates the whole workload and returns its totals.
@@ -293,7 +323,7 @@ func (e *Engine) Run() (*Stats, error) {
 			e.finishLoad(fi)
 			continue
 		}
-		ev := heap.Pop(&e.events).(event)
+		ev := e.events.pop()
 		e.advance(ev.t)
 		if ev.task < 0 {
 			e.kick(ev.worker)
@@ -391,7 +421,7 @@ func (e *Engine) observe(kind schedulers.EventKind, g, id int) {
 
 func (e *Engine) push(t float64, worker, task int) {
 	e.seq++
-	heap.Push(&e.events, event{t: t, seq: e.seq, worker: worker, task: task})
+	e.events.push(event{t: t, seq: e.seq, worker: worker, task: task})
 }
 
 // emit records an event; with a backend it is buffered (its time may be
@@ -815,7 +845,8 @@ func (e *Engine) load(g, d int, prefetch bool) {
 		e.be.StartLoad(g, d, prefetch, i)
 		return
 	}
-	f := &flow{worker: g, data: d, src: -1, remaining: float64(bytes), prefetch: prefetch}
+	f := e.newFlow()
+	*f = flow{worker: g, data: d, src: -1, remaining: float64(bytes), prefetch: prefetch}
 	f.links = e.paths[g]
 	if e.p.Topology.NVLink {
 		for o, om := range e.gpus {
@@ -858,8 +889,11 @@ func (e *Engine) rates() {
 		capLeft[i] = l.GBps * 1e9
 		users[i] = 0
 	}
-	e.fixed = append(e.fixed[:0], make([]bool, n)...)
-	fixed := e.fixed
+	if cap(e.fixed) < n {
+		e.fixed = make([]bool, n)
+	}
+	fixed := e.fixed[:n]
+	clear(fixed)
 	for _, f := range e.flows {
 		for _, l := range f.links {
 			users[l]++
@@ -922,7 +956,19 @@ func (e *Engine) finishLoad(i int) {
 	f := e.flows[i]
 	e.flows = append(e.flows[:i], e.flows[i+1:]...)
 	e.rates()
-	e.loadDone(f.worker, f.data, f.prefetch, f.src)
+	g, d, prefetch, src := f.worker, f.data, f.prefetch, f.src
+	e.spare = append(e.spare, f)
+	e.loadDone(g, d, prefetch, src)
+}
+
+// newFlow reuses a finished flow, so loads allocate nothing.
+func (e *Engine) newFlow() *flow {
+	if n := len(e.spare); n > 0 {
+		f := e.spare[n-1]
+		e.spare = e.spare[:n-1]
+		return f
+	}
+	return new(flow)
 }
 
 // LoadDone is a backend's report that a host-to-GPU copy finished.
@@ -987,7 +1033,7 @@ func (e *Engine) startCompute(g int) {
 func (e *Engine) TaskDone(g, task int) {
 	m := e.gpus[g]
 	m.busyComp = false
-	m.pipe = m.pipe[1:]
+	m.pipe = append(m.pipe[:0], m.pipe[1:]...) // in place: the pipeline is a few tasks
 	for _, d := range e.w.Tasks[task].Inputs {
 		m.pin[d]--
 	}
