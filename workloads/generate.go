@@ -77,7 +77,7 @@ func Generate(s Spec) (*Workload, error) {
 	if s.Order == OrderRandom {
 		w = randomOrder(w, s.rng(streamOrder))
 	}
-	w.Name = s.name()
+	w.Name = s.Name()
 	if err := w.Validate(); err != nil {
 		return nil, fmt.Errorf("workloads: internal error generating %s: %w", w.Name, err)
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"memsched/internal/suggest"
 )
 
 // WriteJSON writes w as one JSON object, one data or task per line so that
@@ -118,7 +120,7 @@ func ReadJSON(r io.Reader) (*Workload, error) {
 			}
 		default:
 			return nil, fmt.Errorf("workloads: JSON: unknown top-level field %q%s; allowed: name, data, tasks",
-				key, suggest(key, []string{"name", "data", "tasks"}))
+				key, suggest.Closest(key, []string{"name", "data", "tasks"}))
 		}
 	}
 	if err := expectDelim(dec, '}', "the top level"); err != nil {

@@ -1,11 +1,11 @@
 package workloads
 
 import (
-	suggest_ "memsched/internal/suggest"
-
 	"fmt"
 	"math/rand/v2"
 	"strings"
+
+	"memsched/internal/suggest"
 )
 
 // Kind names accepted by Generate.
@@ -82,7 +82,7 @@ func (s Spec) check() error {
 	}
 	if !isKind(s.Kind) {
 		return fmt.Errorf("workloads: unknown kind %q%s; valid kinds: %s",
-			s.Kind, suggest(s.Kind, Kinds()), strings.Join(Kinds(), ", "))
+			s.Kind, suggest.Closest(s.Kind, Kinds()), strings.Join(Kinds(), ", "))
 	}
 	if s.N < 1 || s.N > maxDim {
 		return fmt.Errorf("workloads: %s: Spec.N = %d is out of range; N is the matrix size in tiles and must be in [1, %d]", s.Kind, s.N, maxDim)
@@ -103,7 +103,7 @@ func (s Spec) check() error {
 	case "", OrderSubmission, OrderRandom:
 	default:
 		return fmt.Errorf("workloads: %s: unknown Spec.Order %q%s; use \"\" or %q (natural order) or %q (seeded shuffle)",
-			s.Kind, s.Order, suggest(s.Order, []string{OrderSubmission, OrderRandom}), OrderSubmission, OrderRandom)
+			s.Kind, s.Order, suggest.Closest(s.Order, []string{OrderSubmission, OrderRandom}), OrderSubmission, OrderRandom)
 	}
 	if n := s.taskCount(); n > maxTasks {
 		return fmt.Errorf("workloads: %s with N=%d would have %d tasks, above the limit of %d; reduce N", s.Kind, s.N, n, maxTasks)
@@ -138,7 +138,7 @@ func (s Spec) taskCount() int64 {
 
 // name builds a readable, unique-enough name: kind, size, then only the
 // options that differ from the defaults, and the seed when it matters.
-func (s Spec) name() string {
+func (s Spec) Name() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s-n%d", s.Kind, s.N)
 	if s.Kind == KindMatmul3D && s.NZ != s.N {
@@ -184,6 +184,3 @@ const (
 func (s Spec) rng(stream uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(s.Seed, stream))
 }
-
-// suggest names the closest candidate of a misspelt value.
-var suggest = suggest_.Closest

@@ -62,9 +62,9 @@ func refSet(t *testing.T, figure string) *Set {
 		if p.Figure != figure || p.DisplayScheduler() == "" {
 			continue
 		}
-		recs = append(recs, run.Record{Key: figure + string(rune(i)), Label: p.DisplayScheduler(), GPUs: p.GPUs,
-			MemoryBytes: int64(p.MemoryMB * hardware.MiB), WorkingSet: p.WorkingSetMiB, GFlops: p.GFlops, MakespanS: 1,
-			Point: map[string]any{"n": p.N, "gpus": p.GPUs, "memory_mb": p.MemoryMB}})
+		recs = append(recs, run.Record{Identity: run.Identity{Key: figure + string(rune(i)), Label: p.DisplayScheduler(), GPUs: p.GPUs,
+			MemoryBytes: int64(p.MemoryMB * hardware.MiB), WorkingSet: p.WorkingSetMiB,
+			Point: map[string]any{"n": p.N, "gpus": p.GPUs, "memory_mb": p.MemoryMB}}, GFlops: p.GFlops, MakespanS: 1})
 	}
 	return NewSet(nil, recs, nil)
 }

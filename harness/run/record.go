@@ -2,6 +2,8 @@ package run
 
 import (
 	"os"
+
+	"memsched/hardware"
 	"runtime"
 	"runtime/debug"
 )
@@ -11,8 +13,30 @@ import (
 const Version = "0.2.0"
 
 // Record is one run's result: one JSON object, the unit of every results
-// file. Field names are stable; add fields, never rename them.
+// file. Field names are stable; add fields, never rename them. Identity is
+// embedded, so its fields sit at the top level of the JSON object.
 type Record struct {
+	Identity
+
+	MakespanS  float64 `json:"makespan_s"`
+	GFlops     float64 `json:"gflops"`
+	BytesH2D   int64   `json:"bytes_h2d"`
+	BytesD2D   int64   `json:"bytes_d2d"`
+	Loads      int     `json:"loads"`
+	Prefetches int     `json:"prefetches"`
+	Fetches    int     `json:"fetches"`
+	Evictions  int     `json:"evictions"`
+	Tasks      int     `json:"tasks"`
+	PerWorker  []int   `json:"tasks_per_worker"`
+	SchedWallS float64 `json:"sched_wall_s"`
+	SimWallS   float64 `json:"sim_wall_s"`
+	Partition  string  `json:"partitioner,omitempty"`
+	Error      string  `json:"error,omitempty"`
+}
+
+// Identity says which run a record is, whether it succeeded or not: an
+// error row carries it alone.
+type Identity struct {
 	Key         string            `json:"key,omitempty"`
 	Suite       string            `json:"suite,omitempty"`
 	Label       string            `json:"label,omitempty"` // display name in a suite, e.g. "DARTS+LUF"
@@ -30,22 +54,18 @@ type Record struct {
 	Executor    string            `json:"executor"`
 	ChargeSched bool              `json:"charge_sched_time"`
 
-	MakespanS  float64 `json:"makespan_s"`
-	GFlops     float64 `json:"gflops"`
-	BytesH2D   int64   `json:"bytes_h2d"`
-	BytesD2D   int64   `json:"bytes_d2d"`
-	Loads      int     `json:"loads"`
-	Prefetches int     `json:"prefetches"`
-	Fetches    int     `json:"fetches"`
-	Evictions  int     `json:"evictions"`
-	Tasks      int     `json:"tasks"`
-	PerWorker  []int   `json:"tasks_per_worker"`
-	SchedWallS float64 `json:"sched_wall_s"`
-	SimWallS   float64 `json:"sim_wall_s"`
-	Partition  string  `json:"partitioner,omitempty"`
-	Error      string  `json:"error,omitempty"`
-
 	Provenance Provenance `json:"provenance"`
+}
+
+// NewIdentity describes a run before it runs. The scheduler name and
+// parameters are as given; Run replaces them by the resolved ones.
+func NewIdentity(workload string, workingSetMiB float64, p *hardware.Platform, scheduler string, params map[string]string, seed uint64, executor string, charge bool) Identity {
+	if executor == "" {
+		executor = "sim"
+	}
+	return Identity{Scheduler: scheduler, Params: params, Workload: workload, WorkingSet: workingSetMiB,
+		Platform: p.Name, PlatformSHA: p.Hash(), GPUs: p.GPUs, MemoryBytes: p.MemoryBytes, Seed: seed,
+		Executor: executor, ChargeSched: charge, Provenance: CurrentProvenance()}
 }
 
 // Provenance says what produced a record.

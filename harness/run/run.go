@@ -58,12 +58,7 @@ func Run(cfg Config) (rec Record, err error) {
 		return rec, err
 	}
 	p := cfg.Platform
-	rec = Record{
-		Scheduler: spec.Name, Params: params, Workload: cfg.Workload.Name,
-		WorkingSet: cfg.Workload.WorkingSetMiB(), Platform: p.Name, PlatformSHA: p.Hash(),
-		GPUs: p.GPUs, MemoryBytes: p.MemoryBytes, Seed: cfg.Seed, Executor: cfg.Executor,
-		ChargeSched: cfg.ChargeSched, Provenance: CurrentProvenance(),
-	}
+	rec.Identity = NewIdentity(cfg.Workload.Name, cfg.Workload.WorkingSetMiB(), p, spec.Name, params, cfg.Seed, cfg.Executor, cfg.ChargeSched)
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("scheduler %s panicked: %v", spec.Name, r)

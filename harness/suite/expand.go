@@ -300,18 +300,13 @@ func (r Run) Config() (run.Config, error) {
 // Record returns the identity fields of the run's record, so error rows
 // say what failed even when the run never started.
 func (r Run) Record() run.Record {
-	name := fmt.Sprintf("%s-n%d", r.Spec.Kind, r.Spec.N)
+	name := r.Spec.Name()
 	if r.file != nil {
 		name = r.file.Name
 	}
-	p := r.Platform
-	return run.Record{
-		Key: r.Key, Suite: r.Suite, Label: r.Label, Point: r.Point, Rep: r.Rep,
-		Scheduler: r.Scheduler, Params: r.Params, Workload: name, WorkingSet: r.WorkingSet,
-		Platform: p.Name, PlatformSHA: p.Hash(), GPUs: p.GPUs, MemoryBytes: p.MemoryBytes,
-		Seed: r.Seed, Executor: r.Executor, ChargeSched: r.ChargeSched,
-		Provenance: run.CurrentProvenance(),
-	}
+	id := run.NewIdentity(name, r.WorkingSet, r.Platform, r.Scheduler, r.Params, r.Seed, r.Executor, r.ChargeSched)
+	id.Key, id.Suite, id.Label, id.Point, id.Rep = r.Key, r.Suite, r.Label, r.Point, r.Rep
+	return run.Record{Identity: id}
 }
 
 // Thin keeps at most k values of each axis (the first, the last and evenly

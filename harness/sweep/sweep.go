@@ -200,12 +200,7 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 		if err != nil {
 			// A non-finite metric (NaN GFlop/s) cannot be JSON: keep the
 			// run's identity as an error row rather than stop the sweep.
-			bad := run.Record{Key: rec.Key, Suite: rec.Suite, Label: rec.Label, Point: rec.Point, Rep: rec.Rep,
-				Scheduler: rec.Scheduler, Params: rec.Params, Workload: rec.Workload, WorkingSet: rec.WorkingSet,
-				Platform: rec.Platform, PlatformSHA: rec.PlatformSHA, GPUs: rec.GPUs, MemoryBytes: rec.MemoryBytes,
-				Seed: rec.Seed, Executor: rec.Executor, ChargeSched: rec.ChargeSched, Provenance: rec.Provenance,
-				Error: "result not encodable: " + err.Error()}
-			rec = bad
+			rec = run.Record{Identity: rec.Identity, Error: "result not encodable: " + err.Error()}
 			if b, err = json.Marshal(rec); err != nil {
 				werr = fmt.Errorf("encoding the record of %s: %w", rec.Label, err)
 				stop()
