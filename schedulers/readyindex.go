@@ -107,9 +107,6 @@ func (r *ReadyIndex) Remove(task int) {
 	}
 }
 
-// Len is the number of tasks queued for a worker.
-func (r *ReadyIndex) Len(worker int) int { return r.heaps[worker].Len() }
-
 // Next returns and forgets Ready's choice among the worker's tasks.
 func (r *ReadyIndex) Next(worker int) int {
 	t := heap.Pop(r.heaps[worker]).(int)

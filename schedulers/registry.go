@@ -34,12 +34,10 @@ type Spec struct {
 // Params holds a scheduler's parameters, validated and with defaults filled.
 type Params map[string]string
 
-func (p Params) Bool(name string) bool       { b, _ := strconv.ParseBool(p[name]); return b }
-func (p Params) Int(name string) int         { i, _ := strconv.Atoi(p[name]); return i }
-func (p Params) Float(name string) float64   { f, _ := strconv.ParseFloat(p[name], 64); return f }
-func (p Params) String(name string) string   { return p[name] }
-func (p Params) Has(name string) bool        { _, ok := p[name]; return ok }
-func (p Params) Set(name, value string) bool { p[name] = value; return true }
+func (p Params) Bool(name string) bool     { b, _ := strconv.ParseBool(p[name]); return b }
+func (p Params) Int(name string) int       { i, _ := strconv.Atoi(p[name]); return i }
+func (p Params) Float(name string) float64 { f, _ := strconv.ParseFloat(p[name], 64); return f }
+func (p Params) String(name string) string { return p[name] }
 
 // Canonical renders the parameters sorted, for keys and display.
 func (p Params) Canonical() string {
