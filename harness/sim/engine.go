@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"memsched/hardware"
+	"memsched/internal/minheap"
 	"memsched/schedulers"
 	"memsched/workloads"
 )
@@ -172,7 +173,7 @@ type Engine struct {
 
 	now       float64
 	seq       uint64
-	events    eventHeap
+	events    minheap.Heap[event]
 	gpus      []*gpu
 	links     []hardware.Link
 	paths     [][]int
@@ -198,50 +199,9 @@ type event struct {
 	task   int // -1: wake-up after charged scheduling time
 }
 
-// eventHeap is a binary min-heap on (time, seq), typed so that pushing and
-// popping an event allocates nothing (container/heap boxes every element).
-type eventHeap []event
-
-func (h eventHeap) less(i, j int) bool {
-	return h[i].t < h[j].t || (h[i].t == h[j].t && h[i].seq < h[j].seq)
-}
-
-func (h *eventHeap) push(ev event) {
-	*h = append(*h, ev)
-	q := *h
-	for i := len(q) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !q.less(i, p) {
-			break
-		}
-		q[i], q[p] = q[p], q[i]
-		i = p
-	}
-}
-
-func (h *eventHeap) pop() event {
-	q := *h
-	top := q[0]
-	n := len(q) - 1
-	q[0] = q[n]
-	q = q[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && q.less(l, m) {
-			m = l
-		}
-		if r := l + 1; r < n && q.less(r, m) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		q[i], q[m] = q[m], q[i]
-		i = m
-	}
-	*h = q
-	return top
-}
+// Before orders events by time, ties by sequence number: the engine's
+// determinism.
+func (a event) Before(b event) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
 
 // Run simulates the whole workload and returns its totals.
 func Run(cfg Config) (*Stats, error) {
@@ -323,7 +283,7 @@ func (e *Engine) Run() (*Stats, error) {
 			e.finishLoad(fi)
 			continue
 		}
-		ev := e.events.pop()
+		ev := e.events.Pop()
 		e.advance(ev.t)
 		if ev.task < 0 {
 			e.kick(ev.worker)
@@ -421,7 +381,7 @@ func (e *Engine) observe(kind schedulers.EventKind, g, id int) {
 
 func (e *Engine) push(t float64, worker, task int) {
 	e.seq++
-	e.events.push(event{t: t, seq: e.seq, worker: worker, task: task})
+	e.events.Push(event{t: t, seq: e.seq, worker: worker, task: task})
 }
 
 // emit records an event; with a backend it is buffered (its time may be

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 
+	"memsched/internal/minheap"
 	"memsched/workloads"
 )
 
@@ -92,7 +93,7 @@ func simulate(in [][]int32, size []int64, capacity int64, pol evictPolicy, trace
 	}
 	resident := make([]bool, len(size))
 	key := make([]int64, len(size))
-	var h keyHeap // Belady: largest next use first; LRU: key = −last use
+	var h minheap.Heap[keyEntry] // Belady: largest next use first; LRU: key = −last use
 	var used, loaded int64
 	loads := 0
 	for p, ds := range in {
@@ -106,14 +107,14 @@ func simulate(in [][]int32, size []int64, capacity int64, pol evictPolicy, trace
 				// recent before any eviction, which also protects them.
 				key[d] = -int64(p)
 				if resident[d] {
-					h.push(keyEntry{key: key[d], id: d})
+					h.Push(keyEntry{key: key[d], id: d})
 				}
 			}
 		}
 		// Under Belady the current inputs' keys equal p, below every other
 		// resident key, so they are never reached: their total fits.
 		for used+need > capacity {
-			e := h.pop()
+			e := h.Pop()
 			if !resident[e.id] || key[e.id] != e.key {
 				continue
 			}
@@ -136,7 +137,7 @@ func simulate(in [][]int32, size []int64, capacity int64, pol evictPolicy, trace
 			if pol == belady {
 				key[d] = nextUse[p][k]
 			}
-			h.push(keyEntry{key: key[d], id: d})
+			h.Push(keyEntry{key: key[d], id: d})
 		}
 	}
 	return loads, loaded

@@ -3,6 +3,7 @@ package order
 import (
 	"slices"
 
+	"memsched/internal/minheap"
 	"memsched/workloads"
 )
 
@@ -27,13 +28,13 @@ func MST(w *workloads.Workload) []int {
 	key := make([]int64, m)
 	visited := make([]bool, m)
 	sc := newNeighbourScan(m)
-	h := keyHeap{}
+	var h minheap.Heap[keyEntry]
 	order := make([]int, 0, m)
 	next := 0 // lowest id that may still be unvisited, for new components
 	for len(order) < m {
 		v := -1
 		for len(h) > 0 {
-			e := h.pop()
+			e := h.Pop()
 			// Lazy deletion: keys only grow, so an entry is current iff it
 			// still carries the task's key.
 			if !visited[e.id] && e.key == key[e.id] {
@@ -53,7 +54,7 @@ func MST(w *workloads.Workload) []int {
 		for _, u := range sc.touched {
 			if !visited[u] && sc.acc[u] > key[u] {
 				key[u] = sc.acc[u]
-				h.push(keyEntry{key: key[u], id: u})
+				h.Push(keyEntry{key: key[u], id: u})
 			}
 		}
 	}
@@ -66,55 +67,11 @@ type keyEntry struct {
 	id  int32
 }
 
-func (a keyEntry) before(b keyEntry) bool {
+func (a keyEntry) Before(b keyEntry) bool {
 	if a.key != b.key {
 		return a.key > b.key
 	}
 	return a.id < b.id
-}
-
-// keyHeap is a binary heap of keyEntry (typed, to avoid container/heap's
-// interface calls in the hot loop).
-type keyHeap []keyEntry
-
-func (h *keyHeap) push(e keyEntry) {
-	*h = append(*h, e)
-	s := *h
-	i := len(s) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !s[i].before(s[p]) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *keyHeap) pop() keyEntry {
-	s := *h
-	top := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s = s[:last]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= len(s) {
-			break
-		}
-		c := l
-		if r := l + 1; r < len(s) && s[r].before(s[l]) {
-			c = r
-		}
-		if !s[c].before(s[i]) {
-			break
-		}
-		s[i], s[c] = s[c], s[i]
-		i = c
-	}
-	*h = s
-	return top
 }
 
 // CuthillMcKee returns the Cuthill–McKee order of G^T (thesis Algorithm 3),

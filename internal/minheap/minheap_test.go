@@ -1,0 +1,51 @@
+package minheap
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+type item struct{ key, seq int }
+
+func (a item) Before(b item) bool { return a.key < b.key || (a.key == b.key && a.seq < b.seq) }
+
+// Interleaved pushes and pops lose nothing, and a full drain comes out in
+// order, for random keys with many ties.
+func TestPopsInOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	var h Heap[item]
+	var out, all []item
+	for i := 0; i < 5000; i++ {
+		x := item{r.IntN(50), i}
+		h.Push(x)
+		all = append(all, x)
+		if r.IntN(3) == 0 {
+			out = append(out, h.Pop())
+		}
+	}
+	for len(h) > 0 {
+		out = append(out, h.Pop())
+	}
+	if len(out) != len(all) {
+		t.Fatalf("%d popped of %d pushed", len(out), len(all))
+	}
+	var drain Heap[item]
+	for _, x := range all {
+		drain.Push(x)
+	}
+	var sorted []item
+	for len(drain) > 0 {
+		sorted = append(sorted, drain.Pop())
+	}
+	want := slices.Clone(all)
+	slices.SortFunc(want, func(a, b item) int {
+		if a.Before(b) {
+			return -1
+		}
+		return 1
+	})
+	if !slices.Equal(sorted, want) {
+		t.Fatal("a full drain is not sorted")
+	}
+}
