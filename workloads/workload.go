@@ -21,6 +21,16 @@ type Task struct {
 	Priority int     `json:"priority,omitempty"` // bottom-level priority (Cholesky, thesis Fig. 2.4)
 }
 
+// Reads reports whether the task reads data d.
+func (t *Task) Reads(d int) bool {
+	for _, in := range t.Inputs {
+		if in == d {
+			return true
+		}
+	}
+	return false
+}
+
 // Workload is a task set in submission order: Tasks[0] is submitted first.
 type Workload struct {
 	Name  string `json:"name,omitempty"`

@@ -419,7 +419,7 @@ func (x *executor) StartTask(g, task int, trace int) {
 func (x *executor) Evicted(g, d int) {
 	dev := x.devs[g]
 	for _, o := range dev.tasks {
-		if reads(x.w, o.id, d) {
+		if x.w.Tasks[o.id].Reads(d) {
 			x.fail(fmt.Errorf("internal error: data %d evicted from GPU %d while queued task %d reads it", d, g, o.id))
 		}
 	}
@@ -686,13 +686,4 @@ func (p *slabPool) put(s cuda.DevPtr) {
 	if sz, ok := p.size[s]; ok {
 		p.free[sz] = append(p.free[sz], s)
 	}
-}
-
-func reads(w *workloads.Workload, task, data int) bool {
-	for _, d := range w.Tasks[task].Inputs {
-		if d == data {
-			return true
-		}
-	}
-	return false
 }

@@ -577,7 +577,7 @@ func (e *Engine) issue(g int) {
 			if pending >= maxPendingFetch {
 				return
 			}
-			head := len(m.pipe) > 0 && e.reads(m.pipe[0], r.data)
+			head := len(m.pipe) > 0 && e.w.Tasks[m.pipe[0]].Reads(r.data)
 			var ok bool
 			if ok, waiting = e.allocate(g, r, head); !ok {
 				return // wait for memory: a copy or a task to end
@@ -662,15 +662,6 @@ func (e *Engine) enqueue(g int, r request) {
 	m.copyQ = append(m.copyQ, r)
 }
 
-func (e *Engine) reads(task, data int) bool {
-	for _, d := range e.w.Tasks[task].Inputs {
-		if d == data {
-			return true
-		}
-	}
-	return false
-}
-
 // candidates lists, in LRU order, the data a load may evict: no popped
 // task reads them and, for a prefetch, no buffered task either.
 func (e *Engine) candidates(g int, prefetch bool) []int {
@@ -746,7 +737,7 @@ func (e *Engine) makeRoom(g int, size int64, prefetch, head bool) bool {
 			victim = e.choose(g, cand, prefetch)
 		} else if head && freed < need {
 			for d := m.lruHead; d >= 0; d = m.lruNext[d] {
-				if !e.reads(m.pipe[0], int(d)) {
+				if !e.w.Tasks[m.pipe[0]].Reads(int(d)) {
 					victim = int(d)
 					break
 				}

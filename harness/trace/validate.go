@@ -100,7 +100,7 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 			if state[g][ev.Data] != 2 {
 				report("%s: data %d evicted from gpu%d while not resident", where, ev.Data, g)
 			}
-			if r := running[g]; r >= 0 && reads(w, r, ev.Data) {
+			if r := running[g]; r >= 0 && w.Tasks[r].Reads(ev.Data) {
 				report("%s: data %d evicted from gpu%d while task %d reads it", where, ev.Data, g, r)
 			}
 			state[g][ev.Data] = 0
@@ -180,15 +180,6 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 		}
 	}
 	return bad
-}
-
-func reads(w *workloads.Workload, task, data int) bool {
-	for _, d := range w.Tasks[task].Inputs {
-		if d == data {
-			return true
-		}
-	}
-	return false
 }
 
 type span struct {
