@@ -4,19 +4,13 @@ package schedulers
 // window buffered tasks (window <= 0: all), pop the first one with the fewest
 // bytes of input not yet present on the worker.
 func Ready(v View, worker int, buffer []int, window int) int {
-	w := v.Workload()
 	n := len(buffer)
 	if window > 0 && window < n {
 		n = window
 	}
 	best, bestMissing := 0, int64(-1)
 	for i := 0; i < n; i++ {
-		var missing int64
-		for _, d := range w.Tasks[buffer[i]].Inputs {
-			if !v.Present(worker, d) {
-				missing += w.Data[d].Bytes
-			}
-		}
+		missing := MissingBytes(v, worker, buffer[i])
 		if bestMissing < 0 || missing < bestMissing {
 			best, bestMissing = i, missing
 			if missing == 0 {
@@ -25,6 +19,19 @@ func Ready(v View, worker int, buffer []int, window int) int {
 		}
 	}
 	return best
+}
+
+// MissingBytes is the size of the task's inputs not present (loaded or
+// loading) on the worker: what Ready minimises.
+func MissingBytes(v View, worker, task int) int64 {
+	w := v.Workload()
+	var m int64
+	for _, d := range w.Tasks[task].Inputs {
+		if !v.Present(worker, d) {
+			m += w.Data[d].Bytes
+		}
+	}
+	return m
 }
 
 // Lists are per-worker planned task lists with the work stealing of

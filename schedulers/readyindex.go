@@ -66,13 +66,7 @@ func NewReadyIndex(v View) *ReadyIndex {
 
 // Add records that task entered worker's buffer.
 func (r *ReadyIndex) Add(worker, task int) {
-	w := r.v.Workload()
-	var m int64
-	for _, d := range w.Tasks[task].Inputs {
-		if !r.v.Present(worker, d) {
-			m += w.Data[d].Bytes
-		}
-	}
+	m := MissingBytes(r.v, worker, task)
 	r.next++
 	r.missing[task], r.where[task], r.seq[task] = m, int32(worker), r.next
 	heap.Push(r.heaps[worker], task)
