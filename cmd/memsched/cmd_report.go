@@ -277,8 +277,8 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, average st
 		return err
 	}
 	counts := report.Counts(claims, results, average)
-	fmt.Fprintf(stdout, "%s: %d claims: %d reproduced, %d off, %d not run, %d not yet reproducible, %d qualitative\n",
-		out, len(claims), counts[report.StatusReproduced], counts[report.StatusOff], counts[report.StatusNotRun], counts[report.StatusNotYet], counts[report.StatusQualitative])
+	fmt.Fprintf(stdout, "%s: %d claims: %d reproduced, %d off, %d not run, %d not yet reproducible, %d qualitative, %d platform inputs\n",
+		out, len(claims), counts[report.StatusReproduced], counts[report.StatusOff], counts[report.StatusNotRun], counts[report.StatusNotYet], counts[report.StatusQualitative], counts[report.StatusInput])
 	return nil
 }
 

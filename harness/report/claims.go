@@ -19,6 +19,10 @@ const (
 	StatusNotRun      = "not run"
 	StatusNotYet      = "not yet reproducible"
 	StatusQualitative = "qualitative"
+	// StatusInput marks a number the suite sets rather than computes (the
+	// compute ceiling is the platform's kernel throughput, taken from the
+	// paper): shown, but not counted as a reproduction.
+	StatusInput = "platform input"
 )
 
 // ClaimResult is a claim with its reproduced value.
@@ -58,12 +62,12 @@ func EvaluateClaim(c paper.Claim, s *suite.Suite, set *Set, average string) Clai
 	}
 	var v float64
 	var detail string
-	var ok bool
+	var ok, input bool
 	switch c.Kind {
 	case paper.KindImprovement:
 		v, detail, ok = claimImprovement(c, set, average)
 	case paper.KindValue:
-		v, detail, ok = claimValue(c, s, set)
+		v, detail, ok, input = claimValue(c, s, set)
 	default:
 		detail = "unknown claim kind " + c.Kind
 	}
@@ -76,9 +80,12 @@ func EvaluateClaim(c paper.Claim, s *suite.Suite, set *Set, average string) Clai
 	if pub, has := c.Value(); has {
 		res.Diff = v - pub
 	}
-	if c.Within(v) {
+	switch {
+	case input:
+		res.Status = StatusInput
+	case c.Within(v):
 		res.Status = StatusReproduced
-	} else {
+	default:
 		res.Status = StatusOff
 	}
 	return res
@@ -143,21 +150,23 @@ func averageName(a string) string {
 	return "ratio of means"
 }
 
-func claimValue(c paper.Claim, s *suite.Suite, set *Set) (float64, string, bool) {
+// claimValue reads a value claim; input says the value is a parameter of
+// the suite itself rather than a result.
+func claimValue(c paper.Claim, s *suite.Suite, set *Set) (v float64, detail string, ok, input bool) {
 	metric := suite.NormaliseMetric(c.Metric)
 	switch {
 	case metric == "working_set_mb":
 		// A property of the workload: computed from the suite's generator.
 		n, ok := c.Point["n"]
 		if !ok || s.Workload.Kind == "" {
-			return 0, "working set claim without point n, or suite without a generator", false
+			return 0, "working set claim without point n, or suite without a generator", false, false
 		}
 		sp := workloads.Spec{Kind: s.Workload.Kind, N: int(n), Tile: s.Workload.Tile, Z: s.Workload.Z, Order: s.Workload.Order, Deps: s.Workload.Deps}
 		w, err := workloads.Generate(sp)
 		if err != nil {
-			return 0, err.Error(), false
+			return 0, err.Error(), false, false
 		}
-		return w.WorkingSetMiB(), fmt.Sprintf("working set of %s at N = %d (computed)", s.Workload.Kind, int(n)), true
+		return w.WorkingSetMiB(), fmt.Sprintf("working set of %s at N = %d (computed)", s.Workload.Kind, int(n)), true, false
 	case metric == "gflops" && c.Scheduler == "":
 		// The compute ceiling: a property of the platform's kernel model.
 		g := c.GPUs
@@ -166,31 +175,31 @@ func claimValue(c paper.Claim, s *suite.Suite, set *Set) (float64, string, bool)
 		}
 		k, ok := s.Platform.Base.Kernels["gemm"]
 		if !ok || k.GFlops <= 0 {
-			return 0, "platform has no gemm throughput", false
+			return 0, "platform has no gemm throughput", false, false
 		}
-		return float64(g) * k.GFlops, fmt.Sprintf("ceiling: %d GPU(s) × gemm %g GFlop/s", g, k.GFlops), true
+		return float64(g) * k.GFlops, fmt.Sprintf("ceiling: %d GPU(s) × gemm %g GFlop/s", g, k.GFlops), true, true
 	}
 	if set == nil || set.Present == 0 {
-		return 0, "no results for the suite: run memsched sweep " + c.Suite, false
+		return 0, "no results for the suite: run memsched sweep " + c.Suite, false, false
 	}
 	if _, ok := Metrics[metric]; !ok {
-		return 0, "metric " + c.Metric + " is not in the results", false
+		return 0, "metric " + c.Metric + " is not in the results", false, false
 	}
 	if c.Scheduler == "" {
-		return 0, "the claim names no scheduler and its metric is no property of the suite's workload or platform", false
+		return 0, "the claim names no scheduler and its metric is no property of the suite's workload or platform", false, false
 	}
 	if set.Cells[c.Scheduler] == nil {
-		return 0, fmt.Sprintf("no results for %q (not a label of the suite yet, or not run)", c.Scheduler), false
+		return 0, fmt.Sprintf("no results for %q (not a label of the suite yet, or not run)", c.Scheduler), false, false
 	}
 	p, where, err := selectPoint(c, set)
 	if err != nil {
-		return 0, err.Error(), false
+		return 0, err.Error(), false, false
 	}
 	st := set.Cell(c.Scheduler, p).Stat(metric)
 	if st.N == 0 {
-		return 0, fmt.Sprintf("%s has no successful run %s", c.Scheduler, where), false
+		return 0, fmt.Sprintf("%s has no successful run %s", c.Scheduler, where), false, false
 	}
-	return st.Mean, fmt.Sprintf("%s %s", c.Scheduler, where), true
+	return st.Mean, fmt.Sprintf("%s %s", c.Scheduler, where), true, false
 }
 
 // selectPoint finds the claim's point: n, gpus and memory_mb must match;

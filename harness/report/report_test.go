@@ -193,7 +193,7 @@ func TestClaimStatus(t *testing.T) {
 	check(gen, s, nil, StatusReproduced, 140.625)
 	ceil := paper.Claim{ID: "ceil", Kind: paper.KindValue, Status: paper.StatusReproducible, Metric: "gflops",
 		GPUs: 2, Published: f(26506), Tolerance: f(1)}
-	check(ceil, s, nil, StatusReproduced, 26506)
+	check(ceil, s, nil, StatusInput, 26506)
 	absent := val
 	absent.ID, absent.Point = "absent", map[string]float64{"n": 6}
 	check(absent, s, set, StatusNotRun, math.NaN())
