@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"memsched/hardware"
+	"memsched/internal/suggest"
 	"memsched/workloads"
 )
 
@@ -17,22 +18,33 @@ var errHelp = errors.New("help")
 // newFlags makes a flag set whose errors come back to mainArgs.
 func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // errors come back to mainArgs; -h prints the usage itself
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: memsched %s %s\n\nFlags:\n", name, usage)
+		fs.SetOutput(stderr)
 		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
 	}
 	return fs
 }
 
+// parse parses flags; an error comes back as one line (with the closest
+// flag for a typo) and the usage is printed for -h only.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return err
+	usage := fs.Usage
+	fs.Usage = func() {} // package flag calls it on every error
+	err := fs.Parse(args)
+	fs.Usage = usage
+	if errors.Is(err, flag.ErrHelp) {
+		usage()
+		return errHelp
 	}
-	return nil
+	if name, ok := strings.CutPrefix(fmt.Sprint(err), "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		return fmt.Errorf("unknown flag --%s%s (memsched %s -h lists the flags)", name, suggest.Closest(name, names), fs.Name())
+	}
+	return err
 }
 
 // workloadFlags are shared by run and workload.

@@ -50,6 +50,7 @@ func TestBadInputsSayWhatIsWrong(t *testing.T) {
 		{[]string{"run", "--workload-file", wf}, "3"},
 		{[]string{"run", "--gpus", "9"}, "8 GPUs"},
 		{[]string{"rn"}, `did you mean "run"`},
+		{[]string{"run", "--schduler", "dmdar"}, `unknown flag --schduler; did you mean "scheduler"?`},
 		{[]string{"validate", wf}, "trace"},
 	}
 	for _, c := range cases {
