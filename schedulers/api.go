@@ -10,8 +10,8 @@ package schedulers
 import (
 	"math/rand/v2"
 
-	"memsched/hardware"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/workloads"
 )
 
 // View is the read-only state of a run that a scheduler may consult.

@@ -3,7 +3,7 @@ package schedulers
 import (
 	"fmt"
 
-	"memsched/workloads"
+	"github.com/memsched/memsched/workloads"
 )
 
 // Belady returns the candidate whose next use in the upcoming tasks is the

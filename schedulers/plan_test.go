@@ -5,10 +5,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"memsched/hardware"
-	"memsched/harness/sim"
-	"memsched/schedulers"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/workloads"
 )
 
 // The Ready index over a plan makes exactly Ready's choices: a run with it

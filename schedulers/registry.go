@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"memsched/internal/suggest"
+	"github.com/memsched/memsched/internal/suggest"
 )
 
 // Param documents one typed scheduler parameter.

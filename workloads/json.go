@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"memsched/internal/suggest"
+	"github.com/memsched/memsched/internal/suggest"
 )
 
 // WriteJSON writes w as one JSON object, one data or task per line so that

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"memsched/internal/suggest"
+	"github.com/memsched/memsched/internal/suggest"
 )
 
 // Kind names accepted by Generate.

@@ -5,8 +5,8 @@ import (
 	"io"
 	"os"
 
-	"memsched/hardware"
-	"memsched/harness/cudaexec"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/cudaexec"
 )
 
 func init() {

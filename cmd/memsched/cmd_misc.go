@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"memsched/schedulers"
+	"github.com/memsched/memsched/schedulers"
 )
 
 func init() {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"memsched/schedulers/order"
+	"github.com/memsched/memsched/schedulers/order"
 )
 
 func init() {

@@ -10,11 +10,11 @@ import (
 	"sort"
 	"strings"
 
-	"memsched/harness/report"
-	"memsched/harness/run"
-	"memsched/harness/suite"
-	"memsched/paper"
-	"memsched/workloads"
+	"github.com/memsched/memsched/harness/report"
+	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/harness/suite"
+	"github.com/memsched/memsched/paper"
+	"github.com/memsched/memsched/workloads"
 )
 
 func init() {

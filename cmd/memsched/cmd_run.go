@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 
-	"memsched/harness/run"
-	"memsched/harness/sim"
-	"memsched/harness/trace"
+	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/harness/trace"
 )
 
 func init() {

@@ -14,9 +14,9 @@ import (
 
 	"golang.org/x/term"
 
-	"memsched/harness/report"
-	"memsched/harness/suite"
-	"memsched/harness/sweep"
+	"github.com/memsched/memsched/harness/report"
+	"github.com/memsched/memsched/harness/suite"
+	"github.com/memsched/memsched/harness/sweep"
 )
 
 func init() {

@@ -5,8 +5,8 @@ import (
 	"io"
 	"os"
 
-	"memsched/harness/trace"
-	"memsched/workloads"
+	"github.com/memsched/memsched/harness/trace"
+	"github.com/memsched/memsched/workloads"
 )
 
 func init() {

@@ -5,8 +5,8 @@ package main
 // purego, so the binary still builds with CGO_ENABLED=0 and the simulator
 // runs anywhere; without a GPU the executor says so.
 import (
-	"memsched/harness/cudaexec"
-	"memsched/harness/run"
+	"github.com/memsched/memsched/harness/cudaexec"
+	"github.com/memsched/memsched/harness/run"
 )
 
 func init() {

@@ -8,9 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"memsched/hardware"
-	"memsched/internal/suggest"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/internal/suggest"
+	"github.com/memsched/memsched/workloads"
 )
 
 var errHelp = errors.New("help")

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"memsched/schedulers"
+	"github.com/memsched/memsched/schedulers"
 )
 
 // command is one subcommand; files of this package register theirs in init.

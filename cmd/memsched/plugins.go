@@ -2,7 +2,7 @@ package main
 
 // Schedulers register themselves when linked in; this list is the plugin set.
 import (
-	_ "memsched/schedulers/baseline"
-	_ "memsched/schedulers/darts"
-	_ "memsched/schedulers/static"
+	_ "github.com/memsched/memsched/schedulers/baseline"
+	_ "github.com/memsched/memsched/schedulers/darts"
+	_ "github.com/memsched/memsched/schedulers/static"
 )

@@ -6,11 +6,11 @@ import (
 	"math"
 	"testing"
 
-	"memsched/hardware"
-	"memsched/harness/sim"
-	"memsched/schedulers"
-	_ "memsched/schedulers/baseline"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/schedulers"
+	_ "github.com/memsched/memsched/schedulers/baseline"
+	"github.com/memsched/memsched/workloads"
 )
 
 // simBackend drives the machine in simulated time with the engine's timing

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"memsched/hardware"
-	"memsched/hardware/cuda"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/hardware/cuda"
 )
 
 // CalibrateOptions say what Calibrate measures; zero fields take defaults.

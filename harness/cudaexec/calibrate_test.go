@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"memsched/hardware"
+	"github.com/memsched/memsched/hardware"
 )
 
 // TestCalibrateFake: on the fake's virtual clock with known rates, the

@@ -7,10 +7,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"memsched/hardware"
-	"memsched/hardware/cuda"
-	"memsched/harness/sim"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/hardware/cuda"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/workloads"
 )
 
 // Options tune RunWith; the zero value is Run's behaviour.

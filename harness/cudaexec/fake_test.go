@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"memsched/hardware"
-	"memsched/hardware/cuda"
-	"memsched/harness/run"
-	"memsched/harness/sim"
-	"memsched/harness/trace"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/hardware/cuda"
+	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/harness/trace"
+	"github.com/memsched/memsched/workloads"
 )
 
 // The CPU fake of libcudart/libcublas, built once for the package; fakeErr

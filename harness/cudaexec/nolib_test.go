@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"memsched/hardware/cuda"
-	"memsched/harness/sim"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware/cuda"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/workloads"
 )
 
 // Without a CUDA library the executor fails with one clear message that

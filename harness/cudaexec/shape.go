@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"memsched/workloads"
+	"github.com/memsched/memsched/workloads"
 )
 
 // gemmShape is the SGEMM a task runs: C (m×n) = A (m×k) · B (k×n), all

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"memsched/workloads"
+	"github.com/memsched/memsched/workloads"
 )
 
 func TestTaskShape(t *testing.T) {

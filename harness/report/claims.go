@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"memsched/harness/suite"
-	"memsched/paper"
-	"memsched/workloads"
+	"github.com/memsched/memsched/harness/suite"
+	"github.com/memsched/memsched/paper"
+	"github.com/memsched/memsched/workloads"
 )
 
 // Claim statuses in reports.

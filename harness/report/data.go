@@ -31,10 +31,10 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"memsched/hardware"
-	"memsched/harness/run"
-	"memsched/harness/suite"
-	"memsched/harness/sweep"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/harness/suite"
+	"github.com/memsched/memsched/harness/sweep"
 )
 
 // Metric is one quantity of a record.

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"sync"
 
-	"memsched/harness/suite"
-	"memsched/paper"
-	"memsched/schedulers"
+	"github.com/memsched/memsched/harness/suite"
+	"github.com/memsched/memsched/paper"
+	"github.com/memsched/memsched/schedulers"
 )
 
 // Pair is one measured point beside its simulated counterpart.

@@ -16,9 +16,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"memsched/hardware"
-	"memsched/paper"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/paper"
+	"github.com/memsched/memsched/workloads"
 )
 
 var (

@@ -18,8 +18,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"memsched/harness/sim"
-	"memsched/workloads"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/workloads"
 )
 
 // ReadTrace reads a trace (JSON Lines of sim.Event). A first line

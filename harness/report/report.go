@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"memsched/paper"
+	"github.com/memsched/memsched/paper"
 )
 
 // Options shape a report.

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"memsched/hardware"
-	"memsched/harness/run"
-	"memsched/harness/sim"
-	"memsched/harness/suite"
-	"memsched/paper"
-	_ "memsched/schedulers/baseline"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/harness/suite"
+	"github.com/memsched/memsched/paper"
+	_ "github.com/memsched/memsched/schedulers/baseline"
+	"github.com/memsched/memsched/workloads"
 )
 
 func near(t *testing.T, what string, got, want, tol float64) {

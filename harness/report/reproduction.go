@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"memsched/harness/suite"
-	"memsched/paper"
+	"github.com/memsched/memsched/harness/suite"
+	"github.com/memsched/memsched/paper"
 )
 
 // SuiteResults are one suite's results for the reproduction report.

@@ -3,7 +3,7 @@ package run
 import (
 	"os"
 
-	"memsched/hardware"
+	"github.com/memsched/memsched/hardware"
 	"runtime"
 	"runtime/debug"
 )

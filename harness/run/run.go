@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"time"
 
-	"memsched/hardware"
-	"memsched/harness/sim"
-	"memsched/schedulers"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/workloads"
 )
 
 // Config is one run.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"memsched/harness/sim"
-	"memsched/workloads"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/workloads"
 )
 
 // BenchmarkEngine reports simulated tasks per second of wall time for the

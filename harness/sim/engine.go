@@ -36,10 +36,10 @@ import (
 	"sort"
 	"time"
 
-	"memsched/hardware"
-	"memsched/internal/minheap"
-	"memsched/schedulers"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/internal/minheap"
+	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/workloads"
 )
 
 // Backend carries out the engine's decisions in real time instead of

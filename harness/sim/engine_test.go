@@ -8,11 +8,11 @@ import (
 	"sync"
 	"testing"
 
-	"memsched/hardware"
-	"memsched/harness/sim"
-	"memsched/schedulers"
-	_ "memsched/schedulers/baseline"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/schedulers"
+	_ "github.com/memsched/memsched/schedulers/baseline"
+	"github.com/memsched/memsched/workloads"
 )
 
 // fixed runs a given per-worker order, optionally with Belady eviction.

@@ -4,12 +4,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"memsched/hardware"
-	"memsched/harness/sim"
-	"memsched/schedulers"
-	_ "memsched/schedulers/darts"
-	_ "memsched/schedulers/static"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/schedulers"
+	_ "github.com/memsched/memsched/schedulers/darts"
+	_ "github.com/memsched/memsched/schedulers/static"
+	"github.com/memsched/memsched/workloads"
 )
 
 // Hand-checked instances of the runtime's memory semantics

@@ -9,10 +9,10 @@ import (
 	"os"
 	"strconv"
 
-	"memsched/hardware"
-	"memsched/harness/run"
-	"memsched/schedulers"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/workloads"
 )
 
 // point is one coordinate of the sweep: a workload and a platform.

@@ -70,9 +70,9 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"memsched/hardware"
-	"memsched/schedulers"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/workloads"
 )
 
 // Suite is a parsed and validated suite.

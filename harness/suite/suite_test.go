@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	_ "memsched/schedulers/baseline"
+	_ "github.com/memsched/memsched/schedulers/baseline"
 )
 
 const good = `[suite]

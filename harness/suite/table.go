@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"memsched/schedulers"
+	"github.com/memsched/memsched/schedulers"
 )
 
 // parser collects every error of a file, each with its line.

@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"memsched/harness/run"
+	"github.com/memsched/memsched/harness/run"
 )
 
 // ReadFile reads a results file (JSON Lines, one run.Record per line).

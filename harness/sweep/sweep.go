@@ -27,8 +27,8 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"memsched/harness/run"
-	"memsched/harness/suite"
+	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/harness/suite"
 )
 
 // Options control a sweep.

@@ -11,10 +11,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"memsched/harness/run"
-	"memsched/harness/suite"
-	"memsched/schedulers"
-	_ "memsched/schedulers/baseline"
+	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/harness/suite"
+	"github.com/memsched/memsched/schedulers"
+	_ "github.com/memsched/memsched/schedulers/baseline"
 )
 
 // Test schedulers: one that panics, one that never returns from Init until

@@ -3,11 +3,11 @@ package trace_test
 import (
 	"testing"
 
-	"memsched/hardware"
-	"memsched/harness/run"
-	"memsched/harness/sim"
-	"memsched/harness/trace"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/harness/trace"
+	"github.com/memsched/memsched/workloads"
 )
 
 // With NVLink on, data already on one GPU is copied from it: bytes are

@@ -10,10 +10,10 @@ import (
 	"fmt"
 	"io"
 
-	"memsched/hardware"
-	"memsched/harness/run"
-	"memsched/harness/sim"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/workloads"
 )
 
 // Header is the first line of a trace: enough to rebuild the run's workload

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"memsched/hardware"
-	"memsched/harness/run"
-	"memsched/harness/sim"
-	"memsched/harness/trace"
-	_ "memsched/schedulers/baseline"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/harness/trace"
+	_ "github.com/memsched/memsched/schedulers/baseline"
+	"github.com/memsched/memsched/workloads"
 )
 
 // record runs one configuration and returns its trace bytes and workload.

@@ -5,8 +5,8 @@ import (
 	"math"
 	"sort"
 
-	"memsched/hardware"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/workloads"
 )
 
 // Validate replays a trace and returns every violation found (nil when the

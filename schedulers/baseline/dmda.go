@@ -3,7 +3,7 @@ package baseline
 import (
 	"math"
 
-	"memsched/schedulers"
+	"github.com/memsched/memsched/schedulers"
 )
 
 func init() {

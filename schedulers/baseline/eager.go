@@ -2,7 +2,7 @@
 // against: EAGER (modular-eager-prefetching) and DMDA/DMDAR.
 package baseline
 
-import "memsched/schedulers"
+import "github.com/memsched/memsched/schedulers"
 
 func init() {
 	schedulers.Register(schedulers.Spec{

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"memsched/hardware"
-	"memsched/harness/sim"
-	"memsched/schedulers"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/workloads"
 )
 
 var benchStart = time.Now()

@@ -53,7 +53,7 @@ import (
 	"fmt"
 	"slices"
 
-	"memsched/schedulers"
+	"github.com/memsched/memsched/schedulers"
 )
 
 func init() {

@@ -3,7 +3,7 @@ package darts
 import (
 	"slices"
 
-	"memsched/schedulers"
+	"github.com/memsched/memsched/schedulers"
 )
 
 // Victim is LUF (thesis Alg. 10) as upstream darts_victim_selector does it,

@@ -3,7 +3,7 @@ package darts
 import (
 	"slices"
 
-	"memsched/schedulers"
+	"github.com/memsched/memsched/schedulers"
 )
 
 // ref is a straightforward DARTS that recomputes S_0, S_1, task_left,

@@ -3,7 +3,7 @@ package order
 import (
 	"slices"
 
-	"memsched/workloads"
+	"github.com/memsched/memsched/workloads"
 )
 
 // inputSets returns each task's distinct inputs in increasing data id.

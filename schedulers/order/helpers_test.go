@@ -3,7 +3,7 @@ package order
 import (
 	"math/rand/v2"
 
-	"memsched/workloads"
+	"github.com/memsched/memsched/workloads"
 )
 
 // build makes a workload from data sizes and task inputs (ids dense).

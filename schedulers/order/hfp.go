@@ -3,7 +3,7 @@ package order
 import (
 	"slices"
 
-	"memsched/workloads"
+	"github.com/memsched/memsched/workloads"
 )
 
 // HFPOptions selects the HFP variant.

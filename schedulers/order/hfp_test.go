@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"memsched/workloads"
+	"github.com/memsched/memsched/workloads"
 )
 
 // refPkg is a package of the reference HFP; data is kept sorted, as the

@@ -6,8 +6,8 @@ import (
 	"math"
 	"math/bits"
 
-	"memsched/internal/minheap"
-	"memsched/workloads"
+	"github.com/memsched/memsched/internal/minheap"
+	"github.com/memsched/memsched/workloads"
 )
 
 // Eviction policies accepted by Loads.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"memsched/workloads"
+	"github.com/memsched/memsched/workloads"
 )
 
 // fig22 reconstructs thesis Fig. 2.2 (the drawing is lost): 5 tasks, 6

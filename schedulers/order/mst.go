@@ -3,8 +3,8 @@ package order
 import (
 	"slices"
 
-	"memsched/internal/minheap"
-	"memsched/workloads"
+	"github.com/memsched/memsched/internal/minheap"
+	"github.com/memsched/memsched/workloads"
 )
 
 // MST returns the maximum spanning tree order of Yoo et al. as adapted in

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"memsched/workloads"
+	"github.com/memsched/memsched/workloads"
 )
 
 // handGraph is a small hand-drawn task graph (sizes in bytes):

@@ -1,8 +1,8 @@
 package static
 
 import (
-	"memsched/schedulers"
-	"memsched/schedulers/hypergraph"
+	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/schedulers/hypergraph"
 )
 
 func init() {

@@ -9,8 +9,8 @@ package static
 import (
 	"fmt"
 
-	"memsched/schedulers"
-	"memsched/schedulers/order"
+	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/schedulers/order"
 )
 
 func init() {

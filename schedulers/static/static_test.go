@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"memsched/hardware"
-	"memsched/harness/run"
-	"memsched/harness/sim"
-	"memsched/harness/trace"
-	"memsched/schedulers/order"
-	_ "memsched/schedulers/static"
-	"memsched/workloads"
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/harness/trace"
+	"github.com/memsched/memsched/schedulers/order"
+	_ "github.com/memsched/memsched/schedulers/static"
+	"github.com/memsched/memsched/workloads"
 )
 
 func platform(t *testing.T, gpus int, mem int64) *hardware.Platform {
