@@ -97,9 +97,16 @@ func Lookup(name string) (Spec, error) {
 // Resolve validates raw parameters against a scheduler's declaration and
 // fills defaults.
 func (s Spec) Resolve(raw map[string]string) (Params, error) {
-	decl := map[string]Param{BufferParam.Name: BufferParam}
-	names := []string{BufferParam.Name}
-	for _, p := range s.Params {
+	return ResolveParams(s.Name, append([]Param{BufferParam}, s.Params...), raw)
+}
+
+// ResolveParams validates raw parameters of scheduler name against their
+// declarations and fills defaults; unknown keys and values get the closest
+// suggestion. The batch schedulers' registry uses it too.
+func ResolveParams(name string, params []Param, raw map[string]string) (Params, error) {
+	decl := map[string]Param{}
+	names := []string{}
+	for _, p := range params {
 		decl[p.Name] = p
 		names = append(names, p.Name)
 	}
@@ -110,10 +117,10 @@ func (s Spec) Resolve(raw map[string]string) (Params, error) {
 	for k, v := range raw {
 		p, ok := decl[k]
 		if !ok {
-			return nil, fmt.Errorf("scheduler %s has no parameter %q%s; parameters: %s", s.Name, k, Suggest(k, names), strings.Join(names, ", "))
+			return nil, fmt.Errorf("scheduler %s has no parameter %q%s; parameters: %s", name, k, Suggest(k, names), strings.Join(names, ", "))
 		}
 		if err := p.check(v); err != nil {
-			return nil, fmt.Errorf("scheduler %s: %w", s.Name, err)
+			return nil, fmt.Errorf("scheduler %s: %w", name, err)
 		}
 		out[k] = normalise(p.Kind, v)
 	}
