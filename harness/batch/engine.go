@@ -79,7 +79,6 @@ type engine struct {
 	newList  []int // the release's new_job_list
 	planned  []int64
 	planNode []int32
-	planCore map[int][]int // backfilling: cores a job's reservation holds
 	starts   minheap.Heap[startItem]
 	seq      []int64 // position of a job in the release's scheduled list
 	file     []int   // dense file number of each job (0: none)
@@ -123,8 +122,7 @@ func Run(cfg Config) (*Result, error) {
 	for i := range e.lastStart {
 		e.lastStart[i] = -1
 	}
-	e.plan = newPlan(cfg.Cluster, e.sch.Backfill(), cfg.Rules.LoadBase == "now", func() int { return e.tempRunning })
-	e.planCore = map[int][]int{}
+	e.plan = newPlan(cfg.Cluster, e.sch.Backfill(), cfg.Rules.Backfill == "now", cfg.Rules.LoadBase == "now", func() int { return e.tempRunning })
 	dense := map[int]int{}
 	e.file = make([]int, n)
 	for i := range t.Jobs {
@@ -142,6 +140,15 @@ func Run(cfg Config) (*Result, error) {
 		return &e.out, nil
 	}
 	e.loop()
+	if cfg.Event != nil {
+		started := 0
+		for i := range e.res {
+			if e.res[i].Started {
+				started++
+			}
+		}
+		e.emit(Event{T: e.out.End, Kind: EvDone, Job: started, Node: -1})
+	}
 	return &e.out, nil
 }
 
@@ -156,7 +163,7 @@ func (e *engine) loop() {
 		phase = t0 % throttle
 	}
 	onGrid := func(t int64) bool { return t >= t0+throttle && (t-phase)%throttle == 0 }
-	forceAt := int64(-1)
+	forceAt, last := int64(-1), t0
 	for e.evalLeft > 0 {
 		// The next second with something to do.
 		t := int64(1 << 62)
@@ -179,7 +186,6 @@ func (e *engine) loop() {
 			// The release would loop forever here (a completion refused by
 			// its throttle was the last event): replan at the next grid
 			// second and count it.
-			last := max(e.out.End, t0)
 			forceAt = last + 1
 			for !onGrid(forceAt) {
 				forceAt++
@@ -190,6 +196,7 @@ func (e *engine) loop() {
 		if forced {
 			forceAt = -1
 		}
+		last = t
 		finished := e.endJobs(t)
 		if release {
 			e.startPlanned(t)
@@ -197,7 +204,10 @@ func (e *engine) loop() {
 		newJobs := false
 		for ; next < len(e.js) && e.js[next].Submit <= t; next++ {
 			newJobs = true
-			e.emit(Event{T: t, Kind: EvSubmit, Job: e.js[next].ID})
+			if e.cfg.Event != nil {
+				j := &e.js[next]
+				e.emit(Event{T: t, Kind: EvSubmit, Job: j.ID, Node: -1, Cores: j.Cores, File: j.File, SizeGB: j.SizeGB, Duration: j.Duration, Walltime: j.Walltime})
+			}
 			if release && finished == 0 {
 				e.newList = append(e.newList, next)
 			} else {
@@ -259,7 +269,7 @@ func (e *engine) pass(now int64, list []int, full bool) {
 	} else {
 		p.advance(now)
 	}
-	e.emit(Event{T: now, Kind: EvPass, Full: full})
+	e.emit(Event{T: now, Kind: EvPass, Node: -1, Full: full})
 	// The files of the running jobs, and those whose last job ended now
 	// (get_current_intervals: [t, max(t, loaded), planned end], or [t, t, t]).
 	p.clearFiles()
@@ -283,13 +293,22 @@ func (e *engine) pass(now int64, list []int, full bool) {
 		if e.res[j].Started {
 			continue
 		}
-		// When to stop: without backfilling, nothing later can start once
-		// no core is free; the release also stops a scored pass at the
-		// first job needing more cores than are free. With backfilling, the
-		// jobs after that point only check whether they can start now in
-		// a hole, without a reservation (only_check_conservative_backfill).
+		if !release {
+			// No later job can start once no core is idle now; the rest
+			// of the plan would be recomputed at the next event.
+			if bf && p.idleNow == 0 || !bf && p.freeNow == 0 {
+				break
+			}
+			e.place(j)
+			continue
+		}
+		// The release stops a pass when no core is free for good, a scored
+		// pass at the first job needing more cores than are free. With
+		// backfilling, the jobs after that point only check whether they
+		// can start now in a hole, without a reservation
+		// (only_check_conservative_backfill).
 		need := 1
-		if release && e.sch.Scored() {
+		if e.sch.Scored() {
 			need = job.Cores
 		}
 		if p.freeNow < need {
@@ -335,10 +354,7 @@ func (e *engine) commit(j, k int, tk int64) {
 	if tk == p.now && e.nodeJobs[k] == 0 && e.nodeFreeNow(k) {
 		e.tempRunning++
 	}
-	cores := p.reserve(k, tk, job.Walltime, job.Cores)
-	if cores != nil {
-		e.planCore[j] = slices.Clone(cores)
-	}
+	p.reserve(k, tk, job.Walltime, job.Cores)
 	if f := e.file[j]; f != 0 {
 		p.addInterval(k, f, job.SizeGB, tk, tk+x, tk+job.Walltime)
 	}
@@ -355,14 +371,7 @@ func (e *engine) nodeFreeNow(k int) bool {
 	if !p.bf {
 		return p.avail[(k+1)*p.C-1] <= p.now
 	}
-	for _, r := range p.res[k*p.C : (k+1)*p.C] {
-		for _, s := range r {
-			if s.e > p.now {
-				return false
-			}
-		}
-	}
-	return true
+	return p.maxUsed[k] == 0
 }
 
 // backfillNow starts j now on a node with a hole that holds it, if any: the
@@ -384,6 +393,23 @@ func (e *engine) backfillNow(j int) {
 type onlyNow struct {
 	*plan
 	fits func(k int) bool
+	cur  nowCursor
+}
+
+// Ascend stops at the nodes whose bound passes now: none can start now.
+func (o *onlyNow) Ascend(lo, hi int) sched.Cursor {
+	o.cur = nowCursor{o.plan.Ascend(lo, hi), o.plan.now}
+	return &o.cur
+}
+
+type nowCursor struct {
+	sched.Cursor
+	now int64
+}
+
+func (c *nowCursor) Next() (int, int64, bool) {
+	k, b, ok := c.Cursor.Next()
+	return k, b, ok && b <= c.now
 }
 
 // Start of a node that cannot host the job now is "never": no scheduler
@@ -397,7 +423,6 @@ func (o *onlyNow) Start(k int) int64 {
 
 func (e *engine) unplan(j int) {
 	e.planned[j] = -1
-	delete(e.planCore, j)
 }
 
 // startPlanned starts the jobs planned at t, in queue order (start_jobs).
@@ -421,14 +446,11 @@ func (e *engine) start(j int, t int64) {
 	k := int(e.planNode[j])
 	r := &e.res[j]
 	r.Started, r.Start, r.Node = true, t, int32(k)
-	// Its cores.
-	cores := e.planCore[j]
-	delete(e.planCore, j)
-	if cores == nil {
-		for i := k * e.C; i < (k+1)*e.C && len(cores) < job.Cores; i++ {
-			if e.runJob[i] < 0 {
-				cores = append(cores, i-k*e.C)
-			}
+	// Its cores: any idle ones (the plan counted them).
+	var cores []int
+	for i := k * e.C; i < (k+1)*e.C && len(cores) < job.Cores; i++ {
+		if e.runJob[i] < 0 {
+			cores = append(cores, i-k*e.C)
 		}
 	}
 	if len(cores) != job.Cores {
@@ -460,7 +482,7 @@ func (e *engine) start(j int, t int64) {
 			}
 			f.ready = t + transfer
 			e.out.Loads++
-			e.emit(Event{T: t, Kind: EvLoad, Job: job.ID, Node: k, File: job.File, Until: f.ready})
+			e.emit(Event{T: t, Kind: EvLoad, Job: job.ID, Node: k, File: job.File, SizeGB: job.SizeGB, Until: f.ready})
 		}
 		f.users++
 		f.end = max(f.end, t+job.Walltime)

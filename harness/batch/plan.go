@@ -7,8 +7,12 @@ import (
 	"github.com/memsched/memsched/workloads/jobs"
 )
 
-// span is a reservation of one core, [s, e).
-type span struct{ s, e int64 }
+// step is a point of a node's core usage profile: from t on, used cores
+// are reserved (until the next step).
+type step struct {
+	t    int64
+	used int
+}
 
 // use is one planned use of a file on a node: from s, loaded at r, used
 // until e (the release's Interval triples: start, start + transfer, start +
@@ -35,10 +39,18 @@ type plan struct {
 	// available for good (the release's Core.available_time); a node's
 	// cores are kept sorted, so t_k is the Cores(J)-th smallest.
 	avail []int64
-	// With backfilling each core has its reservations, sorted by start:
-	// the running job's [start, start+walltime) then the planned ones.
-	res  [][]span
-	nres []int // per node: reservations beyond the running jobs'
+	// With backfilling each node has the profile of its reserved cores over
+	// time, the running jobs' until their walltimes and the planned ones.
+	// Reservations on one node are intervals, so they fit its cores
+	// whenever they never overlap more than C deep (interval graphs are
+	// perfect): counting cores is exact, and the cores are picked at start.
+	prof    [][]step
+	planned []int   // per node: reservations beyond the running jobs'
+	stale   []bool  // per node: a job started or ended since the reset
+	bfNow   bool    // Rules.Backfill == "now"
+	fat     []int64 // bfNow: per node and c, when c cores are free for good
+	fatOK   []bool  // per node: fat is up to date
+	maxUsed []int   // per node: the profile's maximum
 
 	freeNow int // cores free from now on: no reservation ends after now
 	idleNow int // with backfilling: cores with no reservation covering now
@@ -61,24 +73,40 @@ type plan struct {
 	runSorted []int64 // with backfilling: each node's running ends, sorted
 	loadNow   bool    // Rules.LoadBase == "now"
 	scratchT  []int64
-	scratchCr []int
 }
 
-func newPlan(cl Cluster, bf bool, loadNow bool, running func() int) *plan {
+func newPlan(cl Cluster, bf, bfNow, loadNow bool, running func() int) *plan {
 	n, C := cl.Nodes, cl.CoresPerNode
-	p := &plan{cl: cl, bf: bf, C: C, loadNow: loadNow, running: running,
+	p := &plan{cl: cl, bf: bf, bfNow: bf && bfNow, C: C, loadNow: loadNow, running: running,
 		nfiles: make([][]nodeFile, n),
 		stamp:  make([]uint32, n), start: make([]int64, n), startOK: make([]uint32, n)}
 	if bf {
-		p.res = make([][]span, n*C)
-		p.nres = make([]int, n)
+		p.prof = make([][]step, n)
+		p.planned = make([]int, n)
+		p.stale = make([]bool, n)
+		p.maxUsed = make([]int, n)
+		for k := range p.prof {
+			p.prof[k] = []step{{0, 0}}
+		}
 	} else {
 		p.avail = make([]int64, n*C)
 	}
-	if bf {
+	switch {
+	case p.bfNow:
+		// A node with c cores idle now may start the job now (bound now);
+		// the others start when c cores are free for good.
+		p.fat = make([]int64, n*C)
+		p.fatOK = make([]bool, n)
+		p.idx = newNodeIndex(n, C, func(c, k int) int64 {
+			if p.prof[k][0].used+c <= C {
+				return 0
+			}
+			return p.freeAt(k, c)
+		})
+	case bf:
 		p.runSorted = make([]int64, n*C)
 		p.idx = newNodeIndex(n, C, func(c, k int) int64 { return p.runSorted[k*C+c-1] })
-	} else {
+	default:
 		p.idx = newNodeIndex(n, C, func(c, k int) int64 { return p.avail[k*C+c-1] })
 	}
 	return p
@@ -111,16 +139,59 @@ func (p *plan) reset(now int64, runEnd []int64) {
 		p.scratchT = t
 		return
 	}
-	for i := range p.res {
-		p.res[i] = p.res[i][:0]
-		if runEnd[i] > now {
-			p.res[i] = append(p.res[i], span{0, runEnd[i]})
-		} else {
-			p.freeNow++
-			p.idleNow++
+	for k := 0; k < p.cl.Nodes; k++ {
+		t := p.scratchT[:0]
+		for _, e := range runEnd[k*p.C : (k+1)*p.C] {
+			if e > now {
+				t = append(t, e)
+			}
 		}
+		slices.Sort(t)
+		p.scratchT = t
+		used := len(t)
+		pr := append(p.prof[k][:0], step{now, used})
+		for i, e := range t {
+			used--
+			if i+1 < len(t) && t[i+1] == e {
+				continue
+			}
+			pr = append(pr, step{e, used})
+		}
+		p.prof[k] = pr
+		p.planned[k], p.maxUsed[k], p.stale[k] = 0, len(t), false
+		p.freeNow += p.C - len(t)
+		p.idleNow += p.C - len(t)
+		p.changed(k)
 	}
-	clear(p.nres)
+}
+
+// changed marks node k's profile changed.
+func (p *plan) changed(k int) {
+	if p.bfNow {
+		p.fatOK[k] = false
+		p.idx.touch(k)
+	}
+}
+
+// freeAt is when node k has c cores free for good: the first step after
+// which the profile never uses more than C − c cores.
+func (p *plan) freeAt(k, c int) int64 {
+	f := p.fat[k*p.C : (k+1)*p.C]
+	if !p.fatOK[k] {
+		pr := p.prof[k]
+		// Walk back from the end: the suffix maximum grows, and a larger
+		// limit of used cores (fewer cores wanted) reaches further back.
+		m, i := 0, len(pr)
+		for limit := 0; limit < p.C; limit++ {
+			for i > 0 && max(m, pr[i-1].used) <= limit {
+				i--
+				m = max(m, pr[i].used)
+			}
+			f[p.C-limit-1] = max(pr[i].t, p.now) // the profile ends at 0 used: i < len(pr)
+		}
+		p.fatOK[k] = true
+	}
+	return f[c-1]
 }
 
 // advance moves an incremental plan to now without dropping reservations
@@ -137,22 +208,21 @@ func (p *plan) advance(now int64) {
 		}
 		return
 	}
-	for _, r := range p.res {
-		free, idle := true, true
-		for _, s := range r {
-			if s.e > now {
-				free = false
-				if s.s <= now {
-					idle = false
-				}
-			}
+	for k, pr := range p.prof {
+		i := 0
+		for i+1 < len(pr) && pr[i+1].t <= now {
+			i++
 		}
-		if free {
-			p.freeNow++
+		pr = pr[i:]
+		pr[0].t = max(pr[0].t, now)
+		p.prof[k] = pr
+		p.maxUsed[k] = 0
+		for _, s := range pr {
+			p.maxUsed[k] = max(p.maxUsed[k], s.used)
 		}
-		if idle {
-			p.idleNow++
-		}
+		p.freeNow += p.C - p.maxUsed[k]
+		p.idleNow += p.C - pr[0].used
+		p.changed(k)
 	}
 }
 
@@ -211,9 +281,10 @@ func (p *plan) bind(j *jobs.Job, f int) {
 // runChanged gives node k's running jobs' ends to the node index (with
 // backfilling, its bound of t_k is the c-th smallest end).
 func (p *plan) runChanged(k int, runEnd []int64) {
-	if !p.bf {
+	if !p.bf || p.bfNow {
 		return
 	}
+	p.stale[k] = true
 	r := p.runSorted[k*p.C : (k+1)*p.C]
 	copy(r, runEnd)
 	slices.Sort(r)
@@ -247,9 +318,20 @@ func (p *plan) Start(k int) int64 {
 		return p.start[k]
 	}
 	var t int64
-	if p.bf {
-		t = p.window(k, p.job.Cores, p.job.Walltime)
-	} else {
+	switch {
+	case p.bfNow:
+		if p.fitsNow(k, p.job.Cores, p.job.Walltime) {
+			t = p.now
+		} else {
+			t = p.freeAt(k, p.job.Cores)
+		}
+	case p.bf:
+		if p.planned[k] == 0 && !p.stale[k] { // only running jobs: the index's time is exact
+			t = max(p.runSorted[k*p.C+p.job.Cores-1], p.now)
+		} else {
+			t = p.window(k, p.job.Cores, p.job.Walltime)
+		}
+	default:
 		t = max(p.avail[k*p.C+p.job.Cores-1], p.now)
 	}
 	p.start[k], p.startOK[k] = t, p.cur
@@ -305,69 +387,33 @@ func (p *plan) Evict(k int, tk int64) float32 {
 	return sum * (float32(p.job.Cores) / float32(p.C)) / p.cl.BandwidthGBs
 }
 
-// window is t_k with backfilling: the earliest time from now when node k has
-// c cores free for w seconds (thesis §6.4.3, line 3').
+// window is t_k with backfilling: the earliest time from now when node k
+// has c cores free for w seconds (thesis §6.4.3, line 3').
 func (p *plan) window(k, c int, w int64) int64 {
-	cores := p.res[k*p.C : (k+1)*p.C]
-	if p.nres[k] == 0 { // only running jobs: the c-th smallest end
-		t := p.scratchT[:0]
-		for _, r := range cores {
-			e := p.now
-			if len(r) > 0 {
-				e = max(e, r[0].e)
-			}
-			t = append(t, e)
-		}
-		slices.Sort(t)
-		p.scratchT = t
-		return t[c-1]
-	}
-	cand := append(p.scratchT[:0], p.now)
-	for _, r := range cores {
-		for _, s := range r {
-			if s.e > p.now {
-				cand = append(cand, s.e)
-			}
-		}
-	}
-	slices.Sort(cand)
-	p.scratchT = cand
-	last := int64(-1)
-	for _, tau := range cand {
-		if tau == last {
+	pr := p.prof[k]
+	limit := p.C - c
+	for i := 0; i < len(pr); i++ {
+		if pr[i].used > limit {
 			continue
 		}
-		last = tau
-		n := 0
-		for _, r := range cores {
-			if coreFree(r, tau, tau+w) {
-				n++
-			}
+		tau := max(pr[i].t, p.now)
+		j := i + 1
+		for j < len(pr) && pr[j].t < tau+w && pr[j].used <= limit {
+			j++
 		}
-		if n >= c {
+		if j == len(pr) || pr[j].t >= tau+w {
 			return tau
 		}
+		i = j // the window breaks at step j: try after it
 	}
-	panic("batch: no window after the last reservation") // the last end always frees every core
+	panic("batch: no window after the last reservation") // the profile ends at 0 cores used
 }
 
-func coreFree(r []span, s, e int64) bool {
-	for _, x := range r {
-		if x.s < e && x.e > s {
-			return false
-		}
-	}
-	return true
-}
-
-// reserve books c cores of node k from t for w seconds and returns the cores
-// (with backfilling; nil without). Without backfilling the Cores(J) cores
-// available first are taken (cores[0..c-1] of the sorted node). With
-// backfilling, among the cores free on [t, t+w), those whose next
-// reservation starts soonest are taken first, then those free for good that
-// became free last: holes are filled before whole free cores (the release's
-// BACKFILL_MODE 2, fill_cores_minimize_holes in src/backfill_functions.c).
-func (p *plan) reserve(k int, t, w int64, c int) []int {
+// reserve books c cores of node k from t for w seconds. Without
+// backfilling the Cores(J) cores available first are taken (cores[0..c-1] of
+// the sorted node, the release's choice); with backfilling the profile
+// counts them.
+func (p *plan) reserve(k int, t, w int64, c int) {
 	if !p.bf {
 		a := p.avail[k*p.C : (k+1)*p.C]
 		for i := 0; i < c; i++ {
@@ -378,78 +424,50 @@ func (p *plan) reserve(k int, t, w int64, c int) []int {
 		}
 		slices.Sort(a)
 		p.idx.touch(k)
-		return nil
+		return
 	}
-	cores := p.res[k*p.C : (k+1)*p.C]
-	type cand struct {
-		i          int
-		next, prev int64
+	pr := p.split(p.split(p.prof[k], t), t+w)
+	before := pr[0].used
+	for i := range pr {
+		if pr[i].t >= t && pr[i].t < t+w {
+			pr[i].used += c
+		}
 	}
-	var cs []cand
-	for i, r := range cores {
-		if !coreFree(r, t, t+w) {
-			continue
-		}
-		next, prev := int64(1<<62), int64(-1)
-		for _, x := range r {
-			if x.s >= t+w {
-				next = min(next, x.s)
-			}
-			if x.e <= t {
-				prev = max(prev, x.e)
-			}
-		}
-		cs = append(cs, cand{i, next, prev})
+	p.prof[k] = pr
+	p.idleNow -= pr[0].used - before
+	m := 0
+	for _, s := range pr {
+		m = max(m, s.used)
 	}
-	slices.SortFunc(cs, func(a, b cand) int {
-		switch {
-		case a.next != b.next:
-			return cmp64(a.next, b.next)
-		case a.prev != b.prev:
-			return cmp64(b.prev, a.prev)
-		}
-		return a.i - b.i
-	})
-	out := p.scratchCr[:0]
-	for _, x := range cs[:c] {
-		r := cores[x.i]
-		wasFree, wasIdle := true, true
-		for _, s := range r {
-			if s.e > p.now {
-				wasFree = false
-				if s.s <= p.now {
-					wasIdle = false
-				}
-			}
-		}
-		if wasFree {
-			p.freeNow--
-		}
-		if wasIdle && t <= p.now {
-			p.idleNow--
-		}
-		pos, _ := slices.BinarySearchFunc(r, t, func(s span, t int64) int { return cmp64(s.s, t) })
-		cores[x.i] = slices.Insert(r, pos, span{t, t + w})
-		out = append(out, x.i)
+	p.freeNow -= m - p.maxUsed[k]
+	p.maxUsed[k] = m
+	p.planned[k]++
+	p.changed(k)
+}
+
+// split makes t a step of the profile.
+func (p *plan) split(pr []step, t int64) []step {
+	i, found := slices.BinarySearchFunc(pr, t, func(s step, t int64) int { return cmp64(s.t, t) })
+	if found {
+		return pr
 	}
-	p.nres[k]++
-	p.scratchCr = out
-	return out
+	return slices.Insert(pr, i, step{t, pr[i-1].used})
 }
 
 // fitsNow reports whether node k can start a job of c cores and walltime w
 // now (the release's check of holes when no core is free for good,
 // only_check_conservative_backfill).
 func (p *plan) fitsNow(k, c int, w int64) bool {
-	n := 0
-	for _, r := range p.res[k*p.C : (k+1)*p.C] {
-		if coreFree(r, p.now, p.now+w) {
-			if n++; n >= c {
-				return true
-			}
+	limit := p.C - c
+	for _, s := range p.prof[k] {
+		if s.t >= p.now+w {
+			break
+		}
+		if s.used > limit {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 func cmp64(a, b int64) int {

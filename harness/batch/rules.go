@@ -41,6 +41,16 @@ type Rules struct {
 	//     (is_my_file_on_node_at_certain_time_and_transfer_time returns
 	//     temp - t), which overestimates the overhead.
 	LoadBase string
+	// Backfill decides where conservative backfilling may place a job (the
+	// -BF schedulers).
+	//   - "window": at the earliest time its cores are free for its whole
+	//     walltime, holes in the future included (thesis §6.4.3, line 3').
+	//   - "now": into a hole only at the current time, else after the last
+	//     reservation of the cores, as without backfilling
+	//     (schedule_job_on_earliest_available_cores_with_conservative_backfill
+	//     and can_it_get_backfilled in the release: "backfilled only at
+	//     time t").
+	Backfill string
 }
 
 // Rule choices.
@@ -48,6 +58,7 @@ var (
 	LoopChoices     = []string{"event", "release"}
 	ReuseChoices    = []string{"consecutive", "same-second"}
 	LoadBaseChoices = []string{"tk", "now"}
+	BackfillChoices = []string{"window", "now"}
 	RulePresets     = []string{"thesis", "release"}
 )
 
@@ -55,14 +66,14 @@ var (
 func Preset(name string) (Rules, error) {
 	switch name {
 	case "thesis":
-		return Rules{Loop: "event", Reuse: "consecutive", LoadBase: "tk"}, nil
+		return Rules{Loop: "event", Reuse: "consecutive", LoadBase: "tk", Backfill: "window"}, nil
 	case "release":
-		return Rules{Loop: "release", Reuse: "same-second", LoadBase: "now"}, nil
+		return Rules{Loop: "release", Reuse: "same-second", LoadBase: "now", Backfill: "now"}, nil
 	}
 	return Rules{}, fmt.Errorf("unknown rules %q%s; the presets are %s", name, suggest.Closest(name, RulePresets), strings.Join(RulePresets, ", "))
 }
 
-// Set changes one rule by name (loop, reuse, load_base).
+// Set changes one rule by name (loop, reuse, load_base, backfill).
 func (r *Rules) Set(key, value string) error {
 	var field *string
 	var ok []string
@@ -73,8 +84,10 @@ func (r *Rules) Set(key, value string) error {
 		field, ok = &r.Reuse, ReuseChoices
 	case "load_base":
 		field, ok = &r.LoadBase, LoadBaseChoices
+	case "backfill":
+		field, ok = &r.Backfill, BackfillChoices
 	default:
-		keys := []string{"loop", "reuse", "load_base"}
+		keys := []string{"loop", "reuse", "load_base", "backfill"}
 		return fmt.Errorf("unknown rule %q%s; the rules are %s", key, suggest.Closest(key, keys), strings.Join(keys, ", "))
 	}
 	if !slices.Contains(ok, value) {
@@ -86,7 +99,7 @@ func (r *Rules) Set(key, value string) error {
 
 // Check validates every rule.
 func (r Rules) Check() error {
-	for _, kv := range [][2]string{{"loop", r.Loop}, {"reuse", r.Reuse}, {"load_base", r.LoadBase}} {
+	for _, kv := range [][2]string{{"loop", r.Loop}, {"reuse", r.Reuse}, {"load_base", r.LoadBase}, {"backfill", r.Backfill}} {
 		c := r
 		if err := c.Set(kv[0], kv[1]); err != nil {
 			return err
@@ -102,5 +115,5 @@ func (r Rules) Name() string {
 			return p
 		}
 	}
-	return fmt.Sprintf("loop=%s,reuse=%s,load_base=%s", r.Loop, r.Reuse, r.LoadBase)
+	return fmt.Sprintf("loop=%s,reuse=%s,load_base=%s,backfill=%s", r.Loop, r.Reuse, r.LoadBase, r.Backfill)
 }

@@ -60,8 +60,8 @@ func (fcfs) Choose(b Board) int {
 			if bound > bestT {
 				break
 			}
-			if k > best {
-				c.SkipGroup() // same bound, later nodes: none can win a tie
+			if bound == bestT && k > best {
+				c.SkipGroup() // t_k >= bestT and a later node: none can win
 				continue
 			}
 		}
