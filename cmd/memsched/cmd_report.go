@@ -110,7 +110,11 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		}
 		if *figures != "" {
 			dir := filepath.Join(*figures, safeName(set.Name))
-			if opt.Figures, err = report.WriteFigures(set, dir); err != nil {
+			write := report.WriteFigures
+			if set.Suite != nil && set.Suite.Batch != nil {
+				write = report.WriteBatchFigures
+			}
+			if opt.Figures, err = write(set, dir); err != nil {
 				return err
 			}
 		}
@@ -255,7 +259,11 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, average st
 		sr := &report.SuiteResults{Suite: s, Set: set}
 		if set != nil && figures != "" {
 			dir := filepath.Join(figures, filepath.FromSlash(strings.TrimSuffix(strings.TrimPrefix(rel, "suites/"), ".toml")))
-			if sr.Figures, err = report.WriteFigures(set, dir); err != nil {
+			write := report.WriteFigures
+			if s.Batch != nil {
+				write = report.WriteBatchFigures
+			}
+			if sr.Figures, err = write(set, dir); err != nil {
 				return err
 			}
 		}

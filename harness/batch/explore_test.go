@@ -2,6 +2,7 @@ package batch
 
 import (
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,4 +50,39 @@ func TestExplore(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestExploreWorst(t *testing.T) {
+	if os.Getenv("WORST") == "" {
+		t.Skip()
+	}
+	tr, _ := jobs.Week(os.Getenv("WORST"), jobs.WeekOptions{})
+	name := os.Getenv("SCHED")
+	n, p, _ := ReleaseScheduler(name)
+	s, _, _, _ := sched.Build(n, p)
+	rules, _ := Preset("release")
+	r, _ := Run(Config{Trace: tr, Cluster: Rackham(), Rules: rules, Scheduler: s, Phase: tr.Outcomes.Phase})
+	type d struct {
+		i    int
+		diff int64
+	}
+	var ds []d
+	for i := range tr.Jobs {
+		st, _ := tr.Outcomes.Start(name, &tr.Jobs[i], 0.1)
+		ds = append(ds, d{i, r.Jobs[i].Start - st})
+	}
+	sort.Slice(ds, func(a, b int) bool { return abs(ds[a].diff) > abs(ds[b].diff) })
+	for _, x := range ds[:15] {
+		j := tr.Jobs[x.i]
+		st, _ := tr.Outcomes.Start(name, &j, 0.1)
+		t.Logf("job %d submit %d cores %d ours start %d theirs %d diff %d", j.ID, j.Submit, j.Cores, r.Jobs[x.i].Start, st, x.diff)
+	}
+	t.Logf("end %d forced %d", r.End, r.ForcedPasses)
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

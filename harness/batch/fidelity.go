@@ -26,11 +26,14 @@ type Fidelity struct {
 	// absolute difference in seconds.
 	SameStart  float64 `json:"same_start"`
 	StartDiffS float64 `json:"mean_start_diff_s"`
-	// Aggregates: ours, then the release's.
-	MeanStretch, TheirMeanStretch float64   `json:"-"`
-	FileWaitS, TheirFileWaitS     int64     `json:"-"`
-	CoreTimeS, TheirCoreTimeS     int64     `json:"-"`
-	Ratios                        []float64 `json:"-"` // per job, for plots
+	// Aggregates over the compared jobs: ours, then the release's.
+	MeanStretch      float64   `json:"mean_stretch"`
+	TheirMeanStretch float64   `json:"their_mean_stretch"`
+	FileWaitS        int64     `json:"file_wait_s"`
+	TheirFileWaitS   int64     `json:"their_file_wait_s"`
+	CoreTimeS        int64     `json:"core_time_s"`
+	TheirCoreTimeS   int64     `json:"their_core_time_s"`
+	Ratios           []float64 `json:"-"` // per job, for plots
 }
 
 // Compare measures a run's agreement with the release's outcomes of

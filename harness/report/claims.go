@@ -59,6 +59,8 @@ func EvaluateClaim(c paper.Claim, s *suite.Suite, set *Set, average string) Clai
 		res.Status = StatusNotRun
 		res.Detail = fmt.Sprintf("suite %s does not exist yet", orNone(c.Suite))
 		return res
+	case s.Batch != nil:
+		return evaluateBatchClaim(c, s, set, res)
 	}
 	var v float64
 	var detail string

@@ -35,6 +35,9 @@ func Build(set *Set, opt Options) (*Doc, error) {
 
 // setSections are the sections of one set, at a heading level.
 func setSections(set *Set, opt Options, level int) ([]Section, error) {
+	if set.Suite != nil && set.Suite.Batch != nil {
+		return batchSetSections(set, opt, level)
+	}
 	var out []Section
 	out = append(out, Section{Title: "Runs", Level: level, Paras: []string{summaryText(set)}})
 

@@ -125,6 +125,17 @@ func Reproduction(claims []paper.Claim, suites map[string]*SuiteResults, opt Opt
 			d.Sections = append(d.Sections, sec)
 			continue
 		}
+		if sr.Suite.Batch != nil {
+			bs, err := BatchSections(sr)
+			if err != nil {
+				return nil, err
+			}
+			d.Sections = append(d.Sections, bs...)
+			if len(sr.Figures) > 0 {
+				d.Sections = append(d.Sections, figureSection(k, sr, opt))
+			}
+			continue
+		}
 		sec.Paras = []string{summaryText(sr.Set)}
 		d.Sections = append(d.Sections, sec)
 		imps, err := sr.Set.Improvements(opt.Average)
@@ -148,23 +159,28 @@ func Reproduction(claims []paper.Claim, suites map[string]*SuiteResults, opt Opt
 			d.Sections = append(d.Sections, Section{Title: "Fidelity (MAPE against the V100 measurements)", Level: 3, Tables: []Table{fidelityTable(fid)}})
 		}
 		if len(sr.Figures) > 0 {
-			fs := Section{Title: "Figures", Level: 3}
-			var links []string
-			for _, f := range sr.Figures {
-				l := link(opt.LinkDir, f)
-				if strings.HasSuffix(f, ".png") {
-					fs.Images = append(fs.Images, Image{Path: l, Alt: k + " " + strings.TrimSuffix(lastElem(f), ".png")})
-				} else {
-					links = append(links, fmt.Sprintf("[%s](%s)", lastElem(f), l))
-				}
-			}
-			if len(links) > 0 {
-				fs.Paras = []string{"Vector versions: " + strings.Join(links, ", ") + "."}
-			}
-			d.Sections = append(d.Sections, fs)
+			d.Sections = append(d.Sections, figureSection(k, sr, opt))
 		}
 	}
 	return d, nil
+}
+
+// figureSection links a suite's figures.
+func figureSection(k string, sr *SuiteResults, opt Options) Section {
+	fs := Section{Title: "Figures", Level: 3}
+	var links []string
+	for _, f := range sr.Figures {
+		l := link(opt.LinkDir, f)
+		if strings.HasSuffix(f, ".png") {
+			fs.Images = append(fs.Images, Image{Path: l, Alt: k + " " + strings.TrimSuffix(lastElem(f), ".png")})
+		} else {
+			links = append(links, fmt.Sprintf("[%s](%s)", lastElem(f), l))
+		}
+	}
+	if len(links) > 0 {
+		fs.Paras = []string{"Vector versions: " + strings.Join(links, ", ") + "."}
+	}
+	return fs
 }
 
 func orAll(panel string) string {

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/batch"
 	"runtime"
 	"runtime/debug"
 )
@@ -32,6 +33,9 @@ type Record struct {
 	SimWallS   float64 `json:"sim_wall_s"`
 	Partition  string  `json:"partitioner,omitempty"`
 	Error      string  `json:"error,omitempty"`
+	// Batch is a batch run's report (thesis chapter 6), whose metrics
+	// replace the GPU ones above.
+	Batch *batch.Report `json:"batch,omitempty"`
 }
 
 // Identity says which run a record is, whether it succeeded or not: an

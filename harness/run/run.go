@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/batch"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
@@ -23,6 +24,9 @@ type Config struct {
 	ChargeSched bool
 	Executor    string // "sim" (default) or "cuda"
 	Trace       func(sim.Event)
+	// Batch, when set, is a batch run (thesis chapter 6) and the GPU fields
+	// above are unused.
+	Batch *batch.Setup
 }
 
 // Executor runs a built scheduler on a platform. The simulator is the
@@ -46,6 +50,9 @@ func monotonic() time.Duration { return time.Since(monoStart) }
 // Run executes one configuration and returns its record. A scheduler panic
 // is turned into an error so one bad scheduler cannot stop a sweep.
 func Run(cfg Config) (rec Record, err error) {
+	if cfg.Batch != nil {
+		return RunBatch(*cfg.Batch)
+	}
 	if cfg.Executor == "" {
 		cfg.Executor = "sim"
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/batch"
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
@@ -43,8 +44,9 @@ type Run struct {
 	Executor    string
 	Spec        workloads.Spec // Kind == "" for a workload file
 	Platform    *hardware.Platform
-	WorkingSet  float64 // MiB
-	Timeout     int64   // nanoseconds, from the suite
+	WorkingSet  float64      // MiB
+	Timeout     int64        // nanoseconds, from the suite
+	Batch       *batch.Setup // a batch run (batch suites); the GPU fields are unused
 
 	file *workloads.Workload
 }
@@ -243,6 +245,9 @@ func hash64(parts ...any) uint64 {
 // [workload] seed fixes it for every repetition. The run seed (the
 // scheduler's random source) also covers the scheduler and its parameters.
 func (s *Suite) Runs() []Run {
+	if s.Batch != nil {
+		return s.batchRuns()
+	}
 	var out []Run
 	for _, pt := range s.points {
 		for rep := 0; rep < s.Repetitions; rep++ {
@@ -285,6 +290,10 @@ func (r Run) Workload() (*workloads.Workload, error) {
 
 // Config builds the run configuration; the platform is a private copy.
 func (r Run) Config() (run.Config, error) {
+	if r.Batch != nil {
+		b := *r.Batch
+		return run.Config{Batch: &b}, nil
+	}
 	w, err := r.Workload()
 	if err != nil {
 		return run.Config{}, err
@@ -300,6 +309,11 @@ func (r Run) Config() (run.Config, error) {
 // Record returns the identity fields of the run's record, so error rows
 // say what failed even when the run never started.
 func (r Run) Record() run.Record {
+	if r.Batch != nil {
+		id := run.BatchIdentity(*r.Batch)
+		id.Key, id.Suite, id.Label, id.Point, id.Rep = r.Key, r.Suite, r.Label, r.Point, r.Rep
+		return run.Record{Identity: id}
+	}
 	name := r.Spec.Name()
 	if r.file != nil {
 		name = r.file.Name
@@ -314,6 +328,10 @@ func (r Run) Record() run.Record {
 // full suite, with the same keys, so a later full sweep only adds the rest.
 func (s *Suite) Thin(k int) {
 	if k < 1 {
+		return
+	}
+	if s.Batch != nil {
+		s.Batch.Workloads = s.Batch.Workloads[:min(k, len(s.Batch.Workloads))]
 		return
 	}
 	type axis struct {

@@ -92,6 +92,9 @@ type Suite struct {
 	Workload   Workload
 	Schedulers []Scheduler
 	Report     Report
+	// Batch is set for a batch suite (thesis chapter 6, [batch] instead of
+	// [platform] and [workload]; see BatchSuite).
+	Batch *BatchSuite
 
 	points []point
 }
@@ -205,6 +208,14 @@ func Parse(path string, data []byte) (*Suite, error) {
 	s := &Suite{File: path, Root: findRoot(path)}
 	top := &tbl{p: p, m: raw, used: map[string]bool{}}
 	s.parseSuite(top.sub("suite", true))
+	if _, ok := raw["batch"]; ok {
+		s.parseBatch(top)
+		if len(p.errs) > 0 {
+			sort.SliceStable(p.errs, func(i, j int) bool { return p.errs[i].Line < p.errs[j].Line })
+			return nil, p.errs
+		}
+		return s, nil
+	}
 	before := len(p.errs)
 	s.parsePlatform(top.sub("platform", true))
 	s.parseWorkload(top.sub("workload", true))

@@ -51,14 +51,21 @@ type WeekOptions struct {
 	// reveal.
 	Walltime       string
 	WalltimeFactor float64 // >= 1
+	// WalltimeMax caps the walltimes set by the factor: Rackham's limit of
+	// 10 days (864000 s; thesis §6.5.3: "jobs durations extend up to 10
+	// days", and the release's workload files ask for walltime: 864000).
+	WalltimeMax int64
 	// LeadIn stands for the jobs before the week (the release starts from
 	// Rackham's history: jobs of the 7 previous days pinned to their
 	// historical nodes, then Day 0 under the scheduler): "none" starts from an
 	// empty cluster; "day" adds the week's last day, "week" the whole week,
 	// shifted back by the week's length, as unevaluated jobs.
 	LeadIn string
-	// Tail stands for Day 8: "none", or "day": the week's first day shifted
-	// forward by the week's length, unevaluated.
+	// Tail stands for Day 8: "day" (default): the week's first day shifted
+	// forward by the week's length, unevaluated; or "none". The release's
+	// loop plans queued jobs only when a completion falls on its 30 s grid,
+	// which a cluster still receiving jobs provides; without a tail the
+	// week's last jobs wait for the cluster to drain.
 	Tail string
 	// Platform numbers the file sizes and load times depend on.
 	CoresPerNode int
@@ -73,8 +80,8 @@ var (
 	TailChoices     = []string{"none", "day"}
 )
 
-// Defaults fills zero fields: revealed walltimes, factor 1, no lead-in or
-// tail, Rackham's nodes (20 cores, 128 GB, 0.1 GB/s).
+// Defaults fills zero fields: revealed walltimes, factor 1 up to 10 days,
+// no lead-in, a one-day tail, Rackham's nodes (20 cores, 128 GB, 0.1 GB/s).
 func (o WeekOptions) Defaults() WeekOptions {
 	if o.Walltime == "" {
 		o.Walltime = "revealed"
@@ -82,11 +89,14 @@ func (o WeekOptions) Defaults() WeekOptions {
 	if o.WalltimeFactor == 0 {
 		o.WalltimeFactor = 1
 	}
+	if o.WalltimeMax == 0 {
+		o.WalltimeMax = 864000
+	}
 	if o.LeadIn == "" {
 		o.LeadIn = "none"
 	}
 	if o.Tail == "" {
-		o.Tail = "none"
+		o.Tail = "day"
 	}
 	if o.CoresPerNode == 0 {
 		o.CoresPerNode = 20
@@ -111,6 +121,9 @@ func (o WeekOptions) check() error {
 	}
 	if o.WalltimeFactor < 1 || math.IsInf(o.WalltimeFactor, 0) || math.IsNaN(o.WalltimeFactor) {
 		return fmt.Errorf("walltime_factor = %g: want a number >= 1 (a walltime shorter than the run would kill every job)", o.WalltimeFactor)
+	}
+	if o.WalltimeMax < 1 {
+		return fmt.Errorf("walltime_max = %d s: want a positive number of seconds", o.WalltimeMax)
 	}
 	return nil
 }
@@ -249,15 +262,18 @@ func deriveTimes(t *Trace, coreSeconds map[int]int64, o WeekOptions) error {
 			j.Duration = max(cs/int64(j.Cores), 1)
 		}
 		j.Walltime = int64(math.Ceil(o.WalltimeFactor * float64(j.Duration+load)))
+		if j.Walltime > o.WalltimeMax {
+			j.Walltime = max(o.WalltimeMax, j.Duration+load) // never kill a job the week ran
+		}
 		if wall > 0 && o.Walltime == "revealed" {
 			j.Walltime = wall
 			revealed++
 		}
 	}
 	if o.Walltime == "revealed" {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d walltimes revealed by the release's outputs; the others are %g × (duration + load)", revealed, o.WalltimeFactor))
+		t.Notes = append(t.Notes, fmt.Sprintf("%d walltimes revealed by the release's outputs; the others are %g × (duration + load), at most %d s", revealed, o.WalltimeFactor, o.WalltimeMax))
 	} else {
-		t.Notes = append(t.Notes, fmt.Sprintf("walltimes are %g × (duration + load)", o.WalltimeFactor))
+		t.Notes = append(t.Notes, fmt.Sprintf("walltimes are %g × (duration + load), at most %d s", o.WalltimeFactor, o.WalltimeMax))
 	}
 	return nil
 }
