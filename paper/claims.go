@@ -99,6 +99,8 @@ var displayNames = []string{
 	"hMETIS+R", "hMETIS+R no part. time",
 	"DARTS", "DARTS+LUF", "DARTS+LUF-3inputs", "DARTS+LUF+OPTI", "DARTS+LUF+OPTI-3inputs",
 	"DARTS+LUF threshold",
+	// Thesis chapter 6, batch schedulers (suites/thesis/ch6-*.toml).
+	"FCFS", "EFT", "LEA", "LEO", "LEM", "FCFS-BF", "EFT-BF", "LEA-BF", "LEO-BF", "LEM-BF",
 }
 
 // DisplayNames returns the scheduler display names used by claims that a suite reproduces and

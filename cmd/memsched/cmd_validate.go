@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/memsched/memsched/harness/batch"
 	"github.com/memsched/memsched/harness/trace"
 	"github.com/memsched/memsched/workloads"
 )
@@ -27,7 +30,11 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	t, err := trace.Read(f)
+	br := bufio.NewReader(f)
+	if first, _ := br.Peek(4096); batch.IsTrace(firstLine(first)) {
+		return validateBatch(fs.Arg(0), br, stdout)
+	}
+	t, err := trace.Read(br)
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Arg(0), err)
 	}
@@ -51,5 +58,38 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %d violation(s)", fs.Arg(0), len(bad))
 	}
 	fmt.Fprintf(stdout, "%s: valid (%d events, %d tasks, %d loads)\n", fs.Arg(0), len(t.Events), t.Result.Tasks, t.Result.Loads)
+	return nil
+}
+
+func firstLine(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+// validateBatch checks a batch trace (memsched batch --trace).
+func validateBatch(name string, r io.Reader, stdout io.Writer) error {
+	h, evs, err := batch.ReadTrace(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	bad := batch.Validate(h, evs)
+	for _, b := range bad {
+		fmt.Fprintln(stdout, "violation:", b)
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%s: %d violation(s)", name, len(bad))
+	}
+	starts, plans := 0, 0
+	for _, e := range evs {
+		switch e.Kind {
+		case batch.EvStart:
+			starts++
+		case batch.EvPlan:
+			plans++
+		}
+	}
+	fmt.Fprintf(stdout, "%s: valid batch trace (%d events, %d job starts, %d reservations checked)\n", name, len(evs), starts, plans)
 	return nil
 }

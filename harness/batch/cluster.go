@@ -16,11 +16,11 @@ import "fmt"
 // Cluster is the platform: identical nodes linked to the shared file system
 // at the same bandwidth.
 type Cluster struct {
-	Name         string
-	Nodes        int
-	CoresPerNode int
-	MemoryGB     float64 // per node; file sizes are Cores/CoresPerNode of it
-	BandwidthGBs float32 // per node, from the shared file system
+	Name         string  `json:"name"`
+	Nodes        int     `json:"nodes"`
+	CoresPerNode int     `json:"cores_per_node"`
+	MemoryGB     float64 `json:"memory_gb"`     // per node; file sizes are Cores/CoresPerNode of it
+	BandwidthGBs float32 `json:"bandwidth_gbs"` // per node, from the shared file system
 }
 
 // Rackham is the UPPMAX cluster of the chapter: 486 nodes of two 10-core

@@ -24,7 +24,7 @@ type Rules struct {
 	//     wait in the new-job list for the next pass of new jobs); a pass
 	//     stops at the first job the free cores cannot hold (FCFS: when no
 	//     core is free).
-	Loop string
+	Loop string `json:"loop"`
 	// Reuse decides when a file on a node serves a starting job.
 	//   - "consecutive": while a job using it runs on the node, or when no
 	//     job started on the node since the last one using it ended (thesis
@@ -33,14 +33,14 @@ type Rules struct {
 	//   - "same-second": while a job using it runs, or when the last one
 	//     ended in the same second (add_data_in_node in
 	//     src/basic_functions.c: nb_task_using_it > 0 || end_time == t).
-	Reuse string
+	Reuse string `json:"reuse"`
 	// LoadBase is the origin of t'_k − t_k when File(J) is still being
 	// loaded at t_k by another job (case 3 of §6.4.1).
 	//   - "tk": StartTime(J_j) + Size/Bandwidth − t_k, as the thesis writes it.
 	//   - "now": load end − current time
 	//     (is_my_file_on_node_at_certain_time_and_transfer_time returns
 	//     temp - t), which overestimates the overhead.
-	LoadBase string
+	LoadBase string `json:"load_base"`
 	// Backfill decides where conservative backfilling may place a job (the
 	// -BF schedulers).
 	//   - "window": at the earliest time its cores are free for its whole
@@ -50,7 +50,7 @@ type Rules struct {
 	//     (schedule_job_on_earliest_available_cores_with_conservative_backfill
 	//     and can_it_get_backfilled in the release: "backfilled only at
 	//     time t").
-	Backfill string
+	Backfill string `json:"backfill"`
 }
 
 // Rule choices.
