@@ -35,7 +35,7 @@ func (b *batchFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&b.w.Load, "load", 0, "synthetic: offered load (0 = the Rackham weeks' mean)")
 	fs.Uint64Var(&b.w.Seed, "seed", 1, "synthetic: random seed")
 	fs.StringVar(&b.w.Walltime, "walltime", "", "Rackham weeks: revealed (the release's outputs show some, default) or exact")
-	fs.Float64Var(&b.w.WalltimeFactor, "walltime-factor", 0, "walltimes not known: factor × (duration + load) (default 1000, fitted by memsched batch fit)")
+	fs.Float64Var(&b.w.WalltimeFactor, "walltime-factor", 0, "walltimes not known: factor × (duration + load) (default 30, fitted by memsched batch fit)")
 	fs.Int64Var(&b.w.WalltimeMax, "walltime-max", 0, "cap on factor walltimes in seconds (default 864000, Rackham's 10 days)")
 	fs.StringVar(&b.w.LeadIn, "lead-in", "", "jobs before the week: none (default), day or week (the week's own jobs shifted back, unevaluated)")
 	fs.StringVar(&b.w.Tail, "tail", "", "jobs after the week: none (default) or day")
@@ -167,8 +167,8 @@ func cmdBatchFit(args []string, stdout, stderr io.Writer) error {
 	b.register(fs)
 	train := fs.String("train", "2022-09-05", "week whose release outcomes choose the factor")
 	test := fs.String("test", "2022-02-21", "week that measures the chosen factor")
-	schedulers := fs.String("schedulers", "LEA,FCFS-BF", "schedulers (the release's names) whose agreement is maximised")
-	factors := fs.String("factors", "1,2,3,5,10,20,30,50,100", "walltime factors to try")
+	schedulers := fs.String("schedulers", "LEA", "schedulers (the release's names) whose agreement is maximised")
+	factors := fs.String("factors", "1,3,10,30,100,300,1000", "walltime factors to try")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

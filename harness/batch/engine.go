@@ -398,7 +398,12 @@ type onlyNow struct {
 
 // Ascend stops at the nodes whose bound passes now: none can start now.
 func (o *onlyNow) Ascend(lo, hi int) sched.Cursor {
-	o.cur = nowCursor{o.plan.Ascend(lo, hi), o.plan.now}
+	c := o.plan.Ascend(lo, hi)
+	if nc, ok := c.(*bfNowCursor); ok {
+		nc.nowOnly = true // its first nodes are exactly those that fit now
+		return nc
+	}
+	o.cur = nowCursor{c, o.plan.now}
 	return &o.cur
 }
 

@@ -2,6 +2,7 @@ package batch
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	sched "github.com/memsched/memsched/schedulers/batch"
@@ -26,12 +27,16 @@ func ReleaseScheduler(name string) (string, map[string]string, error) {
 	return n, p, nil
 }
 
-// FitRow is one walltime factor's agreement with the release: the share of
-// jobs within 10% of the release's stretch, per scheduler.
+// FitRow is one walltime factor's agreement with the release, per
+// scheduler: the aggregate error (|ln ours/theirs| of the mean stretch plus
+// that of the total file wait, the quantities of the chapter's tables and
+// figures) and the share of jobs within 10% of the release's stretch.
 type FitRow struct {
-	Factor float64
-	Train  []float64
-	Test   []float64 // only for the chosen factor and 1
+	Factor    float64
+	Train     []float64 // aggregate error
+	TrainJobs []float64 // share within 10%
+	Test      []float64 // only for the chosen factor and 1
+	TestJobs  []float64
 }
 
 // FitResult is a walltime-factor fit.
@@ -51,50 +56,53 @@ func mean(x []float64) float64 {
 }
 
 // FitWalltime chooses the walltime factor (the requested walltimes the
-// release's outputs lost) that maximises the mean share of jobs within 10%
-// of the release's stretch over schedulers on the training week, and
-// measures it on the test week. base gives the cluster, the rules and the
+// release's outputs lost) that minimises the aggregate error against the
+// release (mean stretch and total file wait, mean over schedulers) on the
+// training week, and measures it on the test week. base gives the cluster, the rules and the
 // other workload choices.
 func FitWalltime(base Setup, train, test string, schedulers []string, factors []float64) (*FitResult, error) {
 	res := &FitResult{Train: train, Test: test, Schedulers: schedulers}
-	agree := func(week string, f float64) ([]float64, error) {
-		var out []float64
+	agree := func(week string, f float64) ([]float64, []float64, error) {
+		var out, jobs []float64
 		for _, name := range schedulers {
 			s := base
 			s.Workload.Kind, s.Workload.Week, s.Workload.WalltimeFactor = "rackham", week, f
 			var err error
 			if s.Scheduler, s.Params, err = ReleaseScheduler(name); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			rep, _, _, err := Execute(s)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			if rep.Fidelity == nil {
-				return nil, fmt.Errorf("week %s has no release outcome for %s", week, name)
+			fi := rep.Fidelity
+			if fi == nil {
+				return nil, nil, fmt.Errorf("week %s has no release outcome for %s", week, name)
 			}
-			out = append(out, rep.Fidelity.Within10)
+			e := math.Abs(math.Log(fi.MeanStretch/fi.TheirMeanStretch)) + math.Abs(math.Log(float64(fi.FileWaitS)/float64(fi.TheirFileWaitS)))
+			out = append(out, e)
+			jobs = append(jobs, fi.Within10)
 		}
-		return out, nil
+		return out, jobs, nil
 	}
-	best := -1.0
+	best := math.Inf(1)
 	for _, f := range factors {
-		a, err := agree(train, f)
+		a, j, err := agree(train, f)
 		if err != nil {
 			return nil, err
 		}
-		res.Rows = append(res.Rows, FitRow{Factor: f, Train: a})
-		if m := mean(a); m > best {
+		res.Rows = append(res.Rows, FitRow{Factor: f, Train: a, TrainJobs: j})
+		if m := mean(a); m < best {
 			best, res.Best = m, f
 		}
 	}
 	for i := range res.Rows {
 		if f := res.Rows[i].Factor; f == res.Best || f == 1 {
-			a, err := agree(test, f)
+			a, j, err := agree(test, f)
 			if err != nil {
 				return nil, err
 			}
-			res.Rows[i].Test = a
+			res.Rows[i].Test, res.Rows[i].TestJobs = a, j
 		}
 	}
 	return res, nil
@@ -102,18 +110,18 @@ func FitWalltime(base Setup, train, test string, schedulers []string, factors []
 
 func (r *FitResult) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "walltime factor: share of jobs within 10%% of the release's stretch (%s)\n", strings.Join(r.Schedulers, ", "))
-	fmt.Fprintf(&b, "%8s  %-24s  %s\n", "factor", "train "+r.Train, "test "+r.Test)
+	fmt.Fprintf(&b, "walltime factor against the release's outcomes (%s): aggregate error |ln(mean stretch ratio)| + |ln(file-wait ratio)|, and the share of jobs within 10%% of its stretch\n", strings.Join(r.Schedulers, ", "))
+	fmt.Fprintf(&b, "%8s  %-32s  %s\n", "factor", "train "+r.Train+": error, jobs", "test "+r.Test+": error, jobs")
 	for _, row := range r.Rows {
 		test := ""
 		if row.Test != nil {
-			test = fmt.Sprintf("%.3f %v", mean(row.Test), fmtShares(row.Test))
+			test = fmt.Sprintf("%.3f %v, %v", mean(row.Test), fmtShares(row.Test), fmtShares(row.TestJobs))
 		}
 		mark := " "
 		if row.Factor == r.Best {
 			mark = "*"
 		}
-		fmt.Fprintf(&b, "%7g%s  %-24s  %s\n", row.Factor, mark, fmt.Sprintf("%.3f %v", mean(row.Train), fmtShares(row.Train)), test)
+		fmt.Fprintf(&b, "%7g%s  %-32s  %s\n", row.Factor, mark, fmt.Sprintf("%.3f %v, %v", mean(row.Train), fmtShares(row.Train), fmtShares(row.TrainJobs)), test)
 	}
 	fmt.Fprintf(&b, "chosen: walltime_factor = %g (train %s, test %s)\n", r.Best, r.Train, r.Test)
 	return b.String()

@@ -123,36 +123,10 @@ func (x *nodeIndex) sync(c int) *ctree {
 	return t
 }
 
-// minIn returns the tree's (time, node) minimum over nodes [lo, hi), or -1.
-func (x *nodeIndex) minIn(t *ctree, lo, hi int) int32 {
-	if lo == 0 && hi >= x.size {
-		if t.val[1] >= never {
-			return -1
-		}
-		return t.idx[1]
-	}
-	best, bv := int32(-1), never
-	consider := func(i int) {
-		if v := t.val[i]; v < bv || v == bv && v < never && t.idx[i] < best {
-			best, bv = t.idx[i], v
-		}
-	}
-	for l, r := lo+x.size, hi+x.size; l < r; l, r = l>>1, r>>1 {
-		if l&1 == 1 {
-			consider(l)
-			l++
-		}
-		if r&1 == 1 {
-			r--
-			consider(r)
-		}
-	}
-	return best
-}
-
 // cursor walks the nodes of [lo, hi) for c cores by increasing (time,
-// node): first those free now in node order, then the tree's, each taken as
-// the minimum and hidden until Close.
+// node): first those free now in node order, then the tree's by a
+// best-first search of the segment tree (a small heap of subtrees ordered by
+// their minimum), which leaves the tree untouched.
 type cursor struct {
 	x      *nodeIndex
 	t      *ctree
@@ -161,9 +135,10 @@ type cursor struct {
 	w      int    // free phase: current word
 	word   uint64 // free phase: bits left in it
 	tree   bool   // in the tree phase
+	seeded bool   // the heap holds the range's subtrees
 	skip   int64  // tree phase: time of the group to pass over
 	last   int64
-	popped []int32
+	heap   []int32
 }
 
 // ascend starts a cursor; the index keeps one, reused.
@@ -171,13 +146,58 @@ func (x *nodeIndex) ascend(c, lo, hi int) *cursor {
 	cu := &x.cur
 	t := x.sync(c - 1)
 	hi = min(hi, x.n)
-	*cu = cursor{x: x, t: t, c: c, lo: lo, hi: hi, w: lo >> 6, skip: never, popped: cu.popped[:0]}
+	*cu = cursor{x: x, t: t, c: c, lo: lo, hi: hi, w: lo >> 6, skip: never, heap: cu.heap[:0]}
 	if lo < hi {
 		cu.word = t.free[cu.w] & (^uint64(0) << (lo & 63))
 	} else {
-		cu.tree, cu.hi = true, lo
+		cu.tree, cu.seeded = true, true
 	}
 	return cu
+}
+
+func (cu *cursor) less(a, b int32) bool {
+	t := cu.t
+	return t.val[a] < t.val[b] || t.val[a] == t.val[b] && t.idx[a] < t.idx[b]
+}
+
+func (cu *cursor) push(i int32) {
+	if cu.t.val[i] >= never {
+		return
+	}
+	h := append(cu.heap, i)
+	for j := len(h) - 1; j > 0; {
+		p := (j - 1) / 2
+		if !cu.less(h[j], h[p]) {
+			break
+		}
+		h[j], h[p] = h[p], h[j]
+		j = p
+	}
+	cu.heap = h
+}
+
+func (cu *cursor) pop() int32 {
+	h := cu.heap
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for j := 0; ; {
+		l, m := 2*j+1, j
+		if l < n && cu.less(h[l], h[m]) {
+			m = l
+		}
+		if r := l + 1; r < n && cu.less(h[r], h[m]) {
+			m = r
+		}
+		if m == j {
+			break
+		}
+		h[j], h[m] = h[m], h[j]
+		j = m
+	}
+	cu.heap = h
+	return top
 }
 
 func (cu *cursor) Next() (int, int64, bool) {
@@ -199,20 +219,32 @@ func (cu *cursor) Next() (int, int64, bool) {
 		}
 		cu.word = t.free[cu.w]
 	}
-	for {
-		k := x.minIn(t, cu.lo, cu.hi)
-		if k < 0 {
-			return 0, 0, false
-		}
-		kt := t.val[x.size+int(k)]
-		cu.popped = append(cu.popped, k)
-		t.val[x.size+int(k)] = never
-		t.fix(x.size, int(k))
-		if kt != cu.skip {
-			cu.last = kt
-			return int(k), kt, true
+	if !cu.seeded {
+		cu.seeded = true
+		for l, r := cu.lo+x.size, cu.hi+x.size; l < r; l, r = l>>1, r>>1 {
+			if l&1 == 1 {
+				cu.push(int32(l))
+				l++
+			}
+			if r&1 == 1 {
+				r--
+				cu.push(int32(r))
+			}
 		}
 	}
+	for len(cu.heap) > 0 {
+		i := cu.pop()
+		if int(i) < x.size {
+			cu.push(2 * i)
+			cu.push(2*i + 1)
+			continue
+		}
+		if kt := t.val[i]; kt != cu.skip {
+			cu.last = kt
+			return int(i) - x.size, kt, true
+		}
+	}
+	return 0, 0, false
 }
 
 func (cu *cursor) SkipGroup() {
@@ -223,12 +255,5 @@ func (cu *cursor) SkipGroup() {
 	}
 }
 
-// Close puts the hidden nodes back.
-func (cu *cursor) Close() {
-	x, t := cu.x, cu.t
-	for _, k := range cu.popped {
-		t.val[x.size+int(k)] = x.keyOf(cu.c, int(k))
-		t.fix(x.size, int(k))
-	}
-	cu.popped = cu.popped[:0]
-}
+// Close ends the walk (the tree was not changed).
+func (cu *cursor) Close() {}

@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"math/bits"
 	"slices"
 
 	sched "github.com/memsched/memsched/schedulers/batch"
@@ -45,12 +46,15 @@ type plan struct {
 	// whenever they never overlap more than C deep (interval graphs are
 	// perfect): counting cores is exact, and the cores are picked at start.
 	prof    [][]step
-	planned []int   // per node: reservations beyond the running jobs'
-	stale   []bool  // per node: a job started or ended since the reset
-	bfNow   bool    // Rules.Backfill == "now"
-	fat     []int64 // bfNow: per node and c, when c cores are free for good
-	fatOK   []bool  // per node: fat is up to date
-	maxUsed []int   // per node: the profile's maximum
+	planned []int      // per node: reservations beyond the running jobs'
+	stale   []bool     // per node: a job started or ended since the reset
+	bfNow   bool       // Rules.Backfill == "now"
+	fat     []int64    // bfNow: per node and c, when c cores are free for good
+	hole    []int64    // bfNow: per node and c, how long c cores stay free from now
+	fatOK   []bool     // per node: fat and hole are up to date
+	idle    [][]uint64 // bfNow: per c, bitset of the nodes with c cores idle now
+	nowCur  bfNowCursor
+	maxUsed []int // per node: the profile's maximum
 
 	freeNow int // cores free from now on: no reservation ends after now
 	idleNow int // with backfilling: cores with no reservation covering now
@@ -93,16 +97,17 @@ func newPlan(cl Cluster, bf, bfNow, loadNow bool, running func() int) *plan {
 	}
 	switch {
 	case p.bfNow:
-		// A node with c cores idle now may start the job now (bound now);
-		// the others start when c cores are free for good.
+		// A job starts now on a node whose hole of c cores from now lasts
+		// its walltime, else when c cores are free for good: the index
+		// orders nodes by the latter, the cursor adds the former.
 		p.fat = make([]int64, n*C)
+		p.hole = make([]int64, n*C)
 		p.fatOK = make([]bool, n)
-		p.idx = newNodeIndex(n, C, func(c, k int) int64 {
-			if p.prof[k][0].used+c <= C {
-				return 0
-			}
-			return p.freeAt(k, c)
-		})
+		p.idle = make([][]uint64, C)
+		for c := range p.idle {
+			p.idle[c] = make([]uint64, (n+63)/64)
+		}
+		p.idx = newNodeIndex(n, C, func(c, k int) int64 { return p.freeAt(k, c) })
 	case bf:
 		p.runSorted = make([]int64, n*C)
 		p.idx = newNodeIndex(n, C, func(c, k int) int64 { return p.runSorted[k*C+c-1] })
@@ -170,6 +175,14 @@ func (p *plan) changed(k int) {
 	if p.bfNow {
 		p.fatOK[k] = false
 		p.idx.touch(k)
+		free := p.C - p.prof[k][0].used
+		for c := 1; c <= p.C; c++ {
+			if c <= free {
+				p.idle[c-1][k>>6] |= 1 << (k & 63)
+			} else {
+				p.idle[c-1][k>>6] &^= 1 << (k & 63)
+			}
+		}
 	}
 }
 
@@ -189,9 +202,27 @@ func (p *plan) freeAt(k, c int) int64 {
 			}
 			f[p.C-limit-1] = max(pr[i].t, p.now) // the profile ends at 0 used: i < len(pr)
 		}
+		// The hole of c cores from now ends at the first step using more
+		// than C − c cores.
+		h := p.hole[k*p.C : (k+1)*p.C]
+		for c := 1; c <= p.C; c++ {
+			h[c-1] = never
+			for _, s := range pr {
+				if s.used > p.C-c {
+					h[c-1] = max(s.t, p.now) - p.now
+					break
+				}
+			}
+		}
 		p.fatOK[k] = true
 	}
 	return f[c-1]
+}
+
+// holeNow is how long c cores of node k stay free from now.
+func (p *plan) holeNow(k, c int) int64 {
+	p.freeAt(k, c)
+	return p.hole[k*p.C+c-1]
 }
 
 // advance moves an incremental plan to now without dropping reservations
@@ -293,8 +324,60 @@ func (p *plan) runChanged(k int, runEnd []int64) {
 
 // Board implementation.
 
-func (p *plan) Ascend(lo, hi int) sched.Cursor { return p.idx.ascend(p.job.Cores, lo, hi) }
-func (p *plan) HasFile(k int) bool             { return p.file != 0 && p.stamp[k] == p.cur }
+func (p *plan) Ascend(lo, hi int) sched.Cursor {
+	if !p.bfNow {
+		return p.idx.ascend(p.job.Cores, lo, hi)
+	}
+	// The nodes that can start the job now, in node order, then the others
+	// by when its cores are free for good (the index's tree; a node free
+	// for good now can start it now and came first).
+	cu := p.idx.ascend(p.job.Cores, lo, hi)
+	cu.tree = true
+	p.nowCur = bfNowCursor{p: p, k: lo, hi: min(hi, p.cl.Nodes), tree: cu}
+	return &p.nowCur
+}
+
+// bfNowCursor is Ascend with the backfilling-now rule: exact bounds.
+type bfNowCursor struct {
+	p       *plan
+	k, hi   int
+	done    bool // past the nodes that start now
+	nowOnly bool // stop there
+	tree    *cursor
+}
+
+func (c *bfNowCursor) Next() (int, int64, bool) {
+	p := c.p
+	idle := p.idle[p.job.Cores-1]
+	for !c.done && c.k < c.hi {
+		w := idle[c.k>>6] >> (c.k & 63)
+		if w == 0 { // no node with the cores idle in the rest of this word
+			c.k = (c.k>>6 + 1) << 6
+			continue
+		}
+		k := c.k + bits.TrailingZeros64(w)
+		c.k = k + 1
+		if k < c.hi && p.holeNow(k, p.job.Cores) >= p.job.Walltime {
+			return k, p.now, true
+		}
+	}
+	c.done = true
+	if c.nowOnly {
+		return 0, 0, false
+	}
+	return c.tree.Next()
+}
+
+func (c *bfNowCursor) SkipGroup() {
+	if c.done {
+		c.tree.SkipGroup()
+	} else {
+		c.done = true
+	}
+}
+
+func (c *bfNowCursor) Close()      {}
+func (p *plan) HasFile(k int) bool { return p.file != 0 && p.stamp[k] == p.cur }
 func (p *plan) FileNodes() []int32 {
 	if p.file == 0 {
 		return nil
@@ -320,7 +403,7 @@ func (p *plan) Start(k int) int64 {
 	var t int64
 	switch {
 	case p.bfNow:
-		if p.fitsNow(k, p.job.Cores, p.job.Walltime) {
+		if p.prof[k][0].used+p.job.Cores <= p.C && p.holeNow(k, p.job.Cores) >= p.job.Walltime {
 			t = p.now
 		} else {
 			t = p.freeAt(k, p.job.Cores)

@@ -260,9 +260,7 @@ func (c *choice) ascend(lo, hi, wNow, w int) {
 	cur := c.b.Ascend(lo, hi)
 	defer cur.Close()
 	for k, bound, ok := cur.Next(); ok; k, bound, ok = cur.Next() {
-		if c.b.HasFile(k) {
-			continue
-		}
+		hasFile := c.b.HasFile(k) // scored already, but it still bounds the rest
 		if c.best >= 0 {
 			mw := w
 			if bound <= c.now {
@@ -277,6 +275,8 @@ func (c *choice) ascend(lo, hi, wNow, w int) {
 				continue
 			}
 		}
-		c.eval(k, c.b.Start(k))
+		if !hasFile {
+			c.eval(k, c.b.Start(k))
+		}
 	}
 }
