@@ -23,17 +23,27 @@ var presetFS embed.FS
 // MiB is the papers' "MB".
 const MiB = 1 << 20
 
-// Platform is one run's machine: how many GPUs are used, their memory cap,
-// the links from host memory to each GPU, and kernel speeds.
+// Platform is one run's machine: its workers (GPUs, CPU cores), the memory
+// nodes they compute from (each GPU's memory, main RAM, possibly capped),
+// the home node where data live at the start (main RAM, or a disk for the
+// out-of-core runs of thesis §5.7), the links between them, and kernel
+// speeds per worker kind. Nodes() and Workers() give the layout.
 type Platform struct {
 	Name        string  `toml:"name" json:"name"`
 	Description string  `toml:"description" json:"-"`
 	MaxGPUs     int     `toml:"max_gpus" json:"-"`
+	MaxCPUs     int     `toml:"max_cpus" json:"-"`
 	PhysicalMiB float64 `toml:"physical_memory_mib" json:"-"`
 	MemoryMiB   float64 `toml:"memory_mib" json:"memory_mib"`
+	// Home is where data live at the start and are written back to: "ram"
+	// (the default: main memory, uncapped) or "disk" (out of core: data
+	// come from disk into a RAM capped at MemoryMiB, thesis §5.7).
+	Home string `toml:"home" json:"home,omitempty"`
 
-	GPUs        int   `toml:"-" json:"gpus"`
-	MemoryBytes int64 `toml:"-" json:"memory_bytes"` // per GPU; derived from MemoryMiB unless set directly
+	// GPUs and CPUs are the run's workers; a preset's values are defaults.
+	GPUs        int   `toml:"gpus" json:"gpus"`
+	CPUs        int   `toml:"cpus" json:"cpus,omitempty"`
+	MemoryBytes int64 `toml:"-" json:"memory_bytes"` // per capped node; derived from MemoryMiB unless set directly
 
 	Topology Topology          `toml:"-" json:"topology"`
 	Kernels  map[string]Kernel `toml:"-" json:"kernels"`
@@ -51,13 +61,49 @@ type Topology struct {
 	InterNUMAGBps  float64 `toml:"inter_numa_gbps" json:"inter_numa_gbps"`
 	NVLink         bool    `toml:"nvlink" json:"nvlink"`
 	NVLinkGBps     float64 `toml:"nvlink_gbps" json:"nvlink_gbps"`
+	// DiskGBps is the disk's bandwidth, shared by reads and writes, when
+	// Home is "disk".
+	DiskGBps float64 `toml:"disk_gbps" json:"disk_gbps,omitempty"`
+	// NoTransfers makes every copy instantaneous and memory unlimited:
+	// the communication-free simulation of MulTreePrio (COMPAS 2022 §4:
+	// "does not take into account data communication").
+	NoTransfers bool `toml:"no_transfers" json:"no_transfers,omitempty"`
 }
 
-// Kernel is the speed of one kernel on one GPU: a throughput, or a fixed
+// Rate is a kernel's speed on one kind of worker: a throughput, or a fixed
 // duration when Seconds > 0 (calibrated presets measure durations).
-type Kernel struct {
+type Rate struct {
 	GFlops  float64 `toml:"gflops" json:"gflops,omitempty"`
 	Seconds float64 `toml:"seconds" json:"seconds,omitempty"`
+}
+
+func (r Rate) ok() bool { return r.GFlops > 0 || r.Seconds > 0 }
+
+// Kernel is the speed of one kernel: its Rate on a GPU (the GPU is this
+// tool's first worker kind, so the rate of [kernel.gemm] is the GPU's),
+// and on a CPU core when CPU is set. A kernel with no rate for a kind
+// cannot run on that kind's workers.
+type Kernel struct {
+	Rate
+	CPU *Rate `toml:"cpu" json:"cpu,omitempty"`
+}
+
+// Worker kinds.
+const (
+	GPU = "gpu"
+	CPU = "cpu"
+)
+
+// On returns the kernel's rate on a worker kind, false when it cannot run
+// there.
+func (k Kernel) On(kind string) (Rate, bool) {
+	if kind == CPU {
+		if k.CPU == nil || !k.CPU.ok() {
+			return Rate{}, false
+		}
+		return *k.CPU, true
+	}
+	return k.Rate, k.Rate.ok()
 }
 
 // Runtime holds the StarPU settings that shape the pipeline and the memory
@@ -97,6 +143,11 @@ type Runtime struct {
 	// engine is idle (false: StarPU allocates each request as soon as it
 	// handles it and queues its copy on the GPU's host-to-GPU stream).
 	JustInTime bool `toml:"just_in_time" json:"just_in_time,omitempty"`
+	// FlushInMakespan counts the final write-back of modified data in the
+	// makespan (false: the timed region ends with the last task, as the
+	// papers' benchmarks stop their clock at starpu_task_wait_for_all and
+	// unregister the data afterwards).
+	FlushInMakespan bool `toml:"flush_in_makespan" json:"flush_in_makespan,omitempty"`
 }
 
 type presetFile struct {
@@ -149,26 +200,47 @@ func Parse(name string, data []byte) (*Platform, error) {
 	p.Topology = f.Topology
 	p.Kernels = f.Kernel
 	p.Runtime = f.Runtime
-	p.GPUs = 1
+	if p.GPUs == 0 && p.CPUs == 0 {
+		p.GPUs = 1 // a GPU preset that names no default: one GPU
+	}
 	p.MemoryBytes = int64(p.MemoryMiB * MiB)
 	return &p, p.Check()
 }
 
+// Home values.
+const (
+	HomeRAM  = "ram"
+	HomeDisk = "disk"
+)
+
+// OutOfCore reports whether data live on disk and workers compute from a
+// capped RAM (thesis §5.7).
+func (p *Platform) OutOfCore() bool { return p.Home == HomeDisk }
+
 // Check reports the first inconsistency of a platform.
 func (p *Platform) Check() error {
 	t := p.Topology
+	capped := p.GPUs > 0 || p.OutOfCore()
 	switch {
 	case p.Name == "":
 		return fmt.Errorf("platform has no name")
-	case p.GPUs < 1:
-		return fmt.Errorf("platform %s: %d GPUs; need at least 1", p.Name, p.GPUs)
+	case p.GPUs < 0 || p.CPUs < 0 || p.GPUs+p.CPUs < 1:
+		return fmt.Errorf("platform %s: %d GPUs and %d CPUs; need at least one worker", p.Name, p.GPUs, p.CPUs)
 	case p.MaxGPUs > 0 && p.GPUs > p.MaxGPUs:
 		return fmt.Errorf("platform %s has %d GPUs; %d asked", p.Name, p.MaxGPUs, p.GPUs)
-	case p.MemoryBytes <= 0:
-		return fmt.Errorf("platform %s: memory per GPU must be positive", p.Name)
-	case t.GPULinkGBps <= 0 || t.SwitchLinkGBps <= 0 || t.NUMALinkGBps <= 0 || t.InterNUMAGBps <= 0:
+	case p.MaxCPUs > 0 && p.CPUs > p.MaxCPUs:
+		return fmt.Errorf("platform %s has %d CPU cores; %d asked", p.Name, p.MaxCPUs, p.CPUs)
+	case p.Home != "" && p.Home != HomeRAM && p.Home != HomeDisk:
+		return fmt.Errorf("platform %s: home = %q; use %q (data in main memory) or %q (out of core)", p.Name, p.Home, HomeRAM, HomeDisk)
+	case p.OutOfCore() && p.GPUs > 0:
+		return fmt.Errorf("platform %s: an out-of-core platform (home = disk) has CPU workers only; %d GPUs asked", p.Name, p.GPUs)
+	case p.OutOfCore() && !t.NoTransfers && t.DiskGBps <= 0:
+		return fmt.Errorf("platform %s: home = disk needs disk_gbps > 0", p.Name)
+	case capped && !t.NoTransfers && p.MemoryBytes <= 0:
+		return fmt.Errorf("platform %s: memory per node must be positive", p.Name)
+	case p.GPUs > 0 && !t.NoTransfers && (t.GPULinkGBps <= 0 || t.SwitchLinkGBps <= 0 || t.NUMALinkGBps <= 0 || t.InterNUMAGBps <= 0):
 		return fmt.Errorf("platform %s: every link bandwidth must be positive", p.Name)
-	case t.GPUsPerSwitch < 1 || t.GPUsPerNUMA < t.GPUsPerSwitch:
+	case p.GPUs > 0 && (t.GPUsPerSwitch < 1 || t.GPUsPerNUMA < t.GPUsPerSwitch):
 		return fmt.Errorf("platform %s: gpus_per_switch must be >= 1 and <= gpus_per_numa", p.Name)
 	case t.NVLink && t.NVLinkGBps <= 0:
 		return fmt.Errorf("platform %s: nvlink on needs nvlink_gbps > 0", p.Name)
@@ -179,12 +251,25 @@ func (p *Platform) Check() error {
 	case p.Runtime.AllocSync != "" && p.Runtime.AllocSync != "none" && p.Runtime.AllocSync != "evict" && p.Runtime.AllocSync != "all":
 		return fmt.Errorf("platform %s: runtime alloc_sync is %q; use none, evict or all", p.Name, p.Runtime.AllocSync)
 	}
-	for k, v := range p.Kernels {
-		if v.GFlops <= 0 && v.Seconds <= 0 {
-			return fmt.Errorf("platform %s: kernel %s needs gflops or seconds", p.Name, k)
+	for _, k := range p.kernelNames() {
+		v := p.Kernels[k]
+		if !v.Rate.ok() && (v.CPU == nil || !v.CPU.ok()) {
+			return fmt.Errorf("platform %s: kernel %s needs gflops or seconds (on a GPU) or cpu = {gflops or seconds}", p.Name, k)
+		}
+		if v.CPU != nil && !v.CPU.ok() {
+			return fmt.Errorf("platform %s: kernel %s: cpu needs gflops > 0 or seconds > 0", p.Name, k)
 		}
 	}
 	return nil
+}
+
+func (p *Platform) kernelNames() []string {
+	names := make([]string, 0, len(p.Kernels))
+	for k := range p.Kernels {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // Clone returns a deep copy, for per-run overrides.
@@ -192,12 +277,17 @@ func (p *Platform) Clone() *Platform {
 	q := *p
 	q.Kernels = make(map[string]Kernel, len(p.Kernels))
 	for k, v := range p.Kernels {
+		if v.CPU != nil {
+			c := *v.CPU
+			v.CPU = &c
+		}
 		q.Kernels[k] = v
 	}
 	return &q
 }
 
-// SetMemoryMiB caps every GPU's memory (the papers' STARPU_LIMIT_CUDA_MEM).
+// SetMemoryMiB caps every capped node's memory (the papers'
+// STARPU_LIMIT_CUDA_MEM, or STARPU_LIMIT_CPU_MEM out of core).
 func (p *Platform) SetMemoryMiB(mib float64) {
 	p.MemoryMiB = mib
 	p.MemoryBytes = int64(mib * MiB)
@@ -209,16 +299,80 @@ func (p *Platform) SetMemoryBytes(b int64) {
 	p.MemoryMiB = float64(b) / MiB
 }
 
-// KernelSeconds is the duration of a kernel of the given flops on one GPU.
-func (p *Platform) KernelSeconds(kernel string, flops float64) (float64, error) {
-	k, ok := p.Kernels[kernel]
+// KernelSeconds is the duration of a kernel of the given flops on one
+// worker of a kind; ok is false when the kernel cannot run on that kind.
+func (p *Platform) KernelSeconds(kernel, kind string, flops float64) (secs float64, ok bool, err error) {
+	k, known := p.Kernels[kernel]
+	if !known {
+		return 0, false, fmt.Errorf("platform %s has no performance model for kernel %q", p.Name, kernel)
+	}
+	r, ok := k.On(kind)
 	if !ok {
-		return 0, fmt.Errorf("platform %s has no performance model for kernel %q", p.Name, kernel)
+		return 0, false, nil
 	}
-	if k.Seconds > 0 {
-		return k.Seconds, nil
+	if r.Seconds > 0 {
+		return r.Seconds, true, nil
 	}
-	return flops / (k.GFlops * 1e9), nil
+	return flops / (r.GFlops * 1e9), true, nil
+}
+
+// Node is one memory node: a GPU's memory, main RAM or a disk.
+type Node struct {
+	Name     string // gpu0, gpu1, ..., ram, disk
+	Capacity int64  // bytes; < 0 unlimited
+	Home     bool   // data live here at the start; it is never evicted from
+	GPU      bool   // a GPU's memory (device allocation rules apply)
+}
+
+// WorkerSpec is one worker: its kind and the memory node it computes from.
+type WorkerSpec struct {
+	Kind string // GPU or CPU
+	Node int
+}
+
+// Nodes lists the memory nodes, the home node last. Main memory is home
+// unless the platform is out of core; GPU g's memory is node g:
+//
+//	GPUs (+CPUs):   gpu0 .. gpu{G-1}, ram (home)
+//	out of core:    ram (capped), disk (home)
+func (p *Platform) Nodes() []Node {
+	capacity := p.MemoryBytes
+	if p.Topology.NoTransfers {
+		capacity = -1
+	}
+	if p.OutOfCore() {
+		return []Node{{Name: "ram", Capacity: capacity}, {Name: "disk", Capacity: -1, Home: true}}
+	}
+	nodes := make([]Node, 0, p.GPUs+1)
+	for g := 0; g < p.GPUs; g++ {
+		nodes = append(nodes, Node{Name: fmt.Sprintf("gpu%d", g), Capacity: capacity, GPU: true})
+	}
+	return append(nodes, Node{Name: "ram", Capacity: -1, Home: true})
+}
+
+// HomeNode is the index of the home node (the last one).
+func (p *Platform) HomeNode() int {
+	if p.OutOfCore() {
+		return 1
+	}
+	return p.GPUs
+}
+
+// Workers lists the workers: GPUs first (GPU g computes from node g), then
+// the CPU cores, which compute from main memory.
+func (p *Platform) Workers() []WorkerSpec {
+	ws := make([]WorkerSpec, 0, p.GPUs+p.CPUs)
+	for g := 0; g < p.GPUs; g++ {
+		ws = append(ws, WorkerSpec{Kind: GPU, Node: g})
+	}
+	ram := p.GPUs // main memory: home, or node 0 out of core
+	if p.OutOfCore() {
+		ram = 0
+	}
+	for c := 0; c < p.CPUs; c++ {
+		ws = append(ws, WorkerSpec{Kind: CPU, Node: ram})
+	}
+	return ws
 }
 
 // Link is one bandwidth-limited resource shared by the flows crossing it.
@@ -227,10 +381,14 @@ type Link struct {
 	GBps float64
 }
 
-// Links returns the links of the run's GPUs and, for each GPU, the indices of
-// the links on its path from host RAM. GPUs use the lowest device numbers, as
-// StarPU does (CUDA devices 0..GPUs-1), so two GPUs share one inner switch.
-func (p *Platform) Links() (links []Link, paths [][]int) {
+// Links returns the links and, for each memory node, the indices of the
+// links a copy from home to it crosses (down) and from it to home (up);
+// the home node's paths are nil. PCIe carries both directions at full
+// speed (the up links are separate: device-to-host copies use their own
+// copy engine); a disk shares its bandwidth between reads and writes. GPUs
+// use the lowest device numbers, as StarPU does (CUDA devices 0..GPUs-1),
+// so two GPUs share one inner switch.
+func (p *Platform) Links() (links []Link, down, up [][]int) {
 	t := p.Topology
 	index := map[string]int{}
 	add := func(name string, gbps float64) int {
@@ -241,19 +399,33 @@ func (p *Platform) Links() (links []Link, paths [][]int) {
 		links = append(links, Link{name, gbps})
 		return len(links) - 1
 	}
-	for g := 0; g < p.GPUs; g++ {
+	nodes := p.Nodes()
+	down = make([][]int, len(nodes))
+	up = make([][]int, len(nodes))
+	if p.OutOfCore() {
+		down[0] = []int{add("disk", t.DiskGBps)}
+		up[0] = down[0]
+		return links, down, up
+	}
+	path := func(g int, suffix string) []int {
 		sw, numa := g/t.GPUsPerSwitch, g/t.GPUsPerNUMA
 		path := []int{
-			add(fmt.Sprintf("pcie-gpu%d", g), t.GPULinkGBps),
-			add(fmt.Sprintf("pcie-switch%d", sw), t.SwitchLinkGBps),
-			add(fmt.Sprintf("pcie-numa%d", numa), t.NUMALinkGBps),
+			add(fmt.Sprintf("pcie-gpu%d%s", g, suffix), t.GPULinkGBps),
+			add(fmt.Sprintf("pcie-switch%d%s", sw, suffix), t.SwitchLinkGBps),
+			add(fmt.Sprintf("pcie-numa%d%s", numa, suffix), t.NUMALinkGBps),
 		}
 		if numa > 0 {
-			path = append(path, add("inter-numa", t.InterNUMAGBps))
+			path = append(path, add("inter-numa"+suffix, t.InterNUMAGBps))
 		}
-		paths = append(paths, path)
+		return path
 	}
-	return links, paths
+	for g := 0; g < p.GPUs; g++ {
+		down[g] = path(g, "")
+	}
+	for g := 0; g < p.GPUs; g++ {
+		up[g] = path(g, "-up")
+	}
+	return links, down, up
 }
 
 // NVLinkName names the link of a peer copy between two GPUs (one single
@@ -265,12 +437,12 @@ func (p *Platform) NVLinkName(a, b int) string {
 	return fmt.Sprintf("nvlink-%d-%d", a, b)
 }
 
-// HostGBps is the uncontended bandwidth from host RAM to one GPU: the
-// bottleneck of its path.
-func (p *Platform) HostGBps(gpu int) float64 {
-	links, paths := p.Links()
+// HomeGBps is the uncontended bandwidth from home to a memory node: the
+// bottleneck of its path (0 for the home node itself).
+func (p *Platform) HomeGBps(node int) float64 {
+	links, down, _ := p.Links()
 	min := 0.0
-	for i, l := range paths[gpu] {
+	for i, l := range down[node] {
 		if i == 0 || links[l].GBps < min {
 			min = links[l].GBps
 		}
@@ -283,13 +455,14 @@ func (p *Platform) HostGBps(gpu int) float64 {
 func (p *Platform) Hash() string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s|%d|%d|%+v|%+v", p.Name, p.GPUs, p.MemoryBytes, p.Topology, p.Runtime)
-	keys := make([]string, 0, len(p.Kernels))
-	for k := range p.Kernels {
-		keys = append(keys, k)
+	if p.CPUs > 0 || p.Home != "" {
+		fmt.Fprintf(&b, "|cpus=%d|home=%s", p.CPUs, p.Home)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "|%s=%+v", k, p.Kernels[k])
+	for _, k := range p.kernelNames() {
+		fmt.Fprintf(&b, "|%s=%+v", k, p.Kernels[k].Rate)
+		if c := p.Kernels[k].CPU; c != nil {
+			fmt.Fprintf(&b, "|cpu=%+v", *c)
+		}
 	}
 	sum := sha256.Sum256(b.Bytes())
 	return hex.EncodeToString(sum[:8])

@@ -13,18 +13,22 @@ func TestV100Preset(t *testing.T) {
 	if p.MemoryBytes != 500<<20 {
 		t.Errorf("memory %d, want 500 MiB", p.MemoryBytes)
 	}
-	s, _ := p.KernelSeconds("gemm", 2*960*960*3840)
+	s, _, _ := p.KernelSeconds("gemm", GPU, 2*960*960*3840)
 	if want := 2 * 960 * 960 * 3840 / 13253e9; s != want {
 		t.Errorf("2D gemm takes %g s, want %g", s, want)
 	}
 	p.GPUs = 8
-	links, paths := p.Links()
-	// 8 GPU links, 4 switches, 2 NUMA links, the inter-NUMA link.
-	if len(links) != 15 || len(paths[0]) != 3 || len(paths[7]) != 4 || paths[0][1] != paths[1][1] || paths[1][1] == paths[2][1] {
+	links, paths, up := p.Links()
+	// 8 GPU links, 4 switches, 2 NUMA links, the inter-NUMA link; as many
+	// in the device-to-host direction.
+	if len(links) != 30 || len(paths[0]) != 3 || len(paths[7]) != 4 || paths[0][1] != paths[1][1] || paths[1][1] == paths[2][1] {
 		t.Errorf("unexpected topology: %d links, paths %v", len(links), paths)
 	}
-	if p.HostGBps(0) != 12 {
-		t.Errorf("host bandwidth %g, want 12", p.HostGBps(0))
+	if len(up[3]) != 3 || up[3][0] == paths[3][0] || paths[8] != nil {
+		t.Errorf("unexpected up paths %v (down %v)", up, paths)
+	}
+	if p.HomeGBps(0) != 12 {
+		t.Errorf("host bandwidth %g, want 12", p.HomeGBps(0))
 	}
 }
 

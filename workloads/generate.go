@@ -41,10 +41,17 @@ import (
 //     Coords [k,m,n] name the written tile A[m][n] as for cholesky. No
 //     priorities: the thesis gives none for LU.
 //
-// With Deps, each task depends on the previous writer of every tile it
-// accesses and, for the tile it writes, on the readers since that writer
-// (StarPU's sequential consistency). In the generated kinds no tile is read
-// by one task and written later, so only RAW/WAW edges arise.
+// With Deps, the tile a task updates (the C tile of matmul3d, the tile
+// named by the coords of cholesky and lu) is accessed in mode RW, as
+// StarPU's codelets do, and each task depends on the previous writer of
+// every tile it accesses and, for the tile it writes, on the readers since
+// that writer (StarPU's sequential consistency: RAW, WAW and WAR). Without
+// Deps every access is R: the papers' independent task sets only read.
+//
+// WriteC (2D kinds) gives each task T(i,j) a third data, its C tile
+// (Tile×Tile fp32, ids after the 2N inputs, i·N+j), written in mode W: the
+// sgemm codelet of the IPDPS 2022 random-order runs (StarPU
+// examples/mult/xgemm.c at commit 0445b697) allocated and wrote back C.
 //
 // Order "random" draws a seeded uniform permutation of the tasks and
 // renumbers them densely (coords keep the tile identity). With Deps it
@@ -71,6 +78,7 @@ func Generate(s Spec) (*Workload, error) {
 		genLU(b, s)
 	}
 	if s.Deps {
+		b.setUpdateModes()
 		b.addSeqDeps()
 	}
 	w := b.w
@@ -88,7 +96,8 @@ func Generate(s Spec) (*Workload, error) {
 // the data it writes (for Deps).
 type builder struct {
 	w       *Workload
-	written []int // written[t] = data id task t writes, or -1
+	written []int // written[t] = data id task t updates, or -1
+	c0      int   // first C tile of the 2D kinds with WriteC
 }
 
 // addData declares n data of the given size and returns the first id.
@@ -108,19 +117,34 @@ func (b *builder) addTask(kernel string, flops float64, prio, written int, coord
 	b.written = append(b.written, written)
 }
 
-// data2D declares the 2N block-rows/columns of the 2D kinds.
+// data2D declares the 2N block-rows/columns of the 2D kinds, and the N²
+// C tiles with WriteC.
 func data2D(b *builder, s Spec) (a0, b0 int, flops float64) {
 	bytes := int64(s.Tile) * int64(s.Z) * floatBytes
 	a0 = b.addData(s.N, bytes)
 	b0 = b.addData(s.N, bytes)
+	if s.WriteC {
+		b.c0 = b.addData(s.N*s.N, int64(s.Tile)*int64(s.Tile)*floatBytes)
+	}
 	return a0, b0, 2 * float64(s.Tile) * float64(s.Tile) * float64(s.Z)
+}
+
+// add2D adds the 2D task T(i,j): it reads A_i and B_j and, with WriteC,
+// writes C_ij.
+func (b *builder) add2D(s Spec, a0, b0 int, flops float64, i, j int) {
+	if !s.WriteC {
+		b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j)
+		return
+	}
+	b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j, b.c0+i*s.N+j)
+	b.w.Tasks[len(b.w.Tasks)-1].Modes = []Mode{R, R, W}
 }
 
 func genMatmul2D(b *builder, s Spec) {
 	a0, b0, flops := data2D(b, s)
 	for i := range s.N {
 		for j := range s.N {
-			b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j)
+			b.add2D(s, a0, b0, flops, i, j)
 		}
 	}
 }
@@ -131,14 +155,14 @@ func genSparse2D(b *builder, s Spec) {
 	for i := range s.N {
 		for j := range s.N {
 			if r.Float64() < s.Keep {
-				b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j)
+				b.add2D(s, a0, b0, flops, i, j)
 			}
 		}
 	}
 	if len(b.w.Tasks) == 0 { // an empty task set is useless to every caller
 		t := r.IntN(s.N * s.N)
 		i, j := t/s.N, t%s.N
-		b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j)
+		b.add2D(s, a0, b0, flops, i, j)
 	}
 }
 
@@ -147,7 +171,7 @@ func genRandomPairs(b *builder, s Spec) {
 	r := s.rng(streamPairs)
 	for range s.N * s.N {
 		i, j := r.IntN(s.N), r.IntN(s.N)
-		b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j)
+		b.add2D(s, a0, b0, flops, i, j)
 	}
 }
 
@@ -211,8 +235,27 @@ func genLU(b *builder, s Spec) {
 	}
 }
 
-// addSeqDeps infers StarPU's implicit dependencies from the access order:
-// RAW and WAW on the last writer, WAR on the readers since that writer.
+// setUpdateModes marks the tile each task updates as RW, the others R.
+func (b *builder) setUpdateModes() {
+	for t := range b.w.Tasks {
+		task := &b.w.Tasks[t]
+		wd := b.written[t]
+		if wd < 0 {
+			continue
+		}
+		task.Modes = make([]Mode, len(task.Inputs))
+		for k, d := range task.Inputs {
+			task.Modes[k] = R
+			if d == wd {
+				task.Modes[k] = RW
+			}
+		}
+	}
+}
+
+// addSeqDeps infers StarPU's implicit dependencies from the access modes in
+// submission order: RAW and WAW on the last writer, WAR on the readers
+// since that writer.
 func (b *builder) addSeqDeps() {
 	lastWriter := make([]int, len(b.w.Data))
 	for i := range lastWriter {
@@ -221,26 +264,24 @@ func (b *builder) addSeqDeps() {
 	readers := make([][]int, len(b.w.Data))
 	for t := range b.w.Tasks {
 		task := &b.w.Tasks[t]
-		wd := b.written[t]
 		var deps []int
-		for _, d := range task.Inputs {
+		for k, d := range task.Inputs {
 			if lw := lastWriter[d]; lw >= 0 {
 				deps = append(deps, lw)
 			}
-		}
-		if wd >= 0 {
-			deps = append(deps, readers[wd]...)
+			if task.Mode(k).Writes() {
+				deps = append(deps, readers[d]...)
+			}
 		}
 		slices.Sort(deps)
 		task.Deps = slices.Compact(deps)
-		for _, d := range task.Inputs {
-			if d != wd {
+		for k, d := range task.Inputs {
+			if task.Mode(k).Writes() {
+				lastWriter[d] = t
+				readers[d] = readers[d][:0]
+			} else {
 				readers[d] = append(readers[d], t)
 			}
-		}
-		if wd >= 0 {
-			lastWriter[wd] = t
-			readers[wd] = readers[wd][:0]
 		}
 	}
 }

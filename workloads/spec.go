@@ -49,7 +49,10 @@ type Spec struct {
 	// empty DAG (each C tile is written once and C is not modelled), so
 	// Deps is accepted there and adds nothing.
 	Deps bool
-	Seed uint64 // seeds every random choice (order, sparse mask, random pairs)
+	// WriteC (2D kinds) adds each task's C tile, written in mode W, as the
+	// sgemm codelet of the IPDPS 2022 random-order runs did.
+	WriteC bool   `json:",omitempty"`
+	Seed   uint64 // seeds every random choice (order, sparse mask, random pairs)
 }
 
 // Kinds lists the workload kinds Generate knows, in a stable order.
@@ -105,6 +108,9 @@ func (s Spec) check() error {
 		return fmt.Errorf("workloads: %s: unknown Spec.Order %q%s; use \"\" or %q (natural order) or %q (seeded shuffle)",
 			s.Kind, s.Order, suggest.Closest(s.Order, []string{OrderSubmission, OrderRandom}), OrderSubmission, OrderRandom)
 	}
+	if s.WriteC && !is2D(s.Kind) {
+		return fmt.Errorf("workloads: %s: Spec.WriteC applies to the 2D kinds (matmul2d, sparse2d, randompairs); the other kinds update their tiles with Deps", s.Kind)
+	}
 	if n := s.taskCount(); n > maxTasks {
 		return fmt.Errorf("workloads: %s with N=%d would have %d tasks, above the limit of %d; reduce N", s.Kind, s.N, n, maxTasks)
 	}
@@ -155,6 +161,9 @@ func (s Spec) Name() string {
 	}
 	if s.Deps && hasDAG(s.Kind) {
 		b.WriteString("-deps")
+	}
+	if s.WriteC {
+		b.WriteString("-c")
 	}
 	if s.Order == OrderRandom {
 		b.WriteString("-random")

@@ -8,8 +8,9 @@ import (
 
 // Validate checks the invariants every consumer relies on: dense ids in
 // order, positive data sizes, finite non-negative flops, input and
-// dependency ids that exist, no repeated input or dependency in a task, no
-// self-dependency and no dependency cycle. It returns the first problem
+// dependency ids that exist, one valid access mode per input (or none), no
+// repeated input or dependency in a task, no self-dependency and no
+// dependency cycle. It returns the first problem
 // found, naming the task or data involved.
 func (w *Workload) Validate() error {
 	if w == nil {
@@ -36,6 +37,14 @@ func (w *Workload) Validate() error {
 		}
 		if math.IsNaN(t.Flops) || math.IsInf(t.Flops, 0) || t.Flops < 0 {
 			return fmt.Errorf("workloads: task %d has flops %v; flops must be finite and non-negative", i, t.Flops)
+		}
+		if len(t.Modes) != 0 && len(t.Modes) != len(t.Inputs) {
+			return fmt.Errorf("workloads: task %d has %d modes for %d inputs; give one mode (R, W or RW) per input, or none (all R)", i, len(t.Modes), len(t.Inputs))
+		}
+		for _, m := range t.Modes {
+			if m != R && m != W && m != RW {
+				return fmt.Errorf("workloads: task %d has access mode %d; use R, W or RW", i, m)
+			}
 		}
 		for _, d := range t.Inputs {
 			if d < 0 || d >= nd {

@@ -62,7 +62,8 @@ func (w *workloadFlags) register(fs *flag.FlagSet, withFile bool) {
 	fs.IntVar(&w.spec.NZ, "nz", 0, "3D depth in tiles (0 = n)")
 	fs.StringVar(&w.spec.Order, "order", "", "submission order: submission or random")
 	fs.Float64Var(&w.spec.Keep, "keep", 0, "sparse2d: probability of keeping a task (0 = 0.1)")
-	fs.BoolVar(&w.spec.Deps, "deps", false, "add the task graph's dependencies (3D accumulation, Cholesky, LU)")
+	fs.BoolVar(&w.spec.Deps, "deps", false, "the task graph: updated tiles in mode RW and their dependencies (3D accumulation, Cholesky, LU)")
+	fs.BoolVar(&w.spec.WriteC, "write-c", false, "2D kinds: each task also writes its C tile (mode W), as IPDPS 2022's random-order sgemm did")
 	if withFile {
 		fs.StringVar(&w.file, "workload-file", "", "read the task set from a JSON file instead of generating it")
 	}
@@ -81,6 +82,7 @@ func (w *workloadFlags) build(seed uint64) (*workloads.Workload, error) {
 type platformFlags struct {
 	preset      string
 	gpus        int
+	cpus        int
 	memoryMB    float64
 	memoryBytes int64
 	nvlink      bool
@@ -89,9 +91,10 @@ type platformFlags struct {
 
 func (p *platformFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.preset, "platform", "v100-gemini", "platform preset ("+strings.Join(hardware.Presets(), ", ")+") or a preset .toml file")
-	fs.IntVar(&p.gpus, "gpus", 1, "number of GPUs")
-	fs.Float64Var(&p.memoryMB, "memory-mb", 0, "memory per GPU in MiB (the papers' MB); 0 = the preset's")
-	fs.Int64Var(&p.memoryBytes, "memory-bytes", 0, "memory per GPU in bytes (toy instances)")
+	fs.IntVar(&p.gpus, "gpus", -1, "number of GPUs (-1 = the preset's)")
+	fs.IntVar(&p.cpus, "cpus", -1, "number of CPU-core workers (-1 = the preset's)")
+	fs.Float64Var(&p.memoryMB, "memory-mb", 0, "memory per GPU (RAM out of core) in MiB (the papers' MB); 0 = the preset's")
+	fs.Int64Var(&p.memoryBytes, "memory-bytes", 0, "memory per GPU (RAM out of core) in bytes (toy instances)")
 	fs.BoolVar(&p.nvlink, "nvlink", false, "allow GPU-to-GPU copies over NVLink")
 	fs.Float64Var(&p.pcieGBps, "pcie-gbps", 0, "override the per-GPU PCIe link bandwidth in GB/s (COLOC 2021 used 6)")
 }
@@ -101,7 +104,12 @@ func (p *platformFlags) build() (*hardware.Platform, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl.GPUs = p.gpus
+	if p.gpus >= 0 {
+		pl.GPUs = p.gpus
+	}
+	if p.cpus >= 0 {
+		pl.CPUs = p.cpus
+	}
 	switch {
 	case p.memoryBytes > 0:
 		pl.SetMemoryBytes(p.memoryBytes)

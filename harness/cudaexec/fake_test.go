@@ -69,9 +69,9 @@ func modelOfFake(t testing.TB, gpus int, memBytes int64) *hardware.Platform {
 	p := privateLinks(t, gpus, memBytes)
 	p.Topology.GPULinkGBps = fakeGBps
 	for k := range p.Kernels {
-		p.Kernels[k] = hardware.Kernel{GFlops: fakeGFlops}
+		p.Kernels[k] = hardware.Kernel{Rate: hardware.Rate{GFlops: fakeGFlops}}
 	}
-	p.Kernels["getrf"] = hardware.Kernel{GFlops: fakeGFlops}
+	p.Kernels["getrf"] = hardware.Kernel{Rate: hardware.Rate{GFlops: fakeGFlops}}
 	return p
 }
 
@@ -240,7 +240,7 @@ func TestMakespanMatchesSim(t *testing.T) {
 				w := mustGen(t, workloads.Spec{Kind: "matmul2d", N: 10, Tile: 16, Z: 64})
 				p := modelOfFake(t, gpus, 6*w.Data[0].Bytes)
 				p.Topology.GPULinkGBps = gbps
-				p.Kernels["gemm"] = hardware.Kernel{GFlops: gflops}
+				p.Kernels["gemm"] = hardware.Kernel{Rate: hardware.Rate{GFlops: gflops}}
 				var want []sim.Event
 				s, buf := build(t, sched, p)
 				st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: buf, Pipeline: p.Runtime.Pipeline,

@@ -444,10 +444,13 @@ func LowerBound2D(input, memory, ws float64) float64 {
 func AggregateHostGBps(p *hardware.Platform, gpus int) float64 {
 	q := p.Clone()
 	q.GPUs = gpus
-	links, paths := q.Links()
+	links, paths, _ := q.Links()
 	children := map[int]map[int]bool{}
 	roots := map[int]bool{}
 	for _, path := range paths {
+		if len(path) == 0 {
+			continue // the home node
+		}
 		for i := 1; i < len(path); i++ {
 			if children[path[i]] == nil {
 				children[path[i]] = map[int]bool{}

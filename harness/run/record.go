@@ -22,10 +22,13 @@ type Record struct {
 	GFlops     float64 `json:"gflops"`
 	BytesH2D   int64   `json:"bytes_h2d"`
 	BytesD2D   int64   `json:"bytes_d2d"`
+	BytesD2H   int64   `json:"bytes_d2h"`
 	Loads      int     `json:"loads"`
 	Prefetches int     `json:"prefetches"`
 	Fetches    int     `json:"fetches"`
 	Evictions  int     `json:"evictions"`
+	WriteBacks int     `json:"writebacks"`
+	Invalid    int     `json:"invalidations"`
 	Tasks      int     `json:"tasks"`
 	PerWorker  []int   `json:"tasks_per_worker"`
 	SchedWallS float64 `json:"sched_wall_s"`

@@ -82,7 +82,8 @@ func Run(cfg Config) (rec Record, err error) {
 	if st.Makespan > 0 {
 		rec.GFlops = st.Flops / st.Makespan / 1e9
 	}
-	rec.BytesH2D, rec.BytesD2D = st.BytesH2D, st.BytesD2D
+	rec.BytesH2D, rec.BytesD2D, rec.BytesD2H = st.BytesH2D, st.BytesD2D, st.BytesD2H
+	rec.WriteBacks, rec.Invalid = st.WriteBacks, st.Invalidations
 	rec.Loads, rec.Prefetches, rec.Fetches, rec.Evictions = st.Loads, st.Prefetches, st.Fetches, st.Evictions
 	rec.Tasks, rec.PerWorker = st.Tasks, st.PerWorker
 	rec.SchedWallS = st.SchedWall.Seconds()

@@ -84,7 +84,7 @@ func (s *Suite) checkPoints(p *parser) {
 			for _, nz := range nzs {
 				for _, keep := range keeps {
 					specs = append(specs, workloads.Spec{Kind: w.Kind, N: n, Tile: w.Tile, Z: w.Z, NZ: nz,
-						Order: w.Order, Keep: keep, Deps: w.Deps}.WithDefaults())
+						Order: w.Order, Keep: keep, Deps: w.Deps, WriteC: w.WriteC}.WithDefaults())
 				}
 			}
 		}
@@ -120,8 +120,11 @@ func (s *Suite) checkPoints(p *parser) {
 	for _, g := range ps.GPUs {
 		for mi := 0; mi < mems; mi++ {
 			pl := ps.Base.Clone()
-			pl.GPUs = g
+			pl.GPUs, pl.CPUs = g, ps.CPUs
 			coords := map[string]any{"gpus": g}
+			if ps.CPUs > 0 {
+				coords["cpus"] = ps.CPUs
+			}
 			var memMiB float64
 			var memBytes int64
 			if len(ps.MemoryBytes) > 0 {

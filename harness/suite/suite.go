@@ -40,9 +40,10 @@
 //	labels = { EAGER = "EAGER", DMDAR = "DMDAR" }
 //
 // More keys: [platform] memory_bytes (exact bytes, toy instances; an axis
-// too), buffer and pipeline (StarPU runtime settings), any [topology]
-// number; [workload] nz and keep (axes), tile, z, order ("random"), deps,
-// seed (fixes the instance for every repetition; by default it derives from
+// too), cpus (CPU-core workers), buffer and pipeline (StarPU runtime
+// settings), any [topology] number; [workload] nz and keep (axes), tile, z,
+// order ("random"), deps (the task graph, updated tiles in mode RW),
+// write_c (2D: each task writes its C tile in mode W), seed (fixes the instance for every repetition; by default it derives from
 // the suite seed, the point and the repetition, shared by the schedulers)
 // or file (a workload JSON instead of a generator); [[scheduler]]
 // charge_sched_time overrides the suite's for one block; [report] lines
@@ -100,6 +101,7 @@ type Suite struct {
 type Platform struct {
 	Preset      string
 	GPUs        []int
+	CPUs        int       // CPU-core workers
 	MemoryMiB   []float64 // per GPU; 0 = physical memory. Empty when MemoryBytes is used
 	MemoryBytes []int64
 	Base        *hardware.Platform // preset with overrides, GPUs and memory not yet set
@@ -107,16 +109,17 @@ type Platform struct {
 
 // Workload is the [workload] table: a workloads.Spec with axes.
 type Workload struct {
-	Kind  string
-	N     []int
-	NZ    []int // empty: NZ = N
-	Keep  []float64
-	Tile  int
-	Z     int
-	Order string
-	Deps  bool
-	Seed  *uint64 // nil: derived per point and repetition from the suite seed
-	File  string  // a workload JSON file instead of a generator
+	Kind   string
+	N      []int
+	NZ     []int // empty: NZ = N
+	Keep   []float64
+	Tile   int
+	Z      int
+	Order  string
+	Deps   bool
+	WriteC bool
+	Seed   *uint64 // nil: derived per point and repetition from the suite seed
+	File   string  // a workload JSON file instead of a generator
 }
 
 // Scheduler is one [[scheduler]] block.
@@ -326,8 +329,16 @@ func (s *Suite) parsePlatform(t *tbl) {
 		t.errf("preset", "%v", err)
 		base = nil
 	}
-	for _, g := range t.axisInt("gpus", 1) {
+	defGPUs, defCPUs := int64(1), int64(0)
+	if base != nil {
+		defGPUs, defCPUs = int64(base.GPUs), int64(base.CPUs)
+	}
+	for _, g := range t.axisInt("gpus", defGPUs) {
 		ps.GPUs = append(ps.GPUs, int(g))
+	}
+	ps.CPUs = int(t.integer("cpus", defCPUs))
+	if ps.CPUs < 0 || (base != nil && base.MaxCPUs > 0 && ps.CPUs > base.MaxCPUs) {
+		t.errf("cpus", "cpus = %d; platform %s has 0 to %d CPU cores", ps.CPUs, ps.Preset, max(0, base.MaxCPUs))
 	}
 	if t.has("memory_mb") && t.has("memory_bytes") {
 		t.errf("memory_bytes", "both memory_mb and memory_bytes are set; keep one")
@@ -352,7 +363,7 @@ func (s *Suite) parsePlatform(t *tbl) {
 		}
 	}
 	for _, g := range ps.GPUs {
-		if g < 1 || (base != nil && base.MaxGPUs > 0 && g > base.MaxGPUs) {
+		if g < 0 || g+ps.CPUs < 1 || (base != nil && base.MaxGPUs > 0 && g > base.MaxGPUs) {
 			max := 0
 			if base != nil {
 				max = base.MaxGPUs
@@ -393,10 +404,10 @@ func (s *Suite) parsePlatform(t *tbl) {
 				kk := kt.sub(k, true)
 				kern := base.Kernels[k]
 				if kk.has("gflops") {
-					kern = hardware.Kernel{GFlops: kk.number("gflops")}
+					kern.Rate = hardware.Rate{GFlops: kk.number("gflops")}
 				}
 				if kk.has("seconds") {
-					kern = hardware.Kernel{Seconds: kk.number("seconds")}
+					kern.Rate = hardware.Rate{Seconds: kk.number("seconds")}
 				}
 				if kern.GFlops <= 0 && kern.Seconds <= 0 {
 					kk.errf("gflops", "kernel %s needs gflops > 0 or seconds > 0", k)
@@ -406,13 +417,16 @@ func (s *Suite) parsePlatform(t *tbl) {
 			}
 		}
 		q := base.Clone()
-		q.GPUs = 1
+		q.GPUs, q.CPUs = max(1, base.GPUs), base.CPUs
+		if base.OutOfCore() {
+			q.GPUs = 0
+		}
 		if err := q.Check(); err != nil {
 			t.errf("", "after the overrides: %v", err)
 		}
 		ps.Base = base
 	}
-	t.unknown(append([]string{"preset", "gpus", "memory_mb", "memory_bytes", "nvlink", "buffer", "pipeline", "kernel"}, topologyKeys...)...)
+	t.unknown(append([]string{"preset", "gpus", "cpus", "memory_mb", "memory_bytes", "nvlink", "buffer", "pipeline", "kernel"}, topologyKeys...)...)
 }
 
 func (s *Suite) presetPath(name string) string {
@@ -426,7 +440,7 @@ func (s *Suite) parseWorkload(t *tbl) {
 	w := &s.Workload
 	w.File = t.str("file", "")
 	if w.File != "" {
-		for _, k := range []string{"kind", "n", "nz", "keep", "tile", "z", "order", "deps", "seed"} {
+		for _, k := range []string{"kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed"} {
 			if t.has(k) {
 				t.errf(k, "%s is set with file; a workload file fixes the task set: remove %s", k, k)
 			}
@@ -434,7 +448,7 @@ func (s *Suite) parseWorkload(t *tbl) {
 		if _, err := os.Stat(s.Path(w.File)); err != nil {
 			t.errf("file", "workload file %s: %v; give a path relative to the repository root", w.File, err)
 		}
-		t.unknown("file", "kind", "n", "nz", "keep", "tile", "z", "order", "deps", "seed")
+		t.unknown("file", "kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed")
 		return
 	}
 	w.Kind = t.str("kind", "")
@@ -476,11 +490,12 @@ func (s *Suite) parseWorkload(t *tbl) {
 		t.errf("order", "order = %q; use \"submission\" or \"random\"%s", w.Order, schedulers.Suggest(w.Order, []string{"submission", "random"}))
 	}
 	w.Deps = t.boolean("deps", false)
+	w.WriteC = t.boolean("write_c", false)
 	if t.has("seed") {
 		v := uint64(t.integer("seed", 0))
 		w.Seed = &v
 	}
-	t.unknown("kind", "n", "nz", "keep", "tile", "z", "order", "deps", "seed", "file")
+	t.unknown("kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed", "file")
 }
 
 func (s *Suite) parseScheduler(i int, t *tbl) {

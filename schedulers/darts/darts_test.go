@@ -48,6 +48,11 @@ func newFake(w *workloads.Workload, workers int, seed uint64) *fakeView {
 func (f *fakeView) Workload() *workloads.Workload    { return f.w }
 func (f *fakeView) Platform() *hardware.Platform     { return nil }
 func (f *fakeView) Workers() int                     { return f.workers }
+func (f *fakeView) WorkerKind(int) string            { return hardware.GPU }
+func (f *fakeView) WorkerNode(k int) int             { return k }
+func (f *fakeView) Nodes() int                       { return f.workers + 1 }
+func (f *fakeView) CurrentWorker() int               { return -1 }
+func (f *fakeView) CanRun(int, int) bool             { return true }
 func (f *fakeView) Now() float64                     { return 0 }
 func (f *fakeView) Resident(k, d int) bool           { return f.present[[2]int{k, d}] }
 func (f *fakeView) Present(k, d int) bool            { return f.present[[2]int{k, d}] }

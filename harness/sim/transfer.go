@@ -1,0 +1,347 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/schedulers"
+)
+
+// flow is one copy in progress over a path of links: a load into a node
+// (from home, or from a peer GPU over NVLink) or a write-back to home.
+type flow struct {
+	node, src, data int // destination node (home for a write-back), source node
+	links           []int
+	remaining, rate float64
+	prefetch        bool
+	out             bool   // a write-back from src to home
+	version         uint32 // the data's version a write-back carries
+}
+
+// startCopy starts the oldest queued copy of a node if its incoming copy
+// engine is idle. Its source is a peer GPU holding a valid copy when NVLink
+// links them, else home; when home has no valid copy either, the copy waits
+// for one (fetchHome), as StarPU routes a GPU-to-GPU copy without a direct
+// link through main memory.
+func (e *Engine) startCopy(ni int) {
+	n := e.nodes[ni]
+	if n.busyIn || len(n.copyQ) == 0 {
+		return
+	}
+	r := n.copyQ[0]
+	src := e.source(ni, r.data)
+	if src < 0 {
+		n.waitHome = r.data
+		e.fetchHome(r.data)
+		return
+	}
+	n.waitHome = -1
+	n.copyQ = n.copyQ[1:]
+	e.load(ni, r.data, src, r.prefetch)
+}
+
+// source is the node a copy of d to node ni comes from, -1 when no valid
+// copy can reach it directly.
+func (e *Engine) source(ni, d int) int {
+	if e.p.Topology.NVLink && e.be == nil && e.nodes[ni].gpu {
+		for o, m := range e.nodes {
+			if o != ni && m.gpu && m.state[d] == resident {
+				return o
+			}
+		}
+	}
+	if e.nodes[e.home].state[d] == resident {
+		return e.home
+	}
+	return -1
+}
+
+func (e *Engine) load(ni, d, src int, prefetch bool) {
+	n := e.nodes[ni]
+	bytes := e.w.Data[d].Bytes
+	n.state[d] = loading
+	n.busyIn = true
+	kind := "fetch"
+	if prefetch {
+		kind = "prefetch"
+	}
+	if e.be != nil {
+		e.observe(schedulers.LoadStarted, ni, d)
+		i := e.emit(Event{Ev: "load_start", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes, Kind: kind, Src: src})
+		e.be.StartLoad(ni, d, prefetch, i)
+		return
+	}
+	f := e.newFlow()
+	*f = flow{node: ni, src: src, data: d, remaining: float64(bytes), prefetch: prefetch}
+	if src == e.home {
+		f.links = e.down[ni]
+	} else {
+		f.links = []int{e.nvlink(ni, src)}
+		e.nodes[src].reading[d]++
+	}
+	e.startFlow(f)
+	e.observe(schedulers.LoadStarted, ni, d)
+	e.emit(Event{Ev: "load_start", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes, Kind: kind, Src: src})
+}
+
+// LoadDone is a backend's report that a host-to-GPU copy finished.
+func (e *Engine) LoadDone(g, d int, prefetch bool) { e.loadDone(g, d, prefetch, e.home) }
+
+func (e *Engine) loadDone(ni, d int, prefetch bool, src int) {
+	n := e.nodes[ni]
+	n.busyIn = false
+	n.state[d] = resident
+	n.lruAppend(d)
+	bytes := e.w.Data[d].Bytes
+	e.stats.Loads++
+	if src != e.home {
+		e.stats.BytesD2D += bytes
+	} else {
+		e.stats.BytesH2D += bytes
+	}
+	if prefetch {
+		e.stats.Prefetches++
+	} else {
+		e.stats.Fetches++
+	}
+	freedSrc := false // the source's copy may be evicted (or written) now
+	if src != e.home {
+		m := e.nodes[src]
+		m.reading[d]--
+		freedSrc = m.reading[d] == 0
+	}
+	e.emit(Event{Ev: "load_end", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes, Src: src})
+	e.observe(schedulers.Loaded, ni, d)
+	e.kick(ni)
+	if freedSrc {
+		e.kick(src)
+	}
+}
+
+// fetchHome makes home get a valid copy of d: the first node holding one
+// writes it back, unless a write-back of it is already on its way.
+func (e *Engine) fetchHome(d int) {
+	if e.nodes[e.home].state[d] == resident {
+		return
+	}
+	for o, m := range e.nodes {
+		if o != e.home && m.toHome[d] {
+			return
+		}
+	}
+	for o, m := range e.nodes {
+		if o != e.home && m.state[d] == resident {
+			e.sendHome(o, d)
+			return
+		}
+	}
+	e.faultf("data %d has no valid copy anywhere", d)
+}
+
+// sendHome queues a write-back of d from node ni to home on its outgoing
+// copy engine.
+func (e *Engine) sendHome(ni, d int) {
+	n := e.nodes[ni]
+	if n.toHome[d] {
+		return
+	}
+	n.toHome[d] = true
+	n.reading[d]++
+	n.outQ = append(n.outQ, d)
+	e.startOut(ni)
+}
+
+func (e *Engine) startOut(ni int) {
+	n := e.nodes[ni]
+	if n.busyOut || len(n.outQ) == 0 {
+		return
+	}
+	d := n.outQ[0]
+	n.outQ = n.outQ[1:]
+	n.busyOut = true
+	bytes := e.w.Data[d].Bytes
+	f := e.newFlow()
+	*f = flow{node: e.home, src: ni, data: d, remaining: float64(bytes), out: true, version: e.version[d], links: e.up[ni]}
+	e.startFlow(f)
+	e.emit(Event{Ev: "writeback_start", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
+}
+
+// finishOut ends a write-back: home holds the version it carried, unless a
+// task wrote a newer one meanwhile; an evicted copy's memory is freed.
+func (e *Engine) finishOut(f flow) {
+	ni, d := f.src, f.data
+	n := e.nodes[ni]
+	n.busyOut = false
+	n.reading[d]--
+	n.toHome[d] = false
+	bytes := e.w.Data[d].Bytes
+	e.stats.BytesD2H += bytes
+	e.stats.WriteBacks++
+	e.emit(Event{Ev: "writeback_end", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
+	h := e.nodes[e.home]
+	if f.version == e.version[d] && h.state[d] != resident {
+		h.state[d] = resident
+		e.observe(schedulers.Loaded, e.home, d)
+	}
+	if n.state[d] == flushing {
+		n.state[d] = absent
+		n.used -= bytes
+		n.freeing -= bytes
+		e.emit(Event{Ev: "evict", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
+		e.afterLeave(ni, d)
+	}
+	e.startOut(ni)
+	e.kick(ni)
+	for o, m := range e.nodes {
+		if o != ni && (m.waitHome == d || (o == e.home && len(m.workers) > 0)) {
+			e.kick(o)
+		}
+	}
+	if e.flushed {
+		e.flushEnd = e.now
+	}
+}
+
+// flush writes back every datum whose only valid copies are on worker
+// memories, as unregistering the data does at the end of a run.
+func (e *Engine) flush() {
+	e.flushed = true
+	h := e.nodes[e.home]
+	for d := range e.w.Data {
+		if h.state[d] == resident {
+			continue
+		}
+		inFlight := false
+		for o, m := range e.nodes {
+			if o != e.home && (m.state[d] == flushing || m.toHome[d]) {
+				inFlight = true
+			}
+		}
+		if !inFlight {
+			e.fetchHome(d)
+		}
+	}
+}
+
+func (e *Engine) nvlink(a, b int) int {
+	name := e.p.NVLinkName(a, b)
+	if i, ok := e.linkIndex[name]; ok {
+		return i
+	}
+	e.links = append(e.links, hardware.Link{Name: name, GBps: e.p.Topology.NVLinkGBps})
+	e.linkIndex[name] = len(e.links) - 1
+	return len(e.links) - 1
+}
+
+// startFlow adds a copy to the links; without transfers (Topology.NoTransfers)
+// it takes no time.
+func (e *Engine) startFlow(f *flow) {
+	e.flows = append(e.flows, f)
+	if e.p.Topology.NoTransfers {
+		f.rate = math.Inf(1)
+		return
+	}
+	e.rates()
+}
+
+// rates shares link bandwidth among the active flows with max-min fairness
+// (progressive filling).
+func (e *Engine) rates() {
+	n := len(e.flows)
+	if n == 0 || e.p.Topology.NoTransfers {
+		return
+	}
+	if cap(e.capLeft) < len(e.links) {
+		e.capLeft = make([]float64, len(e.links))
+		e.users = make([]int, len(e.links))
+	}
+	capLeft, users := e.capLeft[:len(e.links)], e.users[:len(e.links)]
+	for i, l := range e.links {
+		capLeft[i] = l.GBps * 1e9
+		users[i] = 0
+	}
+	if cap(e.fixed) < n {
+		e.fixed = make([]bool, n)
+	}
+	fixed := e.fixed[:n]
+	clear(fixed)
+	for _, f := range e.flows {
+		for _, l := range f.links {
+			users[l]++
+		}
+	}
+	for left := n; left > 0; {
+		// The most constrained link fixes the rate of its flows.
+		bl, share := -1, math.Inf(1)
+		for l := range e.links {
+			if users[l] > 0 {
+				if s := capLeft[l] / float64(users[l]); s < share {
+					bl, share = l, s
+				}
+			}
+		}
+		for i, f := range e.flows {
+			if fixed[i] || !contains(f.links, bl) {
+				continue
+			}
+			f.rate = share
+			fixed[i] = true
+			left--
+			for _, l := range f.links {
+				capLeft[l] -= share
+				users[l]--
+			}
+		}
+	}
+}
+
+func contains(s []int, x int) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Engine) nextFlow() (float64, int) {
+	best, bi := math.Inf(1), -1
+	for i, f := range e.flows {
+		if t := e.now + f.remaining/f.rate; t < best {
+			best, bi = t, i
+		}
+	}
+	return best, bi
+}
+
+func (e *Engine) advance(t float64) {
+	if dt := t - e.now; dt > 0 {
+		for _, f := range e.flows {
+			f.remaining -= f.rate * dt
+		}
+		e.now = t
+	}
+}
+
+func (e *Engine) finishFlow(i int) {
+	f := e.flows[i]
+	e.flows = append(e.flows[:i], e.flows[i+1:]...)
+	e.rates()
+	done := *f
+	e.spare = append(e.spare, f)
+	if done.out {
+		e.finishOut(done)
+		return
+	}
+	e.loadDone(done.node, done.data, done.prefetch, done.src)
+}
+
+// newFlow reuses a finished flow, so loads allocate nothing.
+func (e *Engine) newFlow() *flow {
+	if n := len(e.spare); n > 0 {
+		f := e.spare[n-1]
+		e.spare = e.spare[:n-1]
+		return f
+	}
+	return new(flow)
+}

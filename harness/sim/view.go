@@ -1,0 +1,60 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/workloads"
+)
+
+// The View a scheduler sees: read-only state, by worker. A worker's memory
+// is its node's, shared with the node's other workers.
+
+func (e *Engine) Workload() *workloads.Workload { return e.w }
+func (e *Engine) Platform() *hardware.Platform  { return e.p }
+func (e *Engine) Workers() int                  { return len(e.workers) }
+func (e *Engine) Now() float64                  { return e.now }
+func (e *Engine) Rand() *rand.Rand              { return e.rng }
+
+// WorkerKind is hardware.GPU or hardware.CPU.
+func (e *Engine) WorkerKind(w int) string { return e.kinds[e.workers[w].kind] }
+
+// WorkerNode is the memory node a worker computes from.
+func (e *Engine) WorkerNode(w int) int { return e.workers[w].node }
+
+// Nodes is the number of memory nodes; the home node is the last.
+func (e *Engine) Nodes() int { return len(e.nodes) }
+
+// CurrentWorker is the worker the scheduler is being called for: the one
+// that pulls, pops or evicts, or whose finished task released the task
+// being pushed; -1 for the application's own submissions (StarPU's
+// starpu_worker_get_id() inside a push).
+func (e *Engine) CurrentWorker() int { return e.current }
+
+func (e *Engine) Resident(w, d int) bool { return e.nodes[e.workers[w].node].state[d] == resident }
+
+func (e *Engine) Present(w, d int) bool {
+	st := e.nodes[e.workers[w].node].state[d]
+	return st == loading || st == resident
+}
+
+func (e *Engine) Buffer(w int) []int   { return e.workers[w].buffer }
+func (e *Engine) Pipeline(w int) []int { return e.workers[w].pipe }
+
+// CanRun reports whether the worker's kind has a rate for the task's kernel.
+func (e *Engine) CanRun(w, t int) bool { return !math.IsNaN(e.compute[e.workers[w].kind][t]) }
+
+// ComputeSeconds is the task's duration on the worker (NaN when it cannot
+// run it).
+func (e *Engine) ComputeSeconds(w, t int) float64 { return e.compute[e.workers[w].kind][t] }
+
+// TransferSeconds is the uncontended time to bring data from home to the
+// worker's memory (0 for a worker computing from home).
+func (e *Engine) TransferSeconds(w, d int) float64 {
+	n := e.workers[w].node
+	if n == e.home || e.homeGBps[n] <= 0 {
+		return 0
+	}
+	return float64(e.w.Data[d].Bytes) / (e.homeGBps[n] * 1e9)
+}
