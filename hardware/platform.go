@@ -143,6 +143,12 @@ type Runtime struct {
 	// engine is idle (false: StarPU allocates each request as soon as it
 	// handles it and queues its copy on the GPU's host-to-GPU stream).
 	JustInTime bool `toml:"just_in_time" json:"just_in_time,omitempty"`
+	// DurationCV is the coefficient of variation of task durations: each
+	// task's kernel time is multiplied by a lognormal factor of mean 1 and
+	// this relative spread, drawn from the run's seed and the task's id, so
+	// every scheduler sees the same durations for a seed (0: every task
+	// takes exactly its kernel's time).
+	DurationCV float64 `toml:"duration_cv" json:"duration_cv,omitempty"`
 	// FlushInMakespan counts the final write-back of modified data in the
 	// makespan (false: the timed region ends with the last task, as the
 	// papers' benchmarks stop their clock at starpu_task_wait_for_all and
@@ -248,6 +254,8 @@ func (p *Platform) Check() error {
 		return fmt.Errorf("platform %s: runtime buffer and pipeline must be >= 1", p.Name)
 	case p.Runtime.ReclaimFactor < 0:
 		return fmt.Errorf("platform %s: runtime reclaim_factor must be >= 0", p.Name)
+	case !(p.Runtime.DurationCV >= 0 && p.Runtime.DurationCV <= 10):
+		return fmt.Errorf("platform %s: runtime duration_cv = %v; use a relative spread in [0, 10] (0: deterministic durations)", p.Name, p.Runtime.DurationCV)
 	case p.Runtime.AllocSync != "" && p.Runtime.AllocSync != "none" && p.Runtime.AllocSync != "evict" && p.Runtime.AllocSync != "all":
 		return fmt.Errorf("platform %s: runtime alloc_sync is %q; use none, evict or all", p.Name, p.Runtime.AllocSync)
 	}

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -248,3 +249,46 @@ func (l *listed) Pull(w int) (int, bool) {
 }
 
 func near(a, b float64) bool { return a > b*(1-1e-9) && a < b*(1+1e-9) }
+
+// Duration noise: the same seed gives every scheduler the same task
+// durations; the factors have mean 1 and the requested spread.
+func TestDurationNoise(t *testing.T) {
+	w := genW(t, workloads.Spec{Kind: "matmul2d", N: 40})
+	p := gpuNode(t, 2, 0, 500, false)
+	p.Runtime.DurationCV = 0.1
+	durations := func(sched string, seed uint64) map[int]float64 {
+		start := map[int]float64{}
+		out := map[int]float64{}
+		_, err := memrun.Run(memrun.Config{Workload: w, Platform: p, Scheduler: sched, Seed: seed, Trace: func(e sim.Event) {
+			switch e.Ev {
+			case "task_start":
+				start[e.Task] = e.T
+			case "task_end":
+				out[e.Task] = e.T - start[e.Task]
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	a, b := durations("eager", 3), durations("dmdar", 3)
+	base := 2 * 960 * 960 * 3840 / 13253e9
+	var sum, sum2 float64
+	for task, d := range a {
+		if !near(d, b[task]) {
+			t.Fatalf("task %d takes %g under eager and %g under dmdar", task, d, b[task])
+		}
+		sum += d / base
+		sum2 += (d / base) * (d / base)
+	}
+	n := float64(len(a))
+	mean := sum / n
+	cv := math.Sqrt(sum2/n-mean*mean) / mean
+	if math.Abs(mean-1) > 0.02 || math.Abs(cv-0.1) > 0.02 {
+		t.Errorf("factors: mean %.3f, cv %.3f; want 1 and 0.1", mean, cv)
+	}
+	if c := durations("eager", 4); near(c[0], a[0]) && near(c[1], a[1]) {
+		t.Errorf("another seed draws the same durations")
+	}
+}

@@ -286,8 +286,10 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e.popSeq = make([]int32, len(w.Tasks))
 	e.children = make([][]int, len(w.Tasks))
 	e.version = make([]uint32, nd)
+	noise := durationNoise(cfg.Seed, p.Runtime.DurationCV)
 	for i, t := range w.Tasks {
 		runnable := false
+		factor := noise(i)
 		for k, kind := range e.kinds {
 			s, ok, err := p.KernelSeconds(t.Kernel, kind, t.Flops)
 			if err != nil {
@@ -297,7 +299,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 				s = math.NaN()
 			}
 			runnable = runnable || ok
-			e.compute[k][i] = s
+			e.compute[k][i] = s * factor
 		}
 		if !runnable {
 			return nil, fmt.Errorf("no worker of platform %s can run kernel %q (task %d): the platform's workers are %v", p.Name, t.Kernel, i, e.kinds)
@@ -309,6 +311,34 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	}
 	e.stats.PerWorker = make([]int, len(e.workers))
 	return e, nil
+}
+
+// durationNoise returns, per task id, the factor its kernel times are
+// multiplied by: lognormal with mean 1 and coefficient of variation cv,
+// from a random stream of its own keyed by the seed and the task, so the
+// factors depend neither on the scheduler nor on the order of the draws.
+func durationNoise(seed uint64, cv float64) func(task int) float64 {
+	if cv == 0 {
+		return func(int) float64 { return 1 }
+	}
+	sigma2 := math.Log1p(cv * cv)
+	sigma, mu := math.Sqrt(sigma2), -sigma2/2
+	return func(task int) float64 {
+		// Box-Muller over two splitmix64 draws keyed by (seed, task).
+		x := seed ^ 0x6475726174696f6e ^ uint64(task)*0x9e3779b97f4a7c15
+		u1 := float64(splitmix64(&x)>>11+1) / (1 << 53) // (0, 1]
+		u2 := float64(splitmix64(&x)>>11) / (1 << 53)
+		z := math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
+		return math.Exp(mu + sigma*z)
+	}
+}
+
+func splitmix64(x *uint64) uint64 {
+	*x += 0x9e3779b97f4a7c15
+	z := *x
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }
 
 func writes(w *workloads.Workload) bool {
