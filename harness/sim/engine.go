@@ -170,6 +170,7 @@ type Engine struct {
 	children [][]int
 	done     int
 	pops     int32
+	flops    float64 // of every task
 	tasksEnd float64 // time the last task ended
 	flushed  bool    // the final write-back has been issued
 	flushEnd float64 // time the last final write-back ended
@@ -179,6 +180,8 @@ type Engine struct {
 	links     []hardware.Link
 	down, up  [][]int
 	linkIndex map[string]int
+	peer      map[[2]int][]int // NVLink path of each GPU pair
+	rateMemo  map[pathSet][]float64
 	flows     []*flow
 	spare     []*flow // finished flows, for reuse
 	homeGBps  []float64
@@ -242,6 +245,8 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e.obs, _ = cfg.Scheduler.(schedulers.Observer)
 	e.links, e.down, e.up = p.Links()
 	e.linkIndex = map[string]int{}
+	e.peer = map[[2]int][]int{}
+	e.rateMemo = map[pathSet][]float64{}
 	for i, l := range e.links {
 		e.linkIndex[l.Name] = i
 	}
@@ -304,6 +309,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		if !runnable {
 			return nil, fmt.Errorf("no worker of platform %s can run kernel %q (task %d): the platform's workers are %v", p.Name, t.Kernel, i, e.kinds)
 		}
+		e.flops += t.Flops
 		e.waiting[i] = int32(len(t.Deps))
 		for _, d := range t.Deps {
 			e.children[d] = append(e.children[d], i)
@@ -459,7 +465,7 @@ func (e *Engine) Finish() *Stats {
 			e.stats.Makespan = math.Max(e.tasksEnd, e.flushEnd)
 		}
 	}
-	e.stats.Flops = e.w.TotalFlops()
+	e.stats.Flops = e.flops
 	if e.be != nil && e.cfg.Trace != nil {
 		sort.SliceStable(e.trace, func(i, j int) bool { return e.trace[i].T < e.trace[j].T })
 		for _, ev := range e.trace {

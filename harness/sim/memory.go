@@ -230,7 +230,7 @@ func (e *Engine) allocate(ni int, r request, head bool) (ok, wait bool) {
 			return true, false
 		}
 	}
-	if full && r.prefetch && len(e.candidates(ni, true)) == 0 {
+	if full && r.prefetch && e.firstCandidate(ni, true) < 0 {
 		return false, false // nothing a prefetch may evict: do not wait for it
 	}
 	if n.gpu && (e.rt.AllocSync == "all" || (e.rt.AllocSync == "evict" && full)) {
@@ -280,11 +280,27 @@ func (e *Engine) candidates(ni int, prefetch bool) []int {
 	n := e.nodes[ni]
 	e.cand = e.cand[:0]
 	for d := n.lruHead; d >= 0; d = n.lruNext[d] {
-		if n.pin[d] == 0 && (!prefetch || n.want[d] == 0) && n.reading[d] == 0 {
+		if n.evictable(d, prefetch) {
 			e.cand = append(e.cand, int(d))
 		}
 	}
 	return e.cand
+}
+
+func (n *node) evictable(d int32, prefetch bool) bool {
+	return n.pin[d] == 0 && (!prefetch || n.want[d] == 0) && n.reading[d] == 0
+}
+
+// firstCandidate is the first of candidates, -1 when there is none,
+// without listing them.
+func (e *Engine) firstCandidate(ni int, prefetch bool) int {
+	n := e.nodes[ni]
+	for d := n.lruHead; d >= 0; d = n.lruNext[d] {
+		if n.evictable(d, prefetch) {
+			return int(d)
+		}
+	}
+	return -1
 }
 
 // reuseVictim picks the least recently used candidate of exactly size
@@ -357,9 +373,12 @@ func (e *Engine) makeRoom(ni int, size int64, prefetch, head bool) bool {
 	freed := n.freeing
 	for freed < target {
 		victim := -1
-		if cand := e.candidates(ni, prefetch); len(cand) > 0 {
+		if e.evictor == nil {
+			victim = e.firstCandidate(ni, prefetch) // LRU
+		} else if cand := e.candidates(ni, prefetch); len(cand) > 0 {
 			victim = e.choose(ni, cand, prefetch)
-		} else if head && freed < need {
+		}
+		if victim < 0 && head && freed < need {
 			for d := n.lruHead; d >= 0; d = n.lruNext[d] {
 				if n.reading[d] == 0 && !e.usedNow(n, int(d)) {
 					victim = int(d)

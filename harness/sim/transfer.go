@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/schedulers"
@@ -11,6 +12,7 @@ import (
 // (from home, or from a peer GPU over NVLink) or a write-back to home.
 type flow struct {
 	node, src, data int // destination node (home for a write-back), source node
+	path            int // identifies links: at most one active flow per path
 	links           []int
 	remaining, rate float64
 	prefetch        bool
@@ -72,11 +74,12 @@ func (e *Engine) load(ni, d, src int, prefetch bool) {
 		return
 	}
 	f := e.newFlow()
-	*f = flow{node: ni, src: src, data: d, remaining: float64(bytes), prefetch: prefetch}
+	*f = flow{node: ni, src: src, data: d, remaining: float64(bytes), prefetch: prefetch, path: ni}
 	if src == e.home {
 		f.links = e.down[ni]
 	} else {
-		f.links = []int{e.nvlink(ni, src)}
+		f.links = e.nvlinkPath(ni, src)
+		f.path = 2*len(e.nodes) + ni*len(e.nodes) + src
 		e.nodes[src].reading[d]++
 	}
 	e.startFlow(f)
@@ -161,7 +164,7 @@ func (e *Engine) startOut(ni int) {
 	n.busyOut = true
 	bytes := e.w.Data[d].Bytes
 	f := e.newFlow()
-	*f = flow{node: e.home, src: ni, data: d, remaining: float64(bytes), out: true, version: e.version[d], links: e.up[ni]}
+	*f = flow{node: e.home, src: ni, data: d, remaining: float64(bytes), out: true, version: e.version[d], links: e.up[ni], path: len(e.nodes) + ni}
 	e.startFlow(f)
 	e.emit(Event{Ev: "writeback_start", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
 }
@@ -223,14 +226,21 @@ func (e *Engine) flush() {
 	}
 }
 
-func (e *Engine) nvlink(a, b int) int {
-	name := e.p.NVLinkName(a, b)
-	if i, ok := e.linkIndex[name]; ok {
-		return i
+// nvlinkPath is the one-link path of a peer copy between two GPUs.
+func (e *Engine) nvlinkPath(a, b int) []int {
+	key := [2]int{min(a, b), max(a, b)}
+	if p, ok := e.peer[key]; ok {
+		return p
 	}
-	e.links = append(e.links, hardware.Link{Name: name, GBps: e.p.Topology.NVLinkGBps})
-	e.linkIndex[name] = len(e.links) - 1
-	return len(e.links) - 1
+	name := e.p.NVLinkName(a, b)
+	i, ok := e.linkIndex[name]
+	if !ok {
+		e.links = append(e.links, hardware.Link{Name: name, GBps: e.p.Topology.NVLinkGBps})
+		i = len(e.links) - 1
+		e.linkIndex[name] = i
+	}
+	e.peer[key] = []int{i}
+	return e.peer[key]
 }
 
 // startFlow adds a copy to the links; without transfers (Topology.NoTransfers)
@@ -244,13 +254,57 @@ func (e *Engine) startFlow(f *flow) {
 	e.rates()
 }
 
+// pathSet identifies the set of active paths: rates depend on it alone.
+type pathSet [4]uint64
+
 // rates shares link bandwidth among the active flows with max-min fairness
-// (progressive filling).
+// (progressive filling). The rates are a function of the set of active
+// paths only (at most one flow per path, flows of a path share its rate
+// whatever their order), so they are computed once per set and memoised.
 func (e *Engine) rates() {
 	n := len(e.flows)
 	if n == 0 || e.p.Topology.NoTransfers {
 		return
 	}
+	var key pathSet
+	memo := true
+	for _, f := range e.flows {
+		if f.path >= 64*len(key) || key[f.path/64]&(1<<(f.path%64)) != 0 {
+			memo = false // more paths than the key holds
+			break
+		}
+		key[f.path/64] |= 1 << (f.path % 64)
+	}
+	if memo {
+		if r, ok := e.rateMemo[key]; ok {
+			for _, f := range e.flows {
+				f.rate = r[key.rank(f.path)]
+			}
+			return
+		}
+	}
+	e.fairShare()
+	if memo {
+		r := make([]float64, n)
+		for _, f := range e.flows {
+			r[key.rank(f.path)] = f.rate
+		}
+		e.rateMemo[key] = r
+	}
+}
+
+// rank is the number of paths of the set below p.
+func (k *pathSet) rank(p int) int {
+	r := 0
+	for i := 0; i < p/64; i++ {
+		r += bits.OnesCount64(k[i])
+	}
+	return r + bits.OnesCount64(k[p/64]&(1<<(p%64)-1))
+}
+
+// fairShare computes the max-min fair rates of the active flows.
+func (e *Engine) fairShare() {
+	n := len(e.flows)
 	if cap(e.capLeft) < len(e.links) {
 		e.capLeft = make([]float64, len(e.links))
 		e.users = make([]int, len(e.links))
