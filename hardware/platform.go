@@ -143,6 +143,16 @@ type Runtime struct {
 	// engine is idle (false: StarPU allocates each request as soon as it
 	// handles it and queues its copy on the GPU's host-to-GPU stream).
 	JustInTime bool `toml:"just_in_time" json:"just_in_time,omitempty"`
+	// SchedCost is what scheduling costs the worker a call is made for:
+	// "none" (the default: decisions are free, the papers' simulations),
+	// "measured" (this program's own wall time: not reproducible), or
+	// "model" (the elementary operations the papers' StarPU implementation
+	// of the scheduler performs, as each scheduler counts them, times
+	// OpSeconds: the papers' real runs, reproducibly).
+	SchedCost string `toml:"sched_cost" json:"sched_cost,omitempty"`
+	// OpSeconds is the cost of one elementary scheduler operation under
+	// SchedCost = "model".
+	OpSeconds float64 `toml:"op_seconds" json:"op_seconds,omitempty"`
 	// DurationCV is the coefficient of variation of task durations: each
 	// task's kernel time is multiplied by a lognormal factor of mean 1 and
 	// this relative spread, drawn from the run's seed and the task's id, so
@@ -254,6 +264,10 @@ func (p *Platform) Check() error {
 		return fmt.Errorf("platform %s: runtime buffer and pipeline must be >= 1", p.Name)
 	case p.Runtime.ReclaimFactor < 0:
 		return fmt.Errorf("platform %s: runtime reclaim_factor must be >= 0", p.Name)
+	case p.Runtime.SchedCost != "" && p.Runtime.SchedCost != "none" && p.Runtime.SchedCost != "measured" && p.Runtime.SchedCost != "model":
+		return fmt.Errorf("platform %s: runtime sched_cost is %q; use none, measured or model", p.Name, p.Runtime.SchedCost)
+	case !(p.Runtime.OpSeconds >= 0 && p.Runtime.OpSeconds < 1):
+		return fmt.Errorf("platform %s: runtime op_seconds = %v; use the seconds one scheduler operation costs, >= 0", p.Name, p.Runtime.OpSeconds)
 	case !(p.Runtime.DurationCV >= 0 && p.Runtime.DurationCV <= 10):
 		return fmt.Errorf("platform %s: runtime duration_cv = %v; use a relative spread in [0, 10] (0: deterministic durations)", p.Name, p.Runtime.DurationCV)
 	case p.Runtime.AllocSync != "" && p.Runtime.AllocSync != "none" && p.Runtime.AllocSync != "evict" && p.Runtime.AllocSync != "all":

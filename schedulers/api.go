@@ -48,6 +48,14 @@ type View interface {
 	// from home.
 	TransferSeconds(worker, data int) float64
 	Rand() *rand.Rand
+	// Count reports ops elementary operations that the papers' StarPU
+	// implementation of the scheduler performs in the current call (tasks
+	// scanned by Ready, data examined by DARTS, future uses looked up by
+	// Belady...), the complexity cited beside the call. Under the runtime
+	// setting sched_cost = "model" the engine charges them to the worker
+	// the call is for, so a run reproduces the papers' scheduling overhead
+	// without depending on this program's speed.
+	Count(ops int)
 }
 
 // Scheduler is the contract every scheduler fulfils. Init sees the whole

@@ -32,6 +32,7 @@ type Record struct {
 	Tasks      int     `json:"tasks"`
 	PerWorker  []int   `json:"tasks_per_worker"`
 	SchedWallS float64 `json:"sched_wall_s"`
+	SchedOps   int64   `json:"sched_ops,omitempty"` // operations counted for sched_cost = "model"
 	SimWallS   float64 `json:"sim_wall_s"`
 	Partition  string  `json:"partitioner,omitempty"`
 	Error      string  `json:"error,omitempty"`

@@ -87,6 +87,7 @@ func Run(cfg Config) (rec Record, err error) {
 	rec.Loads, rec.Prefetches, rec.Fetches, rec.Evictions = st.Loads, st.Prefetches, st.Fetches, st.Evictions
 	rec.Tasks, rec.PerWorker = st.Tasks, st.PerWorker
 	rec.SchedWallS = st.SchedWall.Seconds()
+	rec.SchedOps = st.SchedOps
 	if pr, ok := sch.(interface{ Partitioner() string }); ok {
 		rec.Partition = pr.Partitioner()
 	}

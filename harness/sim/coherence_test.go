@@ -292,3 +292,49 @@ func TestDurationNoise(t *testing.T) {
 		t.Errorf("another seed draws the same durations")
 	}
 }
+
+// counting pulls 1,000 operations per decision.
+type counting struct {
+	listed
+	v     schedulers.View
+	pulls int
+}
+
+func (c *counting) Init(v schedulers.View) error { c.v = v; return c.listed.Init(v) }
+func (c *counting) Pull(w int) (int, bool) {
+	c.v.Count(1000)
+	c.pulls++
+	return c.listed.Pull(w)
+}
+
+// Under sched_cost = "model" a worker pays the operations its scheduler
+// counts, reproducibly: each pull of one GPU running 3 tasks costs 1,000
+// operations of 1 µs.
+func TestSchedCostModel(t *testing.T) {
+	w := &workloads.Workload{Data: []workloads.Data{{ID: 0, Bytes: 1 << 20}}}
+	for i := range 3 {
+		w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}})
+	}
+	makespan := func(cost string) float64 {
+		p := gpuNode(t, 1, 0, 10, false)
+		p.Runtime.SchedCost, p.Runtime.OpSeconds = cost, 1e-6
+		c := &counting{listed: listed{plan: [][]int{{0, 1, 2}}}}
+		st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: c, Buffer: 1, Pipeline: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.SchedOps != int64(1000*c.pulls) || c.pulls < 4 {
+			t.Errorf("%s: %d operations counted for %d pulls", cost, st.SchedOps, c.pulls)
+		}
+		return st.Makespan
+	}
+	free, charged := makespan("none"), makespan("model")
+	// The three pulls that return a task delay it by 1 ms each (the GPU
+	// computes 75 µs per task, less than a pull: nothing overlaps).
+	if d := charged - free; d < 3e-3*(1-1e-9) {
+		t.Errorf("charging 3 pulls of 1 ms added only %g s", d)
+	}
+	if makespan("model") != charged {
+		t.Errorf("model charging is not reproducible")
+	}
+}

@@ -83,8 +83,8 @@ type Config struct {
 	// clock from outside keeps the engine pure).
 	Clock func() time.Duration
 	// ChargeSchedTime delays a worker by the wall time of the scheduler
-	// calls made on its behalf (the papers' real runs); results are then
-	// no longer bit-reproducible.
+	// calls made on its behalf (Runtime.SchedCost = "measured"); results
+	// are then no longer bit-reproducible.
 	ChargeSchedTime bool
 	// Trace, when set, receives every event.
 	Trace func(Event)
@@ -122,6 +122,7 @@ type Stats struct {
 	Tasks         int
 	PerWorker     []int
 	SchedWall     time.Duration
+	SchedOps      int64 // elementary operations the schedulers counted (View.Count)
 }
 
 // State of a datum on a node.
@@ -175,6 +176,8 @@ type Engine struct {
 	flushed  bool    // the final write-back has been issued
 	flushEnd float64 // time the last final write-back ended
 	current  int     // worker the scheduler is called for (-1: the application)
+	charge   string  // what scheduling costs: "", "measured" or "model"
+	appCost  float64 // modelled seconds of the application's calls (Init, submission)
 	stats    Stats
 
 	links     []hardware.Link
@@ -240,6 +243,13 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, w: w, p: p, rt: p.Runtime, sched: cfg.Scheduler, be: be, current: -1,
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x6d656d7363686564))}
+	switch {
+	case be != nil: // on real GPUs scheduling time passes for real
+	case p.Runtime.SchedCost == "model":
+		e.charge = "model"
+	case (cfg.ChargeSchedTime || p.Runtime.SchedCost == "measured") && cfg.Clock != nil:
+		e.charge = "measured"
+	}
 	e.evictor, _ = cfg.Scheduler.(schedulers.Evictor)
 	e.popper, _ = cfg.Scheduler.(schedulers.Popper)
 	e.obs, _ = cfg.Scheduler.(schedulers.Observer)
@@ -432,10 +442,14 @@ func (e *Engine) Begin() error {
 			e.timed(-1, func() error { e.sched.Push(i); return nil })
 		}
 	}
-	if e.charging() {
+	if e.charge != "" {
 		// Static planning (Init) delays every worker's start.
+		start := e.stats.SchedWall.Seconds()
+		if e.charge == "model" {
+			start = e.appCost
+		}
 		for _, wk := range e.workers {
-			wk.blockedT = e.stats.SchedWall.Seconds()
+			wk.blockedT = start
 		}
 	}
 	e.kickAll()
@@ -475,10 +489,6 @@ func (e *Engine) Finish() *Stats {
 	return &e.stats
 }
 
-// charging says whether scheduler time is added to the timeline: only in
-// simulation, since on real GPUs it passes for real.
-func (e *Engine) charging() bool { return e.cfg.ChargeSchedTime && e.cfg.Clock != nil && e.be == nil }
-
 // Stuck explains why a run cannot progress.
 func (e *Engine) Stuck() error {
 	msg := fmt.Sprintf("simulation stuck at t=%gs with %d of %d tasks done", e.now, e.done, len(e.w.Tasks))
@@ -494,24 +504,41 @@ func (e *Engine) Stuck() error {
 }
 
 // timed runs a scheduler call made on behalf of a worker (worker < 0: the
-// application), measuring its wall time and charging it to the worker.
+// application), measuring its wall time and counting its operations, and
+// charges the worker what the call costs (Runtime.SchedCost).
 func (e *Engine) timed(worker int, f func() error) error {
 	prev := e.current
 	e.current = worker
 	defer func() { e.current = prev }()
-	if e.cfg.Clock == nil {
-		return f()
+	ops0 := e.stats.SchedOps
+	var t0 time.Duration
+	if e.cfg.Clock != nil {
+		t0 = e.cfg.Clock()
 	}
-	t0 := e.cfg.Clock()
 	err := f()
-	dt := e.cfg.Clock() - t0
-	e.stats.SchedWall += dt
-	if e.charging() && worker >= 0 {
-		wk := e.workers[worker]
-		wk.blockedT = math.Max(wk.blockedT, e.now) + dt.Seconds()
+	var cost float64
+	if e.cfg.Clock != nil {
+		dt := e.cfg.Clock() - t0
+		e.stats.SchedWall += dt
+		cost = dt.Seconds()
+	}
+	if e.charge == "model" {
+		cost = float64(e.stats.SchedOps-ops0) * e.rt.OpSeconds
+	}
+	if e.charge != "" && cost > 0 {
+		if worker < 0 {
+			e.appCost += cost
+		} else {
+			wk := e.workers[worker]
+			wk.blockedT = math.Max(wk.blockedT, e.now) + cost
+		}
 	}
 	return err
 }
+
+// Count is how a scheduler reports the elementary operations its call
+// performs in the papers' StarPU implementation (View.Count).
+func (e *Engine) Count(ops int) { e.stats.SchedOps += int64(ops) }
 
 // observe tells an observing scheduler, timing the call like any other: a
 // memory event names the node, charged to its first worker (the data

@@ -61,6 +61,7 @@ func (f *fakeView) Pipeline(k int) []int             { return f.pipe[k] }
 func (f *fakeView) ComputeSeconds(int, int) float64  { return 1 }
 func (f *fakeView) TransferSeconds(int, int) float64 { return 1 }
 func (f *fakeView) Rand() *rand.Rand                 { return f.rng }
+func (f *fakeView) Count(int)                        {}
 func (f *fakeView) setPresent(k int, ds ...int) *fakeView {
 	for _, d := range ds {
 		f.present[[2]int{k, d}] = true
