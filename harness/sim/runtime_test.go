@@ -88,7 +88,7 @@ func TestPresetRuntimeIsStarPUs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := hardware.Runtime{Buffer: 10, Pipeline: 5, ReclaimFactor: 2, AllocSync: "none"}
+	want := hardware.Runtime{Buffer: 10, Pipeline: 5, ReclaimFactor: 2, AllocSync: "none", SchedCost: "none"}
 	if p.Runtime != want {
 		t.Fatalf("runtime %+v, want %+v", p.Runtime, want)
 	}
