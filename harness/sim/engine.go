@@ -180,18 +180,19 @@ type Engine struct {
 	appCost  float64 // modelled seconds of the application's calls (Init, submission)
 	stats    Stats
 
-	links     []hardware.Link
-	down, up  [][]int
-	linkIndex map[string]int
-	peer      map[[2]int][]int // NVLink path of each GPU pair
-	rateMemo  map[pathSet][]float64
-	flows     []*flow
-	spare     []*flow // finished flows, for reuse
-	homeGBps  []float64
-	capLeft   []float64
-	users     []int
-	fixed     []bool
-	cand      []int
+	links      []hardware.Link
+	down, up   [][]int
+	linkIndex  map[string]int
+	peer       map[[2]int][]int // NVLink path of each GPU pair
+	rateMemo   map[pathSet][]float64
+	rateMemo64 map[uint64][]float64 // the same, for sets of paths below 64
+	flows      []*flow
+	spare      []*flow // finished flows, for reuse
+	homeGBps   []float64
+	capLeft    []float64
+	users      []int
+	fixed      []bool
+	cand       []int
 }
 
 type event struct {
@@ -257,6 +258,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e.linkIndex = map[string]int{}
 	e.peer = map[[2]int][]int{}
 	e.rateMemo = map[pathSet][]float64{}
+	e.rateMemo64 = map[uint64][]float64{}
 	for i, l := range e.links {
 		e.linkIndex[l.Name] = i
 	}

@@ -275,8 +275,13 @@ func (e *Engine) rates() {
 		}
 		key[f.path/64] |= 1 << (f.path % 64)
 	}
+	small := key[1]|key[2]|key[3] == 0 // every path below 64: a cheaper key
 	if memo {
-		if r, ok := e.rateMemo[key]; ok {
+		r, ok := e.rateMemo[key]
+		if small {
+			r, ok = e.rateMemo64[key[0]]
+		}
+		if ok {
 			for _, f := range e.flows {
 				f.rate = r[key.rank(f.path)]
 			}
@@ -289,7 +294,11 @@ func (e *Engine) rates() {
 		for _, f := range e.flows {
 			r[key.rank(f.path)] = f.rate
 		}
-		e.rateMemo[key] = r
+		if small {
+			e.rateMemo64[key[0]] = r
+		} else {
+			e.rateMemo[key] = r
+		}
 	}
 }
 

@@ -100,11 +100,7 @@ func (e *Engine) fill(w int) {
 				e.timed(w, func() error { i = e.popper.Pop(w, wk.buffer); return nil })
 			}
 			task := wk.buffer[i]
-			if i == 0 {
-				wk.buffer = wk.buffer[1:] // the common case: no copy
-			} else {
-				wk.buffer = append(wk.buffer[:i], wk.buffer[i+1:]...)
-			}
+			wk.buffer = append(wk.buffer[:i], wk.buffer[i+1:]...)
 			e.popTask(w, task)
 			changed = true
 		}
