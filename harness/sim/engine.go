@@ -96,6 +96,11 @@ type Stats struct {
 	Prefetches int
 	Fetches    int
 	Evictions  int
+	// PopMissing counts, at each pop, the task's inputs neither resident nor
+	// already being fetched for a popped task: in-flight prefetches count.
+	// It is the fetch count of the authors' visualisation (StarPU HFP.c
+	// get_data_to_load, starpu_data_is_on_node_excluding_prefetch).
+	PopMissing int
 	Tasks      int
 	PerWorker  []int
 	SchedWall  time.Duration
@@ -522,6 +527,9 @@ func (e *Engine) popTask(g, task int) {
 	m := e.gpus[g]
 	m.pipe = append(m.pipe, task)
 	for _, d := range e.w.Tasks[task].Inputs {
+		if m.state[d] != resident && m.pin[d] == 0 {
+			e.stats.PopMissing++
+		}
 		m.want[d]--
 		m.pin[d]++
 		switch m.state[d] {
