@@ -29,7 +29,7 @@ reproduce: build
 	  $(BIN) sweep $$s $(SWEEP) -o $${r%.toml}.jsonl; \
 	done
 	$(BIN) report --reproduction paper/REPRODUCTION.md --claims paper --suites suites \
-	  --figures paper/figures $(RESULTS)
+	  --figures paper/figures --headline README.md $(RESULTS)
 
 # The preview limits each run to 20 s: the largest points (hMETIS+R's
 # partition of the 90,000-task hypergraph takes ~30 s) then show as timeout

@@ -2,6 +2,7 @@ package schedulers
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/memsched/memsched/workloads"
 )
@@ -52,9 +53,10 @@ type Planned struct {
 	Window int // Ready looks at the first Window buffered tasks (0 = all)
 	Belady bool
 
-	v     View
-	lists *Lists
-	index *ReadyIndex // Ready over the whole plan, when Window is 0
+	v       View
+	lists   *Lists
+	index   *ReadyIndex // Ready over the whole plan, when Window is 0
+	initial [][]int     // the plan as computed, for ModelPlan
 }
 
 func (s *Planned) Init(v View) error {
@@ -84,6 +86,10 @@ func (s *Planned) Init(v View) error {
 	}
 	if n != len(seen) {
 		return fmt.Errorf("%s planned %d of %d tasks", s.Name, n, len(seen))
+	}
+	s.initial = make([][]int, len(plans)) // Lists reorders plans in place
+	for w, l := range plans {
+		s.initial[w] = slices.Clone(l)
 	}
 	s.lists = NewLists(plans, s.Steal)
 	if s.Ready && s.Window <= 0 {
@@ -132,6 +138,11 @@ func (s *Planned) Observe(kind EventKind, worker, id int) {
 		s.index.Observe(kind, worker, id)
 	}
 }
+
+// ModelPlan is the plan as computed in Init (before Ready and stealing
+// change it at run time) and whether it is run with Belady, for the loads of
+// the abstract model (harness/run's model_loads).
+func (s *Planned) ModelPlan() (plans [][]int, belady bool) { return s.initial, s.Belady }
 
 // Remaining is the worker's plan not yet pulled.
 func (s *Planned) Remaining(worker int) []int { return s.lists.Remaining(worker) }

@@ -38,6 +38,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	average := fs.String("average", report.RatioOfMeans, "improvement averaging: ratio-of-means (the papers') or mean-of-ratios")
 	figures := fs.String("figures", "", "write PNG and SVG figures under this directory (one subdirectory per suite)")
 	repro := fs.String("reproduction", "", "write the reproduction report (every claim of --claims, default paper/) to this Markdown file")
+	headlineFile := fs.String("headline", "", "with --reproduction: write the headline into this file (README.md), on the line between <!-- headline --> and <!-- /headline -->")
 	out := fs.String("o", "", "output file (default stdout; the picture file with --order-plot)")
 	orderPlot := fs.String("order-plot", "", "draw the processing order of a trace (memsched run --trace) into -o (.png or .svg)")
 	workloadFile := fs.String("workload-file", "", "with --order-plot: the run's workload JSON, when the trace header has no generator spec")
@@ -55,7 +56,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		if *claimsDir == "" {
 			*claimsDir = "paper"
 		}
-		return reproduction(files, *suitesDir, *claimsDir, *figures, *repro, *average, stdout, stderr, args)
+		return reproduction(files, *suitesDir, *claimsDir, *figures, *repro, *headlineFile, *average, stdout, stderr, args)
 	}
 	if len(files) == 0 {
 		fs.Usage()
@@ -221,7 +222,7 @@ func safeName(s string) string {
 	}, s)
 }
 
-func reproduction(files []string, suitesDir, claimsDir, figures, out, average string, stdout, stderr io.Writer, args []string) error {
+func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFile, average string, stdout, stderr io.Writer, args []string) error {
 	claims, err := paper.LoadDir(claimsDir)
 	if err != nil {
 		return err
@@ -276,10 +277,31 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, average st
 	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 		return err
 	}
-	counts := report.Counts(claims, results, average)
-	fmt.Fprintf(stdout, "%s: %d claims: %d reproduced, %d off, %d not run, %d not yet reproducible, %d qualitative, %d platform inputs\n",
-		out, len(claims), counts[report.StatusReproduced], counts[report.StatusOff], counts[report.StatusNotRun], counts[report.StatusNotYet], counts[report.StatusQualitative], counts[report.StatusInput])
+	counts, h := report.Counts(claims, results, average)
+	fmt.Fprintf(stdout, "%s: %s; %d claims: %d reproduced, %d within noise, %d off, %d not run, %d not yet reproducible, %d definitions, %d faster than published, %d platform inputs, %d restatements, %d qualitative\n",
+		out, h, len(claims), counts[report.StatusReproduced], counts[report.StatusNoise], counts[report.StatusOff], counts[report.StatusNotRun], counts[report.StatusNotYet],
+		counts[report.StatusDefinition], counts[report.StatusFaster], counts[report.StatusInput], counts[report.StatusRestates], counts[report.StatusQualitative])
+	if headlineFile != "" {
+		return writeHeadline(headlineFile, fmt.Sprintf("**%s** (%s).", h, out))
+	}
 	return nil
+}
+
+// writeHeadline replaces the text between the headline markers of a file
+// (README.md), so the number beside the command that makes it stays true.
+func writeHeadline(path, text string) error {
+	const begin, end = "<!-- headline -->", "<!-- /headline -->"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	s := string(data)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		return fmt.Errorf("--headline %s: no %s ... %s markers; add them where the headline goes", path, begin, end)
+	}
+	s = s[:i+len(begin)] + text + s[j:]
+	return os.WriteFile(path, []byte(s), 0o644)
 }
 
 func orderPicture(tracePath, workloadFile, out string, stdout io.Writer) error {

@@ -29,6 +29,14 @@ type Record struct {
 	Evictions  int     `json:"evictions"`
 	WriteBacks int     `json:"writebacks"`
 	Invalid    int     `json:"invalidations"`
+	// PopMissing: inputs not on the GPU (in-flight prefetches included) when
+	// their task is popped; the papers' fetch count (StarPU HFP.c
+	// get_data_to_load).
+	PopMissing int `json:"pop_missing"`
+	// ModelLoads: the loads of the scheduler's plan in the abstract model of
+	// thesis §2.2 (order.Loads per worker, no prefetch, no pipeline), for
+	// schedulers with a static plan; 0 otherwise.
+	ModelLoads int     `json:"model_loads,omitempty"`
 	Tasks      int     `json:"tasks"`
 	PerWorker  []int   `json:"tasks_per_worker"`
 	SchedWallS float64 `json:"sched_wall_s"`

@@ -10,6 +10,7 @@ import (
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/schedulers/order"
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -85,11 +86,38 @@ func Run(cfg Config) (rec Record, err error) {
 	rec.BytesH2D, rec.BytesD2D, rec.BytesD2H = st.BytesH2D, st.BytesD2D, st.BytesD2H
 	rec.WriteBacks, rec.Invalid = st.WriteBacks, st.Invalidations
 	rec.Loads, rec.Prefetches, rec.Fetches, rec.Evictions = st.Loads, st.Prefetches, st.Fetches, st.Evictions
+	rec.PopMissing = st.PopMissing
 	rec.Tasks, rec.PerWorker = st.Tasks, st.PerWorker
 	rec.SchedWallS = st.SchedWall.Seconds()
 	rec.SchedOps = st.SchedOps
 	if pr, ok := sch.(interface{ Partitioner() string }); ok {
 		rec.Partition = pr.Partitioner()
 	}
+	if mp, ok := sch.(interface{ ModelPlan() ([][]int, bool) }); ok {
+		if rec.ModelLoads, err = modelLoads(cfg.Workload, p.MemoryBytes, mp.ModelPlan); err != nil {
+			return rec, err
+		}
+	}
 	return rec, nil
+}
+
+// modelLoads counts the loads of a static plan in the abstract model of
+// thesis §2.2 (schedulers/order.Loads): each worker runs its list with the
+// whole memory, no prefetch and no pipeline, evicting with Belady when the
+// scheduler does, else LRU. The papers' toy examples count loads this way.
+func modelLoads(w *workloads.Workload, memory int64, plan func() ([][]int, bool)) (int, error) {
+	plans, belady := plan()
+	policy := order.PolicyLRU
+	if belady {
+		policy = order.PolicyBelady
+	}
+	total := 0
+	for _, l := range plans {
+		n, _, err := order.Loads(w, l, memory, policy)
+		if err != nil {
+			return 0, fmt.Errorf("model loads: %w", err)
+		}
+		total += n
+	}
+	return total, nil
 }

@@ -119,10 +119,15 @@ type Stats struct {
 	Evictions     int
 	WriteBacks    int
 	Invalidations int
-	Tasks         int
-	PerWorker     []int
-	SchedWall     time.Duration
-	SchedOps      int64 // elementary operations the schedulers counted (View.Count)
+	// PopMissing counts, at each pop, the task's inputs neither resident nor
+	// already being fetched for a popped task: in-flight prefetches count.
+	// It is the fetch count of the authors' visualisation (StarPU HFP.c
+	// get_data_to_load, starpu_data_is_on_node_excluding_prefetch).
+	PopMissing int
+	Tasks      int
+	PerWorker  []int
+	SchedWall  time.Duration
+	SchedOps   int64 // elementary operations the schedulers counted (View.Count)
 }
 
 // State of a datum on a node.

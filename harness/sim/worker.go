@@ -164,6 +164,9 @@ func (e *Engine) popTask(w, task int) {
 	e.popSeq[task] = e.pops
 	t := &e.w.Tasks[task]
 	for k, d := range t.Inputs {
+		if n.state[d] != resident && n.pin[d] == 0 {
+			e.stats.PopMissing++
+		}
 		n.want[d]--
 		n.pin[d]++
 		switch n.state[d] {
