@@ -49,9 +49,11 @@ import (
 // Deps every access is R: the papers' independent task sets only read.
 //
 // WriteC (2D kinds) gives each task T(i,j) a third data, its C tile
-// (Tile×Tile fp32, ids after the 2N inputs, i·N+j), written in mode W: the
-// sgemm codelet of the IPDPS 2022 random-order runs (StarPU
-// examples/mult/xgemm.c at commit 0445b697) allocated and wrote back C.
+// (Tile×Tile fp32, ids after the 2N inputs, i·N+j), written in mode W and
+// scratch: the sgemm codelet of the IPDPS 2022 random-order runs (StarPU
+// examples/mult/xgemm.c at commit 0445b697, cl_gemm0) took C in mode W and
+// invalidated it after each task, so each task allocates one more tile and
+// nothing is written back.
 //
 // Order "random" draws a seeded uniform permutation of the tasks and
 // renumbers them densely (coords keep the tile identity). With Deps it
@@ -125,6 +127,9 @@ func data2D(b *builder, s Spec) (a0, b0 int, flops float64) {
 	b0 = b.addData(s.N, bytes)
 	if s.WriteC {
 		b.c0 = b.addData(s.N*s.N, int64(s.Tile)*int64(s.Tile)*floatBytes)
+		for c := b.c0; c < len(b.w.Data); c++ {
+			b.w.Data[c].Scratch = true
+		}
 	}
 	return a0, b0, 2 * float64(s.Tile) * float64(s.Tile) * float64(s.Z)
 }

@@ -49,8 +49,9 @@ type Spec struct {
 	// empty DAG (each C tile is written once and C is not modelled), so
 	// Deps is accepted there and adds nothing.
 	Deps bool
-	// WriteC (2D kinds) adds each task's C tile, written in mode W, as the
-	// sgemm codelet of the IPDPS 2022 random-order runs did.
+	// WriteC (2D kinds) adds each task's C tile, written in mode W and
+	// discarded after the task (scratch), as the sgemm codelet of the IPDPS
+	// 2022 random-order runs did.
 	WriteC bool   `json:",omitempty"`
 	Seed   uint64 // seeds every random choice (order, sparse mask, random pairs)
 }

@@ -46,9 +46,12 @@ func (w *Workload) Validate() error {
 				return fmt.Errorf("workloads: task %d has access mode %d; use R, W or RW", i, m)
 			}
 		}
-		for _, d := range t.Inputs {
+		for k, d := range t.Inputs {
 			if d < 0 || d >= nd {
 				return fmt.Errorf("workloads: task %d reads data %d, which does not exist (the workload declares data 0..%d)", i, d, nd-1)
+			}
+			if w.Data[d].Scratch && t.Mode(k) != W {
+				return fmt.Errorf("workloads: task %d accesses scratch data %d in mode %v; a scratch datum is only written (mode W)", i, d, t.Mode(k))
 			}
 			if seen[d] == i+1 {
 				return fmt.Errorf("workloads: task %d lists input %d twice; list each data once", i, d)

@@ -3,10 +3,14 @@
 // deterministic for a seed.
 package workloads
 
-// Data is one piece of data (a StarPU handle): an id and a size.
+// Data is one piece of data (a StarPU handle): an id and a size. A
+// scratch datum is an output whose value nobody needs: each task writing it
+// (mode W) gets a fresh allocation, discarded when the task ends, never
+// written back (StarPU's starpu_data_invalidate_submit after the task).
 type Data struct {
-	ID    int   `json:"id"`
-	Bytes int64 `json:"bytes"`
+	ID      int   `json:"id"`
+	Bytes   int64 `json:"bytes"`
+	Scratch bool  `json:"scratch,omitempty"`
 }
 
 // Task is one kernel invocation accessing its Inputs (data ids), each in

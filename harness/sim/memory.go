@@ -407,7 +407,7 @@ func (e *Engine) isCandidate(d int) bool {
 // lastCopy reports whether the node holds the only valid copy of a datum:
 // evicting it needs a write-back.
 func (e *Engine) lastCopy(ni, d int) bool {
-	if e.nodes[e.home].state[d] == resident {
+	if e.nodes[e.home].state[d] == resident || e.w.Data[d].Scratch {
 		return false
 	}
 	for o, m := range e.nodes {

@@ -211,7 +211,7 @@ func (e *Engine) flush() {
 	e.flushed = true
 	h := e.nodes[e.home]
 	for d := range e.w.Data {
-		if h.state[d] == resident {
+		if h.state[d] == resident || e.w.Data[d].Scratch {
 			continue
 		}
 		inFlight := false

@@ -238,6 +238,11 @@ func (e *Engine) TaskDone(w, task int) {
 	e.stats.Tasks++
 	e.stats.PerWorker[w]++
 	e.emit(Event{Ev: "task_end", Worker: w, Node: wk.node, Task: task})
+	for _, d := range e.w.Tasks[task].Inputs {
+		if e.w.Data[d].Scratch && wk.node != e.home && n.pin[d] == 0 && n.want[d] == 0 && n.state[d] == resident {
+			e.discard(wk.node, d)
+		}
+	}
 	e.observe(schedulers.Finished, w, task)
 	if e.done == len(e.w.Tasks) {
 		e.tasksEnd = e.now
@@ -270,6 +275,23 @@ func (e *Engine) TaskDone(w, task int) {
 	}
 }
 
+// discard drops a scratch datum after the task that wrote it: its value is
+// not needed (starpu_data_invalidate_submit), so it is freed without a
+// write-back.
+func (e *Engine) discard(ni, d int) {
+	n := e.nodes[ni]
+	bytes := e.w.Data[d].Bytes
+	n.state[d] = absent
+	n.used -= bytes
+	n.lruRemove(d)
+	e.stats.Invalidations++
+	e.emit(Event{Ev: "invalidate", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
+	if e.be != nil {
+		e.be.Evicted(ni, d)
+	}
+	e.observe(schedulers.Evicted, ni, d)
+}
+
 // acquire grants a starting task its writes (StarPU's MSI coherency,
 // coherency.c _starpu_fetch_data_on_node in W mode): every other copy of a
 // data it writes is invalidated, main memory's included, so the node's
@@ -279,8 +301,8 @@ func (e *Engine) TaskDone(w, task int) {
 func (e *Engine) acquire(node, task int) (freed []int) {
 	t := &e.w.Tasks[task]
 	for k, d := range t.Inputs {
-		if !t.Mode(k).Writes() {
-			continue
+		if !t.Mode(k).Writes() || e.w.Data[d].Scratch {
+			continue // a scratch datum's value matters to nobody
 		}
 		e.version[d]++
 		for o, m := range e.nodes {

@@ -230,7 +230,7 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 				} else if m.Reads() && ver[n][d] != latest[d] {
 					report("%s: task %d reads a stale copy of data %d on node %d", where, ev.Task, d, n)
 				}
-				if m.Writes() {
+				if m.Writes() && !w.Data[d].Scratch {
 					latest[d]++
 					ver[n][d] = latest[d]
 					for o := range nodes {
