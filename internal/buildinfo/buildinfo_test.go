@@ -37,7 +37,7 @@ func TestLicenseMatchesCitation(t *testing.T) {
 
 func TestParseDescribe(t *testing.T) {
 	for in, want := range map[string]Code{
-		"46ecc763757a5f992ae3ecea8f93dac39a72cc47":        {"46ecc763757a5f992ae3ecea8f93dac39a72cc47", false},
+		"46ecc763757a5f992ae3ecea8f93dac39a72cc47":         {"46ecc763757a5f992ae3ecea8f93dac39a72cc47", false},
 		"46ecc763757a5f992ae3ecea8f93dac39a72cc47-dirty\n": {"46ecc763757a5f992ae3ecea8f93dac39a72cc47", true},
 		"": {Unknown, false},
 	} {
