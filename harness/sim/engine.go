@@ -30,6 +30,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -71,19 +72,24 @@ type Config struct {
 	ChargeSchedTime bool
 	// Trace, when set, receives every event.
 	Trace func(Event)
+	// Context, when set, cancels the run (a sweep's per-run timeout): Run
+	// checks it between events and returns its error.
+	Context context.Context
 }
 
-// Event is one trace record.
+// Event is one trace record. Every field is always written (id 0 and GPU
+// 0 included), so a reader needs no defaults; a field that does not apply
+// to the kind is zero.
 type Event struct {
 	T      float64 `json:"t"`
 	Ev     string  `json:"ev"` // load_start, load_end, evict, task_start, task_end
 	Worker int     `json:"worker"`
 	Node   int     `json:"node"`
-	Task   int     `json:"task,omitempty"`
-	Data   int     `json:"data,omitempty"`
-	Bytes  int64   `json:"bytes,omitempty"`
-	Kind   string  `json:"kind,omitempty"` // fetch or prefetch, for loads
-	Src    int     `json:"src,omitempty"`  // -1 host, else the source GPU, for loads
+	Task   int     `json:"task"`  // task events
+	Data   int     `json:"data"`  // load and evict events
+	Bytes  int64   `json:"bytes"` // load and evict events
+	Kind   string  `json:"kind"`  // fetch or prefetch, on load_start
+	Src    int     `json:"src"`   // -1 host, else the source GPU, on loads
 }
 
 // Stats are a run's totals.
@@ -273,7 +279,16 @@ func (e *Engine) Run() (*Stats, error) {
 	if err := e.Begin(); err != nil {
 		return nil, err
 	}
+	var done <-chan struct{}
+	if e.cfg.Context != nil {
+		done = e.cfg.Context.Done()
+	}
 	for !e.Done() {
+		select {
+		case <-done:
+			return nil, e.cfg.Context.Err()
+		default:
+		}
 		tFlow, fi := e.nextFlow()
 		if len(e.events) == 0 && fi < 0 {
 			return nil, e.Stuck()
