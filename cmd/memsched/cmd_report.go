@@ -13,6 +13,7 @@ import (
 	"github.com/memsched/memsched/harness/report"
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/suite"
+	"github.com/memsched/memsched/harness/trace"
 	"github.com/memsched/memsched/paper"
 	"github.com/memsched/memsched/workloads"
 )
@@ -291,23 +292,25 @@ func orderPicture(tracePath, workloadFile, out string, stdout io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	evs, spec, err := report.ReadTrace(f, tracePath)
+	t, err := trace.Read(f)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", tracePath, err)
 	}
 	var w *workloads.Workload
 	switch {
 	case workloadFile != "":
 		w, err = workloads.ReadJSONFile(workloadFile)
-	case spec != nil:
-		w, err = workloads.Generate(*spec)
+	case t.Header.WorkloadFile != "":
+		w, err = workloads.ReadJSONFile(t.Header.WorkloadFile)
+	case t.Header.Workload != nil:
+		w, err = workloads.Generate(*t.Header.Workload)
 	default:
 		return fmt.Errorf("%s has no workload spec in its header; give --workload-file W.json (memsched workload writes one)", tracePath)
 	}
 	if err != nil {
 		return err
 	}
-	if err := report.OrderPlot(evs, w, out); err != nil {
+	if err := report.OrderPlot(t.Events, w, out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", out)

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -61,16 +63,32 @@ func (w *workloadFlags) register(fs *flag.FlagSet, withFile bool) {
 	fs.IntVar(&w.spec.Z, "z", workloads.DefaultZ, "inner dimension of the 2D product (elements)")
 	fs.IntVar(&w.spec.NZ, "nz", 0, "3D depth in tiles (0 = n)")
 	fs.StringVar(&w.spec.Order, "order", "", "submission order: submission or random")
-	fs.Float64Var(&w.spec.Keep, "keep", 0, "sparse2d: probability of keeping a task (0 = 0.1)")
+	fs.Float64Var(&w.spec.Keep, "keep", 0, "sparse2d: probability of keeping a task, in (0, 1] (0 = 0.1)")
 	fs.BoolVar(&w.spec.Deps, "deps", false, "add the task graph's dependencies (3D accumulation, Cholesky, LU)")
 	if withFile {
 		fs.StringVar(&w.file, "workload-file", "", "read the task set from a JSON file instead of generating it")
 	}
 }
 
-func (w *workloadFlags) build(seed uint64) (*workloads.Workload, error) {
+// generatorFlags describe a generated workload; a workload file fixes the
+// task set, so they cannot come with --workload-file.
+var generatorFlags = []string{"workload", "kind", "n", "tile", "z", "nz", "order", "keep", "deps"}
+
+func (w *workloadFlags) build(fs *flag.FlagSet, seed uint64) (*workloads.Workload, error) {
 	if w.file != "" {
+		var given []string
+		fs.Visit(func(f *flag.Flag) {
+			if slices.Contains(generatorFlags, f.Name) {
+				given = append(given, "--"+f.Name)
+			}
+		})
+		if len(given) > 0 {
+			return nil, fmt.Errorf("%s given with --workload-file: a workload file fixes the task set; remove %s or --workload-file", strings.Join(given, ", "), strings.Join(given, ", "))
+		}
 		return workloads.ReadJSONFile(w.file)
+	}
+	if w.spec.Keep != 0 && w.spec.Kind != workloads.KindSparse2D {
+		return nil, fmt.Errorf("--keep is for --workload sparse2d, not %s", w.spec.Kind)
 	}
 	s := w.spec
 	s.Seed = seed
@@ -90,29 +108,45 @@ type platformFlags struct {
 func (p *platformFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.preset, "platform", "v100-gemini", "platform preset ("+strings.Join(hardware.Presets(), ", ")+") or a preset .toml file")
 	fs.IntVar(&p.gpus, "gpus", 1, "number of GPUs")
-	fs.Float64Var(&p.memoryMB, "memory-mb", 0, "memory per GPU in MiB (the papers' MB); 0 = the preset's")
-	fs.Int64Var(&p.memoryBytes, "memory-bytes", 0, "memory per GPU in bytes (toy instances)")
+	fs.Float64Var(&p.memoryMB, "memory-mb", 0, "memory per GPU in MiB (the papers' MB); 0 = no limit (the GPU's whole memory), as in suites and claims; omitted = the preset's (v100-gemini: 500)")
+	fs.Int64Var(&p.memoryBytes, "memory-bytes", 0, "memory per GPU in bytes, > 0 (toy instances)")
 	fs.BoolVar(&p.nvlink, "nvlink", false, "allow GPU-to-GPU copies over NVLink")
-	fs.Float64Var(&p.pcieGBps, "pcie-gbps", 0, "override the per-GPU PCIe link bandwidth in GB/s (COLOC 2021 used 6)")
+	fs.Float64Var(&p.pcieGBps, "pcie-gbps", 0, "override the per-GPU PCIe link bandwidth in GB/s, > 0 (COLOC 2021 used 6)")
 }
 
-func (p *platformFlags) build() (*hardware.Platform, error) {
+// build loads the preset and applies the flags the user gave (fs.Visit):
+// a flag left out keeps the preset's value.
+func (p *platformFlags) build(fs *flag.FlagSet) (*hardware.Platform, error) {
 	pl, err := hardware.Load(p.preset)
 	if err != nil {
 		return nil, err
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	pl.GPUs = p.gpus
 	switch {
-	case p.memoryBytes > 0:
-		pl.SetMemoryBytes(p.memoryBytes)
-	case p.memoryMB > 0:
-		pl.SetMemoryMiB(p.memoryMB)
+	case set["memory-mb"] && set["memory-bytes"]:
+		return nil, fmt.Errorf("--memory-mb and --memory-bytes both given; keep one")
+	case set["memory-bytes"]:
+		if err := pl.SetMemoryCapBytes(p.memoryBytes); err != nil {
+			return nil, fmt.Errorf("--memory-bytes %d: %w", p.memoryBytes, err)
+		}
+	case set["memory-mb"]:
+		if err := pl.SetMemoryCap(p.memoryMB); err != nil {
+			return nil, fmt.Errorf("--memory-mb %g: %w", p.memoryMB, err)
+		}
 	}
 	if p.nvlink {
 		pl.Topology.NVLink = true
 	}
-	if p.pcieGBps > 0 {
+	if set["pcie-gbps"] {
+		if !(p.pcieGBps > 0) || math.IsInf(p.pcieGBps, 1) {
+			return nil, fmt.Errorf("--pcie-gbps %g: give a positive bandwidth in GB/s", p.pcieGBps)
+		}
 		pl.Topology.GPULinkGBps = p.pcieGBps
+	}
+	if p.gpus < 1 || p.gpus > pl.MaxGPUs {
+		return nil, fmt.Errorf("--gpus %d: platform %s has 1 to %d GPUs", p.gpus, pl.Name, pl.MaxGPUs)
 	}
 	return pl, pl.Check()
 }

@@ -4,6 +4,7 @@
 package run
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -23,6 +24,7 @@ type Config struct {
 	ChargeSched bool
 	Executor    string // "sim" (default) or "cuda"
 	Trace       func(sim.Event)
+	Context     context.Context // cancels the run (nil: never)
 }
 
 // Executor runs a built scheduler on a platform. The simulator is the
@@ -69,7 +71,7 @@ func Run(cfg Config) (rec Record, err error) {
 		Buffer:   spec.BufferDepth(params, p.Runtime.Buffer),
 		Pipeline: p.Runtime.Pipeline, Seed: cfg.Seed,
 		Clock: monotonic, ChargeSchedTime: cfg.ChargeSched,
-		Trace: cfg.Trace,
+		Trace: cfg.Trace, Context: cfg.Context,
 	}
 	t0 := time.Now()
 	st, device, err := ex(sc)

@@ -122,6 +122,7 @@ type Workload struct {
 // Scheduler is one [[scheduler]] block.
 type Scheduler struct {
 	Name        string
+	Version     int // schedulers.Spec.Version
 	Label       string
 	Raw         map[string]string // parameters as written
 	Params      schedulers.Params // resolved, defaults filled
@@ -341,14 +342,20 @@ func (s *Suite) parsePlatform(t *tbl) {
 		}
 		ps.MemoryMiB = t.axisFloat("memory_mb", def)
 	}
+	// The same rules as --memory-mb and --memory-bytes (0 MiB = the whole
+	// memory), checked on the preset before the points are built.
 	for _, m := range ps.MemoryMiB {
-		if m < 0 {
-			t.errf("memory_mb", "memory_mb = %g is negative; use MiB per GPU (0 = the GPU's whole memory)", m)
+		if base != nil {
+			if err := base.Clone().SetMemoryCap(m); err != nil {
+				t.errf("memory_mb", "memory_mb = %g: %v", m, err)
+			}
 		}
 	}
 	for _, b := range ps.MemoryBytes {
-		if b <= 0 {
-			t.errf("memory_bytes", "memory_bytes = %d; use a positive number of bytes per GPU", b)
+		if base != nil {
+			if err := base.Clone().SetMemoryCapBytes(b); err != nil {
+				t.errf("memory_bytes", "memory_bytes = %d: %v", b, err)
+			}
 		}
 	}
 	for _, g := range ps.GPUs {
@@ -477,7 +484,11 @@ func (s *Suite) parseWorkload(t *tbl) {
 	}
 	w.Deps = t.boolean("deps", false)
 	if t.has("seed") {
-		v := uint64(t.integer("seed", 0))
+		seed := t.integer("seed", 0)
+		if seed < 0 {
+			t.errf("seed", "seed = %d; use a non-negative integer", seed)
+		}
+		v := uint64(seed)
 		w.Seed = &v
 	}
 	t.unknown("kind", "n", "nz", "keep", "tile", "z", "order", "deps", "seed", "file")
@@ -524,7 +535,7 @@ func (s *Suite) parseScheduler(i int, t *tbl) {
 		if sc.Params, err = spec.Resolve(sc.Raw); err != nil {
 			sc.Params = nil
 		}
-		sc.Name = spec.Name
+		sc.Name, sc.Version = spec.Name, spec.Version
 	}
 	for j, o := range s.Schedulers {
 		if o.Label == sc.Label {

@@ -319,7 +319,7 @@ func execute(r suite.Run, runner func(run.Config) (run.Record, error), timeout t
 		return rec
 	}
 	rec := o.rec
-	rec.Key, rec.Suite, rec.Label, rec.Point, rec.Rep = r.Key, r.Suite, r.Label, r.Point, r.Rep
+	rec.Key, rec.Config, rec.Suite, rec.Label, rec.Point, rec.Rep = r.Key, r.ConfigID, r.Suite, r.Label, r.Point, r.Rep
 	return rec
 }
 
