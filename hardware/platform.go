@@ -9,6 +9,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -161,6 +162,10 @@ var required = []struct{ key, what string }{
 func Parse(name string, data []byte) (*Platform, error) {
 	var f presetFile
 	md, err := toml.Decode(string(data), &f)
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return nil, fmt.Errorf("platform %s: line %d: %s; fix the TOML syntax", name, pe.Position.Line, pe.Message)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("platform %s: %w", name, err)
 	}

@@ -173,7 +173,7 @@ func (p Param) check(v string) error {
 			return fmt.Errorf("parameter %s=%s: want a finite number (default %s)", p.Name, v, p.Default)
 		}
 		if min, merr := strconv.ParseFloat(p.Min, 64); err == nil && merr == nil && f < min {
-			return fmt.Errorf("parameter %s=%s: want a %s >= %s (default %s)", p.Name, v, p.Kind, p.Min, p.Default)
+			return fmt.Errorf("parameter %s=%s: want %s >= %s (default %s)", p.Name, v, kindNames[p.Kind], p.Min, p.Default)
 		}
 	case "string":
 		if len(p.Choices) > 0 {
@@ -186,10 +186,12 @@ func (p Param) check(v string) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("parameter %s=%q: want a %s (default %s)", p.Name, v, p.Kind, p.Default)
+		return fmt.Errorf("parameter %s=%q: want %s (default %s)", p.Name, v, kindNames[p.Kind], p.Default)
 	}
 	return nil
 }
+
+var kindNames = map[string]string{"bool": "true or false", "int": "an integer", "float": "a number", "string": "a string"}
 
 func normalise(kind, v string) string {
 	switch kind {

@@ -60,7 +60,6 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		return reproduction(files, *suitesDir, *claimsDir, *figures, *repro, *average, *preview, stdout, stderr, args)
 	}
 	if len(files) == 0 {
-		fs.Usage()
 		return fmt.Errorf("give at least one results file")
 	}
 	if *format != "md" && *format != "csv" && *format != "html" {

@@ -45,6 +45,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	// Resolve the scheduler first: a bad name or parameter costs no run and
 	// leaves no trace file behind.
+	if err := run.CheckExecutor(*executor); err != nil {
+		return err
+	}
 	spec, err := schedulers.Lookup(*sched)
 	if err != nil {
 		return err

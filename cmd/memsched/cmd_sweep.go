@@ -86,6 +86,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return fmt.Errorf("want exactly one suite file, got %d arguments (memsched sweep SUITE.toml [flags])", len(pos))
 	}
+	if !strings.HasSuffix(pos[0], ".toml") {
+		return fmt.Errorf("%s: a suite is a .toml file (suites/ holds them); results files (.jsonl) are read by memsched report", pos[0])
+	}
 	if *quick < 0 {
 		return fmt.Errorf("--quick %d: give how many values of each axis to keep (at least 1), or 0 for all", *quick)
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/internal/suggest"
@@ -40,6 +41,17 @@ func parse(fs *flag.FlagSet, args []string) error {
 	if errors.Is(err, flag.ErrHelp) {
 		usage()
 		return errHelp
+	}
+	var name, value string
+	if n, _ := fmt.Sscanf(fmt.Sprint(err), "invalid value %q for flag -%s", &value, &name); n == 2 {
+		name = strings.TrimSuffix(name, ":")
+		if f := fs.Lookup(name); f != nil {
+			if g, ok := f.Value.(flag.Getter); ok {
+				if _, ok := g.Get().(time.Duration); ok {
+					return fmt.Errorf("--%s %s: not a duration; write e.g. 90s, 10m or 1h30m", name, value)
+				}
+			}
+		}
 	}
 	if name, ok := strings.CutPrefix(fmt.Sprint(err), "flag provided but not defined: -"); ok {
 		var names []string

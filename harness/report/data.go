@@ -235,6 +235,9 @@ func LoadSourced(files ...string) ([]run.Record, []string, error) {
 	var src []string
 	index := map[string]int{}
 	for _, f := range files {
+		if strings.HasSuffix(f, ".toml") {
+			return nil, nil, fmt.Errorf("%s is a suite, not a results file: give it with --suite, and the results file (.jsonl) memsched sweep wrote", f)
+		}
 		if _, err := os.Stat(f); err != nil {
 			return nil, nil, fmt.Errorf("%w; run memsched sweep first", err)
 		}

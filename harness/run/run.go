@@ -41,6 +41,14 @@ var executors = map[string]Executor{
 // RegisterExecutor adds an executor (the CUDA one lives in its own package).
 func RegisterExecutor(name string, ex Executor) { executors[name] = ex }
 
+// CheckExecutor says whether an executor name is known ("" is the simulator).
+func CheckExecutor(name string) error {
+	if _, ok := executors[name]; !ok && name != "" {
+		return fmt.Errorf("unknown executor %q (sim or cuda)", name)
+	}
+	return nil
+}
+
 var monoStart = time.Now()
 
 func monotonic() time.Duration { return time.Since(monoStart) }
@@ -51,10 +59,10 @@ func Run(cfg Config) (rec Record, err error) {
 	if cfg.Executor == "" {
 		cfg.Executor = "sim"
 	}
-	ex, ok := executors[cfg.Executor]
-	if !ok {
-		return rec, fmt.Errorf("unknown executor %q (sim or cuda)", cfg.Executor)
+	if err := CheckExecutor(cfg.Executor); err != nil {
+		return rec, err
 	}
+	ex := executors[cfg.Executor]
 	sch, spec, params, err := schedulers.Build(cfg.Scheduler, cfg.Params)
 	if err != nil {
 		return rec, err

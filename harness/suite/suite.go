@@ -371,11 +371,12 @@ func (s *Suite) parsePlatform(t *tbl) {
 		tp := &base.Topology
 		floats := map[string]*float64{"gpu_link_gbps": &tp.GPULinkGBps, "switch_link_gbps": &tp.SwitchLinkGBps,
 			"numa_link_gbps": &tp.NUMALinkGBps, "inter_numa_gbps": &tp.InterNUMAGBps, "nvlink_gbps": &tp.NVLinkGBps}
+		before := len(t.p.errs)
 		for k, f := range floats {
 			if t.has(k) {
 				if v := t.number(k); v > 0 {
 					*f = v
-				} else {
+				} else if len(t.p.errs) == before { // not already refused as a number
 					t.errf(k, "%s = %g; a bandwidth must be positive (GB/s)", k, v)
 				}
 			}
@@ -414,7 +415,7 @@ func (s *Suite) parsePlatform(t *tbl) {
 		}
 		q := base.Clone()
 		q.GPUs = 1
-		if err := q.Check(); err != nil {
+		if err := q.Check(); err != nil && len(t.p.errs) == before {
 			t.errf("", "after the overrides: %v", err)
 		}
 		ps.Base = base

@@ -311,6 +311,12 @@ func (t *tbl) axis(key string, def float64, integer bool) []float64 {
 		return out
 	case map[string]any:
 		var from, to, step float64
+		for k := range x {
+			if k != "from" && k != "to" && k != "step" {
+				t.errf(key, "%s range: unknown key %q%s; a range has from, to and step", key, k, schedulers.Suggest(k, []string{"from", "to", "step"}))
+				return nil
+			}
+		}
 		for _, k := range []string{"from", "to", "step"} {
 			e, ok := x[k]
 			f, ok2 := conv(e)
@@ -325,11 +331,6 @@ func (t *tbl) axis(key string, def float64, integer bool) []float64 {
 				to = f
 			case "step":
 				step = f
-			}
-		}
-		for k := range x {
-			if k != "from" && k != "to" && k != "step" {
-				t.errf(key, "%s range: unknown key %q%s; a range has from, to and step", key, k, schedulers.Suggest(k, []string{"from", "to", "step"}))
 			}
 		}
 		if step <= 0 || to < from {
