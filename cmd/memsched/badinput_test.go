@@ -102,7 +102,9 @@ func badCases(t *testing.T, trace, results string) []badCase {
 		cs = append(cs, badCase{group, files, args, want})
 	}
 	run := func(want string, args ...string) { add("run", want, nil, append([]string{"run"}, args...)...) }
-	workload := func(want string, args ...string) { add("workload", want, nil, append([]string{"workload"}, args...)...) }
+	workload := func(want string, args ...string) {
+		add("workload", want, nil, append([]string{"workload"}, args...)...)
+	}
 	suiteCase := func(want, text string) {
 		add("suite TOML", want, map[string]string{"s.toml": text}, "sweep", "$D/s.toml", "--dry-run", "-o", "$D/r.jsonl")
 	}
