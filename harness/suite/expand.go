@@ -82,6 +82,13 @@ func (s *Suite) checkPoints(p *parser) {
 		if len(keeps) == 0 {
 			keeps = []float64{0}
 		}
+		// Bound the expansion before building it (each axis alone is
+		// bounded, their product is not).
+		mems := max(len(ps.MemoryMiB), len(ps.MemoryBytes))
+		if n := float64(len(w.N)) * float64(len(nzs)) * float64(len(keeps)) * float64(len(ps.GPUs)) * float64(mems) * float64(max(1, len(s.Schedulers))) * float64(s.Repetitions); n > maxRuns {
+			p.errf("suite", "", "the suite expands to %.3g runs, more than %d; reduce the axes", n, maxRuns)
+			return
+		}
 		for _, n := range w.N {
 			for _, nz := range nzs {
 				for _, keep := range keeps {
@@ -103,7 +110,7 @@ func (s *Suite) checkPoints(p *parser) {
 			// The seed only changes which tasks random kinds draw, never
 			// the input sizes, so the check generates with seed 0.
 			var err error
-			if wl, err = workloads.Generate(sp); err != nil {
+			if wl, err = generate(sp); err != nil {
 				p.errf("workload", "n", "at n = %d: %v", sp.N, err)
 				continue
 			}
@@ -185,10 +192,17 @@ func (s *Suite) checkPoints(p *parser) {
 			}
 		}
 	}
-	if len(s.points)*len(s.Schedulers)*s.Repetitions > 10_000_000 {
-		p.errf("suite", "", "the suite expands to more than 10 million runs; reduce the axes")
+	if len(s.points)*len(s.Schedulers)*s.Repetitions > maxRuns {
+		p.errf("suite", "", "the suite expands to more than %d runs; reduce the axes", maxRuns)
 	}
 }
+
+// maxRuns bounds a suite's expansion.
+const maxRuns = 10_000_000
+
+// generate builds the workloads checkPoints measures (a variable so the
+// fuzz test can bound their size).
+var generate = workloads.Generate
 
 func minMemory(key string, bytes int64) string {
 	if key == "memory_bytes" {
