@@ -349,6 +349,7 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	suiteCase(`unknown line "cieling"; did you mean "ceiling"`, suiteWith("", "[report]\nlines = [\"cieling\"]"))
 	suiteCase(`unknown key "reprot" at the top level; did you mean "report"`, suiteWith("", "[reprot]\nbaseline = \"EAGER\""))
 	suiteCase("missing [platform] table", suiteWith("[platform]\ngpus = 1\nmemory_mb = 100\n", ""))
+	suiteCase("the suite expands to 2.99e+09 runs, more than 10000000", suiteWith("n = 4", "n = {from = 1, to = 99999, step = 1}", "memory_mb = 100", "memory_mb = {from = 100, to = 30000, step = 1}"))
 	suiteCase("charge_sched_time must be true or false", suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\ncharge_sched_time = \"yes\""))
 
 	// Platform TOML (through run --platform FILE).

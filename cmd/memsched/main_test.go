@@ -27,9 +27,22 @@ func TestRunPrintsARecordAndTheTraceValidates(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rec); err != nil {
 		t.Fatalf("not one JSON object: %v\n%s", err, out)
 	}
-	for _, k := range []string{"makespan_s", "gflops", "bytes_h2d", "bytes_d2d", "loads", "prefetches", "fetches", "evictions", "tasks", "sched_wall_s", "sim_wall_s", "scheduler", "params", "seed", "platform"} {
+	for _, k := range []string{"makespan_s", "gflops", "bytes_h2d", "bytes_d2d", "loads", "prefetches", "fetches", "evictions", "tasks", "sched_wall_s", "sim_wall_s", "scheduler", "params", "seed", "platform",
+		"schema", "model_version", "scheduler_version", "platform_hash", "provenance"} {
 		if _, ok := rec[k]; !ok {
 			t.Errorf("record lacks %q", k)
+		}
+	}
+	prov, _ := rec["provenance"].(map[string]any)
+	if sha, _ := prov["git_sha"].(string); sha == "" || prov["dirty"] == nil {
+		t.Errorf("provenance lacks the commit: %v", prov)
+	}
+	data, _ := os.ReadFile(tr)
+	var hdr map[string]any
+	json.Unmarshal([]byte(strings.SplitN(string(data), "\n", 2)[0]), &hdr)
+	for _, k := range []string{"schema", "model_version", "scheduler", "scheduler_version", "params", "provenance", "platform", "workload", "seed"} {
+		if _, ok := hdr[k]; !ok {
+			t.Errorf("trace header lacks %q", k)
 		}
 	}
 	if code, out, errs := cli("validate", tr); code != 0 || !strings.Contains(out, "valid") {
