@@ -8,13 +8,19 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/memsched/memsched/internal/suggest"
 )
 
 //go:embed presets/*.toml
@@ -193,7 +199,7 @@ func Load(name string) (*Platform, error) {
 	} else {
 		data, err = presetFS.ReadFile("presets/" + name + ".toml")
 		if err != nil {
-			return nil, fmt.Errorf("unknown platform %q; presets: %s (or give a path to a .toml file)", name, strings.Join(Presets(), ", "))
+			return nil, fmt.Errorf("unknown platform %q%s; presets: %s (or give a path to a .toml file)", name, suggest.Closest(name, Presets()), strings.Join(Presets(), ", "))
 		}
 	}
 	if err != nil {
@@ -202,22 +208,64 @@ func Load(name string) (*Platform, error) {
 	return Parse(name, data)
 }
 
-// Parse decodes a preset, rejecting unknown keys.
+// required are the keys a platform file must set (table.key) when its
+// condition holds; a missing one would silently be 0.
+var required = []struct {
+	key, what string
+	when      func(f *presetFile) bool
+}{
+	{"platform.name", "the platform's name", always},
+	{"platform.max_gpus", "how many GPUs the machine has (or give max_cpus for a machine computing on CPUs only)", func(f *presetFile) bool { return f.Platform.MaxCPUs == 0 }},
+	{"platform.memory_mib", "the default memory cap per GPU in MiB (the papers' 500), or of the RAM out of core", always},
+	{"topology.gpu_link_gbps", "the bandwidth of each GPU's PCIe link in GB/s", hasGPUs},
+	{"topology.gpus_per_switch", "how many GPUs share a PCIe switch", hasGPUs},
+	{"topology.switch_link_gbps", "the bandwidth of a switch's uplink in GB/s", hasGPUs},
+	{"topology.gpus_per_numa", "how many GPUs share a NUMA node's link", hasGPUs},
+	{"topology.numa_link_gbps", "the bandwidth of a NUMA node's link in GB/s", hasGPUs},
+	{"topology.inter_numa_gbps", "the bandwidth between NUMA nodes in GB/s", hasGPUs},
+	{"topology.disk_gbps", "the disk's bandwidth in GB/s (home = disk)", func(f *presetFile) bool { return f.Platform.Home == HomeDisk }},
+	{"runtime.buffer", "the task buffer depth per worker (StarPU's NTASKS_THRESHOLD, 10)", always},
+	{"runtime.pipeline", "the popped tasks per GPU (StarPU's CUDA_PIPELINE, 5)", always},
+}
+
+func always(*presetFile) bool    { return true }
+func hasGPUs(f *presetFile) bool { return f.Platform.MaxGPUs > 0 && !f.Topology.NoTransfers }
+
+// Parse decodes a platform file, rejecting unknown keys (with the closest
+// known one) and missing required keys, then checks it.
 func Parse(name string, data []byte) (*Platform, error) {
 	var f presetFile
 	md, err := toml.Decode(string(data), &f)
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return nil, fmt.Errorf("platform %s: line %d: %s; fix the TOML syntax", name, pe.Position.Line, pe.Message)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("platform %s: %w", name, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return nil, fmt.Errorf("platform %s: unknown key %q", name, und[0].String())
+		return nil, fmt.Errorf("platform %s: unknown key %q%s", name, und[0].String(), closestKey(und[0]))
+	}
+	for _, r := range required {
+		table, key, _ := strings.Cut(r.key, ".")
+		if r.when(&f) && !md.IsDefined(table, key) {
+			return nil, fmt.Errorf("platform %s: %s is missing; set it to %s", name, r.key, r.what)
+		}
+	}
+	if len(f.Kernel) == 0 {
+		return nil, fmt.Errorf("platform %s: no [kernel.NAME] table; give each kernel's speed, e.g. [kernel.gemm] gflops = 13253", name)
 	}
 	p := f.Platform
 	p.Topology = f.Topology
 	p.Kernels = f.Kernel
 	p.Runtime = f.Runtime
 	if p.GPUs == 0 && p.CPUs == 0 {
-		p.GPUs = 1 // a GPU preset that names no default: one GPU
+		// A preset that names no default: one GPU, else every CPU core.
+		if p.MaxGPUs > 0 {
+			p.GPUs = 1
+		} else {
+			p.CPUs = p.MaxCPUs
+		}
 	}
 	p.MemoryBytes = int64(p.MemoryMiB * MiB)
 	return &p, p.Check()
@@ -233,53 +281,119 @@ const (
 // capped RAM (thesis §5.7).
 func (p *Platform) OutOfCore() bool { return p.Home == HomeDisk }
 
-// Check reports the first inconsistency of a platform.
+// closestKey suggests the known key nearest to an unknown one, from the
+// toml tags of the table's struct.
+func closestKey(k toml.Key) string {
+	var typ reflect.Type
+	switch {
+	case len(k) == 1:
+		return suggest.Closest(k[0], tomlKeys(reflect.TypeOf(presetFile{})))
+	case k[0] == "platform":
+		typ = reflect.TypeOf(Platform{})
+	case k[0] == "topology":
+		typ = reflect.TypeOf(Topology{})
+	case k[0] == "runtime":
+		typ = reflect.TypeOf(Runtime{})
+	case k[0] == "kernel":
+		return suggest.Closest(k[len(k)-1], append(tomlKeys(reflect.TypeOf(Rate{})), "cpu"))
+	default:
+		return ""
+	}
+	return suggest.Closest(k[len(k)-1], tomlKeys(typ))
+}
+
+func tomlKeys(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); tag != "" && tag != "-" {
+			out = append(out, tag)
+		}
+	}
+	return out
+}
+
+// positive says whether v is a usable positive number (not NaN or infinite).
+func positive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
+
+// Check reports the first inconsistency of a platform, naming the key.
 func (p *Platform) Check() error {
 	t := p.Topology
-	capped := p.GPUs > 0 || p.OutOfCore()
+	if p.Name == "" {
+		return fmt.Errorf("platform has no name; set [platform] name")
+	}
+	if p.MaxGPUs < 0 || p.MaxCPUs < 0 || p.MaxGPUs == 0 && p.MaxCPUs == 0 {
+		return fmt.Errorf("platform %s: max_gpus = %d, max_cpus = %d; give the number of GPUs of the machine (at least 1), or of CPU cores for a machine computing on CPUs only", p.Name, p.MaxGPUs, p.MaxCPUs)
+	}
+	if p.GPUs < 0 || p.GPUs > p.MaxGPUs {
+		return fmt.Errorf("platform %s has %d GPUs; %d asked: use 0 to %d", p.Name, p.MaxGPUs, p.GPUs, p.MaxGPUs)
+	}
+	if p.CPUs < 0 || p.CPUs > p.MaxCPUs {
+		return fmt.Errorf("platform %s has %d CPU cores for workers; %d asked: use 0 to %d", p.Name, p.MaxCPUs, p.CPUs, p.MaxCPUs)
+	}
+	if p.GPUs+p.CPUs < 1 {
+		return fmt.Errorf("platform %s: no worker; ask for at least one GPU or CPU core", p.Name)
+	}
 	switch {
-	case p.Name == "":
-		return fmt.Errorf("platform has no name")
-	case p.GPUs < 0 || p.CPUs < 0 || p.GPUs+p.CPUs < 1:
-		return fmt.Errorf("platform %s: %d GPUs and %d CPUs; need at least one worker", p.Name, p.GPUs, p.CPUs)
-	case p.MaxGPUs > 0 && p.GPUs > p.MaxGPUs:
-		return fmt.Errorf("platform %s has %d GPUs; %d asked", p.Name, p.MaxGPUs, p.GPUs)
-	case p.MaxCPUs > 0 && p.CPUs > p.MaxCPUs:
-		return fmt.Errorf("platform %s has %d CPU cores; %d asked", p.Name, p.MaxCPUs, p.CPUs)
 	case p.Home != "" && p.Home != HomeRAM && p.Home != HomeDisk:
-		return fmt.Errorf("platform %s: home = %q; use %q (data in main memory) or %q (out of core)", p.Name, p.Home, HomeRAM, HomeDisk)
+		return fmt.Errorf("platform %s: home = %q; use %q (data in main memory) or %q (out of core)%s", p.Name, p.Home, HomeRAM, HomeDisk, suggest.Closest(p.Home, []string{HomeRAM, HomeDisk}))
 	case p.OutOfCore() && p.GPUs > 0:
 		return fmt.Errorf("platform %s: an out-of-core platform (home = disk) has CPU workers only; %d GPUs asked", p.Name, p.GPUs)
-	case p.OutOfCore() && !t.NoTransfers && t.DiskGBps <= 0:
-		return fmt.Errorf("platform %s: home = disk needs disk_gbps > 0", p.Name)
-	case capped && !t.NoTransfers && p.MemoryBytes <= 0:
-		return fmt.Errorf("platform %s: memory per node must be positive", p.Name)
-	case p.GPUs > 0 && !t.NoTransfers && (t.GPULinkGBps <= 0 || t.SwitchLinkGBps <= 0 || t.NUMALinkGBps <= 0 || t.InterNUMAGBps <= 0):
-		return fmt.Errorf("platform %s: every link bandwidth must be positive", p.Name)
+	case p.OutOfCore() && !t.NoTransfers && !positive(t.DiskGBps):
+		return fmt.Errorf("platform %s: home = disk needs disk_gbps, a positive number of GB/s; it is %g", p.Name, t.DiskGBps)
+	}
+	if !(p.PhysicalMiB >= 0) || math.IsInf(p.PhysicalMiB, 1) {
+		return fmt.Errorf("platform %s: physical_memory_mib = %g; give the memory of a GPU (or of the RAM out of core) in MiB (or leave it out when unknown)", p.Name, p.PhysicalMiB)
+	}
+	if capped := p.GPUs > 0 || p.OutOfCore(); capped && !t.NoTransfers {
+		if !positive(p.MemoryMiB) || p.MemoryBytes <= 0 {
+			return fmt.Errorf("platform %s: memory per GPU is %g MiB (%d bytes); it must be positive", p.Name, p.MemoryMiB, p.MemoryBytes)
+		}
+		if p.PhysicalMiB > 0 && p.MemoryBytes > int64(p.PhysicalMiB*MiB) {
+			return fmt.Errorf("platform %s: memory per GPU %g MiB exceeds the GPU's physical %g MiB; use at most %g (0 on the command line or in a suite means the whole memory)", p.Name, p.MemoryMiB, p.PhysicalMiB, p.PhysicalMiB)
+		}
+	}
+	if p.GPUs > 0 && !t.NoTransfers {
+		for _, l := range []struct {
+			key string
+			v   float64
+		}{{"gpu_link_gbps", t.GPULinkGBps}, {"switch_link_gbps", t.SwitchLinkGBps}, {"numa_link_gbps", t.NUMALinkGBps}, {"inter_numa_gbps", t.InterNUMAGBps}} {
+			if !positive(l.v) {
+				return fmt.Errorf("platform %s: %s = %g; a bandwidth must be a positive number of GB/s", p.Name, l.key, l.v)
+			}
+		}
+	}
+	switch {
 	case p.GPUs > 0 && (t.GPUsPerSwitch < 1 || t.GPUsPerNUMA < t.GPUsPerSwitch):
-		return fmt.Errorf("platform %s: gpus_per_switch must be >= 1 and <= gpus_per_numa", p.Name)
-	case t.NVLink && t.NVLinkGBps <= 0:
-		return fmt.Errorf("platform %s: nvlink on needs nvlink_gbps > 0", p.Name)
-	case p.Runtime.Buffer < 1 || p.Runtime.Pipeline < 1:
-		return fmt.Errorf("platform %s: runtime buffer and pipeline must be >= 1", p.Name)
-	case p.Runtime.ReclaimFactor < 0:
-		return fmt.Errorf("platform %s: runtime reclaim_factor must be >= 0", p.Name)
+		return fmt.Errorf("platform %s: gpus_per_switch = %d, gpus_per_numa = %d; need 1 <= gpus_per_switch <= gpus_per_numa", p.Name, t.GPUsPerSwitch, t.GPUsPerNUMA)
+	case t.NVLink && !positive(t.NVLinkGBps):
+		return fmt.Errorf("platform %s: nvlink is on but nvlink_gbps = %g; give a positive bandwidth in GB/s", p.Name, t.NVLinkGBps)
+	case t.NVLinkGBps < 0 || math.IsNaN(t.NVLinkGBps) || math.IsInf(t.NVLinkGBps, 1):
+		return fmt.Errorf("platform %s: nvlink_gbps = %g; give a positive bandwidth in GB/s", p.Name, t.NVLinkGBps)
+	case p.Runtime.Buffer < 1:
+		return fmt.Errorf("platform %s: runtime buffer = %d; use at least 1 (StarPU's NTASKS_THRESHOLD, 10)", p.Name, p.Runtime.Buffer)
+	case p.Runtime.Pipeline < 1:
+		return fmt.Errorf("platform %s: runtime pipeline = %d; use at least 1 (StarPU's CUDA_PIPELINE, 5)", p.Name, p.Runtime.Pipeline)
+	case !(p.Runtime.ReclaimFactor >= 0) || math.IsInf(p.Runtime.ReclaimFactor, 1):
+		return fmt.Errorf("platform %s: runtime reclaim_factor = %g; use a number >= 0 (StarPU: 2)", p.Name, p.Runtime.ReclaimFactor)
+	case p.Runtime.AllocSync != "" && p.Runtime.AllocSync != "none" && p.Runtime.AllocSync != "evict" && p.Runtime.AllocSync != "all":
+		return fmt.Errorf("platform %s: runtime alloc_sync is %q; use none, evict or all%s", p.Name, p.Runtime.AllocSync, suggest.Closest(p.Runtime.AllocSync, []string{"none", "evict", "all"}))
 	case p.Runtime.SchedCost != "" && p.Runtime.SchedCost != "none" && p.Runtime.SchedCost != "measured" && p.Runtime.SchedCost != "model":
-		return fmt.Errorf("platform %s: runtime sched_cost is %q; use none, measured or model", p.Name, p.Runtime.SchedCost)
+		return fmt.Errorf("platform %s: runtime sched_cost is %q; use none, measured or model%s", p.Name, p.Runtime.SchedCost, suggest.Closest(p.Runtime.SchedCost, []string{"none", "measured", "model"}))
 	case !(p.Runtime.OpSeconds >= 0 && p.Runtime.OpSeconds < 1):
-		return fmt.Errorf("platform %s: runtime op_seconds = %v; use the seconds one scheduler operation costs, >= 0", p.Name, p.Runtime.OpSeconds)
+		return fmt.Errorf("platform %s: runtime op_seconds = %v; use the seconds one scheduler operation costs, in [0, 1)", p.Name, p.Runtime.OpSeconds)
 	case !(p.Runtime.DurationCV >= 0 && p.Runtime.DurationCV <= 10):
 		return fmt.Errorf("platform %s: runtime duration_cv = %v; use a relative spread in [0, 10] (0: deterministic durations)", p.Name, p.Runtime.DurationCV)
-	case p.Runtime.AllocSync != "" && p.Runtime.AllocSync != "none" && p.Runtime.AllocSync != "evict" && p.Runtime.AllocSync != "all":
-		return fmt.Errorf("platform %s: runtime alloc_sync is %q; use none, evict or all", p.Name, p.Runtime.AllocSync)
 	}
 	for _, k := range p.kernelNames() {
 		v := p.Kernels[k]
-		if !v.Rate.ok() && (v.CPU == nil || !v.CPU.ok()) {
-			return fmt.Errorf("platform %s: kernel %s needs gflops or seconds (on a GPU) or cpu = {gflops or seconds}", p.Name, k)
+		bad := func(r Rate) bool {
+			return math.IsNaN(r.GFlops) || math.IsNaN(r.Seconds) || r.GFlops < 0 || r.Seconds < 0 || math.IsInf(r.GFlops, 0) || math.IsInf(r.Seconds, 0)
 		}
-		if v.CPU != nil && !v.CPU.ok() {
-			return fmt.Errorf("platform %s: kernel %s: cpu needs gflops > 0 or seconds > 0", p.Name, k)
+		switch {
+		case bad(v.Rate) || !v.Rate.ok() && (v.CPU == nil || !v.CPU.ok()):
+			return fmt.Errorf("platform %s: kernel %s has gflops = %g, seconds = %g; give gflops > 0 or seconds > 0 (finite), on a GPU or as cpu = {...}", p.Name, k, v.GFlops, v.Seconds)
+		case v.CPU != nil && (bad(*v.CPU) || !v.CPU.ok()):
+			return fmt.Errorf("platform %s: kernel %s has cpu = {gflops = %g, seconds = %g}; give gflops > 0 or seconds > 0 (finite)", p.Name, k, v.CPU.GFlops, v.CPU.Seconds)
 		}
 	}
 	return nil
@@ -306,6 +420,40 @@ func (p *Platform) Clone() *Platform {
 		q.Kernels[k] = v
 	}
 	return &q
+}
+
+// SetMemoryCap caps every GPU's memory at mib MiB. It is the one meaning of
+// a memory setting everywhere (--memory-mb, a suite's memory_mb, claims):
+// 0 is no cap, the GPU's whole physical memory; negative, NaN, infinite or
+// above the physical memory is an error saying what is allowed.
+func (p *Platform) SetMemoryCap(mib float64) error {
+	switch {
+	case math.IsNaN(mib) || math.IsInf(mib, 0) || mib < 0:
+		return fmt.Errorf("%g is not a memory size; give MiB per GPU > 0, or 0 for the GPU's whole memory", mib)
+	case mib == 0 && p.PhysicalMiB <= 0:
+		return fmt.Errorf("0 means the GPU's whole memory, which platform %s does not declare (physical_memory_mib); give a size in MiB", p.Name)
+	case mib == 0:
+		mib = p.PhysicalMiB
+	case p.PhysicalMiB > 0 && mib > p.PhysicalMiB:
+		return fmt.Errorf("%g MiB exceeds the %g MiB of a %s GPU; use at most %g, or 0 for the whole memory", mib, p.PhysicalMiB, p.Name, p.PhysicalMiB)
+	case int64(mib*MiB) < 1:
+		return fmt.Errorf("%g MiB is less than one byte; give MiB per GPU > 0 (or memory in bytes for toy instances)", mib)
+	}
+	p.SetMemoryMiB(mib)
+	return nil
+}
+
+// SetMemoryCapBytes caps every GPU's memory at exactly b bytes (toy
+// instances); b must be positive and within the physical memory.
+func (p *Platform) SetMemoryCapBytes(b int64) error {
+	switch {
+	case b <= 0:
+		return fmt.Errorf("%d bytes: give a positive number of bytes per GPU", b)
+	case p.PhysicalMiB > 0 && float64(b) > p.PhysicalMiB*MiB:
+		return fmt.Errorf("%d bytes exceeds the %g MiB of a %s GPU", b, p.PhysicalMiB, p.Name)
+	}
+	p.SetMemoryBytes(b)
+	return nil
 }
 
 // SetMemoryMiB caps every capped node's memory (the papers'
@@ -473,19 +621,29 @@ func (p *Platform) HomeGBps(node int) float64 {
 }
 
 // Hash identifies the platform's numbers (not its comments), for provenance
-// and result keys.
+// and result keys: the SHA-256 of its canonical JSON (CanonicalJSON).
 func (p *Platform) Hash() string {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s|%d|%d|%+v|%+v", p.Name, p.GPUs, p.MemoryBytes, p.Topology, p.Runtime)
-	if p.CPUs > 0 || p.Home != "" {
-		fmt.Fprintf(&b, "|cpus=%d|home=%s", p.CPUs, p.Home)
-	}
-	for _, k := range p.kernelNames() {
-		fmt.Fprintf(&b, "|%s=%+v", k, p.Kernels[k].Rate)
-		if c := p.Kernels[k].CPU; c != nil {
-			fmt.Fprintf(&b, "|cpu=%+v", *c)
-		}
-	}
-	sum := sha256.Sum256(b.Bytes())
+	sum := sha256.Sum256(p.CanonicalJSON())
 	return hex.EncodeToString(sum[:8])
+}
+
+// CanonicalJSON is the platform as it enters a run, in JSON with sorted keys
+// at every level and numbers as encoding/json writes them: what a trace
+// header carries, less memory_mib (memory_bytes is the cap the run uses).
+func (p *Platform) CanonicalJSON() []byte {
+	b, err := json.Marshal(p)
+	if err != nil {
+		// Only a non-finite number fails; Check refuses them, but the hash
+		// must still differ from any valid platform's.
+		return []byte(fmt.Sprintf("unencodable platform %q: %v", p.Name, err))
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		panic(err) // json.Marshal's output always decodes
+	}
+	delete(m, "memory_mib")
+	out, _ := json.Marshal(m) // maps marshal with sorted keys
+	return out
 }

@@ -50,3 +50,22 @@ func TestBadPresets(t *testing.T) {
 		t.Error("empty hash")
 	}
 }
+
+// platform_hash is the hash of canonical JSON: sorted keys, the numbers a
+// run uses; the same cap written in MiB or bytes hashes the same.
+func TestHashIsCanonicalJSON(t *testing.T) {
+	p, _ := Load("v100-gemini")
+	b := string(p.CanonicalJSON())
+	if strings.Contains(b, "memory_mib") || !strings.HasPrefix(b, `{"gpus":1,"kernels":{"gemm":`) || !strings.Contains(b, `"runtime":{"alloc_sync":"none","buffer":10,`) {
+		t.Errorf("not canonical: %s", b)
+	}
+	q := p.Clone()
+	q.SetMemoryCapBytes(500 << 20)
+	if p.Hash() != q.Hash() {
+		t.Error("500 MiB and 524288000 bytes hash differently")
+	}
+	q.Runtime.ReclaimFactor = 1
+	if p.Hash() == q.Hash() {
+		t.Error("a runtime setting does not change the hash")
+	}
+}

@@ -2,6 +2,7 @@ package schedulers
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,15 +16,22 @@ type Param struct {
 	Kind    string // "bool", "int", "float" or "string"
 	Default string
 	Choices []string // allowed values of a string parameter, if limited
+	Min     string   // lowest value of a number parameter ("" = any)
 	Doc     string
 }
 
-// Spec registers a scheduler: its name, documentation, parameters and a
-// constructor receiving validated parameters.
+// Spec registers a scheduler: its name, version, documentation, parameters
+// and a constructor receiving validated parameters.
 type Spec struct {
-	Name   string
-	Doc    string
-	Params []Param
+	Name string
+	// Version counts the scheduler's decision changes, from 1. Bump it when
+	// a change alters what the scheduler decides (a bug fix, a new default,
+	// a change in a shared part it uses): it enters every result key, so a
+	// sweep reruns the scheduler's records. The golden corpus
+	// (harness/golden) fails when its outputs change without a bump.
+	Version int
+	Doc     string
+	Params  []Param
 	// Buffer is the scheduler's default task buffer depth: 0 means the
 	// platform's runtime setting, -1 unbounded (StarPU's dmda family pushes
 	// every task to a worker queue and prefetches them all).
@@ -60,13 +68,17 @@ var registry = map[string]Spec{}
 
 // BufferParam is accepted by every scheduler: the task buffer depth
 // (StarPU's STARPU_NTASKS_THRESHOLD); 0 = the scheduler's default.
-var BufferParam = Param{Name: "buffer", Kind: "int", Default: "0",
+var BufferParam = Param{Name: "buffer", Kind: "int", Default: "0", Min: "-1",
 	Doc: "task buffer depth per worker (StarPU NTASKS_THRESHOLD); 0 = scheduler default, -1 = unbounded"}
 
-// Register adds a scheduler; it panics on a duplicate, at init time.
+// Register adds a scheduler; it panics on a duplicate or a missing
+// version, at init time.
 func Register(s Spec) {
 	if _, dup := registry[s.Name]; dup {
 		panic("schedulers: duplicate registration of " + s.Name)
+	}
+	if s.Version < 1 {
+		panic("schedulers: " + s.Name + " registers no Version (start at 1)")
 	}
 	registry[s.Name] = s
 }
@@ -151,10 +163,18 @@ func (p Param) check(v string) error {
 	switch p.Kind {
 	case "bool":
 		_, err = strconv.ParseBool(v)
-	case "int":
-		_, err = strconv.Atoi(v)
-	case "float":
-		_, err = strconv.ParseFloat(v, 64)
+	case "int", "float":
+		var f float64
+		if p.Kind == "int" {
+			var i int
+			i, err = strconv.Atoi(v)
+			f = float64(i)
+		} else if f, err = strconv.ParseFloat(v, 64); err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return fmt.Errorf("parameter %s=%s: want a finite number (default %s)", p.Name, v, p.Default)
+		}
+		if min, merr := strconv.ParseFloat(p.Min, 64); err == nil && merr == nil && f < min {
+			return fmt.Errorf("parameter %s=%s: want %s >= %s (default %s)", p.Name, v, kindNames[p.Kind], p.Min, p.Default)
+		}
 	case "string":
 		if len(p.Choices) > 0 {
 			for _, c := range p.Choices {
@@ -166,10 +186,12 @@ func (p Param) check(v string) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("parameter %s=%q: want a %s (default %s)", p.Name, v, p.Kind, p.Default)
+		return fmt.Errorf("parameter %s=%q: want %s (default %s)", p.Name, v, kindNames[p.Kind], p.Default)
 	}
 	return nil
 }
+
+var kindNames = map[string]string{"bool": "true or false", "int": "an integer", "float": "a number", "string": "a string"}
 
 func normalise(kind, v string) string {
 	switch kind {

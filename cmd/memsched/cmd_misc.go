@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -25,36 +25,43 @@ func cmdWorkload(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	w, err := wf.build(*seed)
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (flags start with --)", fs.Arg(0))
+	}
+	if *format != "json" && *format != "summary" {
+		return fmt.Errorf("--format %q: want summary or json", *format)
+	}
+	w, err := wf.build(fs, *seed)
 	if err != nil {
 		return err
 	}
-	dst := stdout
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
+	var buf bytes.Buffer
+	if *format == "json" {
+		if err := w.WriteJSON(&buf); err != nil {
 			return err
 		}
-		defer f.Close()
-		dst = f
-	}
-	switch *format {
-	case "json":
-		bw := bufio.NewWriter(dst)
-		if err := w.WriteJSON(bw); err != nil {
-			return err
-		}
-		return bw.Flush()
-	case "summary":
+	} else {
 		kernels := map[string]int{}
 		for _, t := range w.Tasks {
 			kernels[t.Kernel]++
 		}
-		fmt.Fprintf(dst, "workload %s: %d tasks %v, %d data, working set %.3f MiB, %.4g GFlop, largest task inputs %.3f MiB\n",
+		fmt.Fprintf(&buf, "workload %s: %d tasks %v, %d data, working set %.3f MiB, %.4g GFlop, largest task inputs %.3f MiB\n",
 			w.Name, len(w.Tasks), kernels, len(w.Data), w.WorkingSetMiB(), w.TotalFlops()/1e9, float64(w.MaxInputBytes())/(1<<20))
-		return nil
 	}
-	return fmt.Errorf("--format %q: want summary or json", *format)
+	if *out == "" {
+		_, err = stdout.Write(buf.Bytes())
+		return err
+	}
+	return writeFile(*out, buf.Bytes())
+}
+
+// writeFile writes a whole output file, reporting a failed write or close
+// (a full disk) instead of leaving a cut file behind silently.
+func writeFile(path string, data []byte) error {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }
 
 func cmdSchedulers(args []string, stdout, stderr io.Writer) error {
@@ -63,7 +70,7 @@ func cmdSchedulers(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, s := range schedulers.List() {
-		fmt.Fprintf(stdout, "%s\n    %s\n", s.Name, s.Doc)
+		fmt.Fprintf(stdout, "%s (v%d)\n    %s\n", s.Name, s.Version, s.Doc)
 		switch {
 		case s.Buffer < 0:
 			fmt.Fprintf(stdout, "    buffer: unbounded by default (every allocated task is prefetched)\n")

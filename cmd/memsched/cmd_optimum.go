@@ -25,7 +25,7 @@ func cmdOptimum(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	w, err := wf.build(*seed)
+	w, err := wf.build(fs, *seed)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/memsched/memsched/harness/report"
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/suite"
+	"github.com/memsched/memsched/harness/trace"
 	"github.com/memsched/memsched/paper"
 	"github.com/memsched/memsched/workloads"
 )
@@ -42,6 +43,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "output file (default stdout; the picture file with --order-plot)")
 	orderPlot := fs.String("order-plot", "", "draw the processing order of a trace (memsched run --trace) into -o (.png or .svg)")
 	workloadFile := fs.String("workload-file", "", "with --order-plot: the run's workload JSON, when the trace header has no generator spec")
+	preview := fs.Bool("preview", false, "the results come from a quick sweep (sweep --quick): title the report and figures PREVIEW")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -56,10 +58,9 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		if *claimsDir == "" {
 			*claimsDir = "paper"
 		}
-		return reproduction(files, *suitesDir, *claimsDir, *figures, *repro, *headlineFile, *average, stdout, stderr, args)
+		return reproduction(files, *suitesDir, *claimsDir, *figures, *repro, *headlineFile, *average, *preview, stdout, stderr, args)
 	}
 	if len(files) == 0 {
-		fs.Usage()
 		return fmt.Errorf("give at least one results file")
 	}
 	if *format != "md" && *format != "csv" && *format != "html" {
@@ -100,7 +101,9 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	}
 	var doc report.Doc
 	for i, set := range sets {
-		opt := report.Options{Average: *average, Claims: claims, LinkDir: linkDir}
+		set.Preview = *preview
+		warnMixed(set, stderr)
+		opt := report.Options{Average: *average, Claims: claims, LinkDir: linkDir, Preview: *preview}
 		if *claimsDir == "" && set.Suite != nil && set.Suite.Claims != "" {
 			// Without --claims, the suite's own claims file.
 			if cs, err := paper.LoadClaims(set.Suite.Path(set.Suite.Claims)); err == nil {
@@ -222,7 +225,14 @@ func safeName(s string) string {
 	}, s)
 }
 
-func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFile, average string, stdout, stderr io.Writer, args []string) error {
+// warnMixed says on stderr when a table cell mixes commits.
+func warnMixed(set *report.Set, stderr io.Writer) {
+	if mixed := set.MixedCells(); len(mixed) > 0 {
+		fmt.Fprintf(stderr, "memsched report: %s: %s\n", set.Name, strings.ReplaceAll(report.MixedWarning(mixed), "**", ""))
+	}
+}
+
+func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFile, average string, preview bool, stdout, stderr io.Writer, args []string) error {
 	claims, err := paper.LoadDir(claimsDir)
 	if err != nil {
 		return err
@@ -252,6 +262,9 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFi
 		set := report.NewSet(s, recs, src)
 		if set.Present == 0 {
 			set = nil
+		} else {
+			set.Preview = preview
+			warnMixed(set, stderr)
 		}
 		sr := &report.SuiteResults{Suite: s, Set: set}
 		if set != nil && figures != "" {
@@ -263,7 +276,7 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFi
 		results[rel] = sr
 	}
 	command := "memsched report " + strings.Join(args, " ")
-	d, err := report.Reproduction(claims, results, report.Options{Average: average, LinkDir: linkDir}, command)
+	d, err := report.Reproduction(claims, results, report.Options{Average: average, LinkDir: linkDir, Preview: preview}, command)
 	if err != nil {
 		return err
 	}
@@ -313,23 +326,25 @@ func orderPicture(tracePath, workloadFile, out string, stdout io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	evs, spec, err := report.ReadTrace(f, tracePath)
+	t, err := trace.Read(f)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", tracePath, err)
 	}
 	var w *workloads.Workload
 	switch {
 	case workloadFile != "":
 		w, err = workloads.ReadJSONFile(workloadFile)
-	case spec != nil:
-		w, err = workloads.Generate(*spec)
+	case t.Header.WorkloadFile != "":
+		w, err = workloads.ReadJSONFile(t.Header.WorkloadFile)
+	case t.Header.Workload != nil:
+		w, err = workloads.Generate(*t.Header.Workload)
 	default:
 		return fmt.Errorf("%s has no workload spec in its header; give --workload-file W.json (memsched workload writes one)", tracePath)
 	}
 	if err != nil {
 		return err
 	}
-	if err := report.OrderPlot(evs, w, out); err != nil {
+	if err := report.OrderPlot(t.Events, w, out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", out)

@@ -8,8 +8,8 @@ import (
 	"os"
 
 	"github.com/memsched/memsched/harness/run"
-	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/trace"
+	"github.com/memsched/memsched/schedulers"
 )
 
 func init() {
@@ -35,45 +35,78 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
-	w, err := wf.build(*seed)
+	w, err := wf.build(fs, *seed)
 	if err != nil {
 		return err
 	}
-	p, err := pf.build()
+	p, err := pf.build(fs)
 	if err != nil {
 		return err
 	}
-	cfg := run.Config{Workload: w, Platform: p, Scheduler: *sched, Params: params,
+	// Resolve the scheduler first: a bad name or parameter costs no run and
+	// leaves no trace file behind.
+	if err := run.CheckExecutor(*executor); err != nil {
+		return err
+	}
+	spec, err := schedulers.Lookup(*sched)
+	if err != nil {
+		return err
+	}
+	resolved, err := spec.Resolve(params)
+	if err != nil {
+		return err
+	}
+	cfg := run.Config{Workload: w, Platform: p, Scheduler: spec.Name, Params: params,
 		Seed: *seed, ChargeSched: *charge, Executor: *executor}
-	var tw *trace.Writer
-	if *tracePath != "" {
-		f, err := os.Create(*tracePath)
+	if *tracePath == "" {
+		rec, err := run.Run(cfg)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		bw := bufio.NewWriterSize(f, 1<<20)
-		defer bw.Flush()
-		hdr := trace.Header{Platform: p, Workload: &wf.spec, WorkloadFile: wf.file, Seed: *seed}
-		if wf.file == "" {
-			hdr.Workload.Seed = *seed
-		} else {
-			hdr.Workload = nil
-		}
-		if tw, err = trace.NewWriter(bw, hdr); err != nil {
-			return err
-		}
-		cfg.Trace = func(ev sim.Event) { tw.Event(ev) }
+		return json.NewEncoder(stdout).Encode(rec)
 	}
-	rec, err := run.Run(cfg)
+	hdr := trace.Header{Scheduler: spec.Name, SchedulerVersion: spec.Version, Params: resolved,
+		Platform: p, Workload: &wf.spec, WorkloadFile: wf.file, Seed: *seed}
+	if wf.file == "" {
+		hdr.Workload.Seed = *seed
+	} else {
+		hdr.Workload = nil
+	}
+	rec, err := runTraced(cfg, hdr, *tracePath)
 	if err != nil {
 		return err
 	}
-	if tw != nil {
-		if err := tw.Result(rec); err != nil {
-			return err
-		}
+	return json.NewEncoder(stdout).Encode(rec)
+}
+
+// runTraced runs cfg writing its trace to path; any write error (a full
+// disk) is an error, so an exit status 0 means a complete trace.
+func runTraced(cfg run.Config, hdr trace.Header, path string) (run.Record, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return run.Record{}, err
 	}
-	enc := json.NewEncoder(stdout)
-	return enc.Encode(rec)
+	defer f.Close()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	tw, err := trace.NewWriter(bw, hdr)
+	if err != nil {
+		return run.Record{}, fmt.Errorf("writing the trace %s: %w", path, err)
+	}
+	cfg.Trace = tw.Event
+	rec, err := run.Run(cfg)
+	if err != nil {
+		bw.Flush() // keep the events up to the failure; validate calls the trace truncated
+		return rec, err
+	}
+	err = tw.Result(rec)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Close()
+	}
+	if err != nil {
+		return rec, fmt.Errorf("writing the trace %s: %w; the trace is incomplete", path, err)
+	}
+	return rec, nil
 }

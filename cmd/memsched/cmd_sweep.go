@@ -75,17 +75,31 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	var only listFlag
 	fs.Var(&only, "only", "run only these scheduler labels (repeatable or comma-separated)")
 	retry := fs.Bool("retry-errors", false, "redo the runs recorded as errors (timeouts, failures) instead of skipping them")
-	fresh := fs.Bool("fresh", false, "delete the results file first: keys cover configurations, not code, so rerun fresh after changing a scheduler or the engine")
+	fresh := fs.Bool("fresh", false, "empty the results file first and rerun everything (records of older code versions are rerun anyway)")
 	dry := fs.Bool("dry-run", false, "validate the suite and list what would run, without running")
 	quiet := fs.Bool("q", false, "no progress bar")
-	quick := fs.Int("quick", 0, "keep at most this many values of each axis (first, last, evenly spaced): a preview whose runs are the full suite's")
+	quick := fs.Int("quick", 0, "keep at most this many values of each axis (first, last, evenly spaced): a preview whose runs are the full suite's; 0 = every value")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return fmt.Errorf("want exactly one suite file, got %d arguments", len(pos))
+		return fmt.Errorf("want exactly one suite file, got %d arguments (memsched sweep SUITE.toml [flags])", len(pos))
+	}
+	if !strings.HasSuffix(pos[0], ".toml") {
+		return fmt.Errorf("%s: a suite is a .toml file (suites/ holds them); results files (.jsonl) are read by memsched report", pos[0])
+	}
+	if *quick < 0 {
+		return fmt.Errorf("--quick %d: give how many values of each axis to keep (at least 1), or 0 for all", *quick)
+	}
+	if *timeout < 0 {
+		return fmt.Errorf("--timeout %s: give a positive duration such as 10m, or 0 for the suite's", *timeout)
+	}
+	if *jobs < 1 {
+		return fmt.Errorf("-j %d: want at least 1 parallel run", *jobs)
+	}
+	if *fresh && *retry {
+		return fmt.Errorf("--fresh reruns everything; --retry-errors has nothing to add: give one")
 	}
 	s, err := suite.Load(pos[0])
 	if err != nil {
@@ -100,30 +114,24 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if *quick > 0 {
 		s.Thin(*quick)
 	}
-	if *jobs < 1 {
-		return fmt.Errorf("-j %d: want at least 1 parallel run", *jobs)
-	}
 	if *dry {
 		runs, err := sweep.Select(s, only)
 		if err != nil {
 			return err
 		}
-		have := map[string]bool{}
-		recs, _, err := sweep.ReadFile(*out)
+		path := *out
+		if *fresh {
+			path = "" // as if empty
+		}
+		p, err := sweep.PlanFile(s, runs, path, *retry)
 		if err != nil {
 			return err
 		}
-		for _, r := range recs {
-			have[r.Key] = true
-		}
-		todo := 0
-		for _, r := range runs {
-			if !have[r.Key] {
-				todo++
-			}
-		}
 		fmt.Fprintf(stdout, "%s: %d points × %d schedulers × %d repetitions = %d runs (%d selected, %d to do) → %s\n",
-			s.Name, s.Points(), len(s.Schedulers), s.Repetitions, len(s.Runs()), len(runs), todo, *out)
+			s.Name, s.Points(), len(s.Schedulers), s.Repetitions, len(s.Runs()), len(runs), p.Todo(), *out)
+		if msg := p.String(); msg != "" {
+			fmt.Fprintf(stdout, "%s: %s\n", s.Name, msg)
+		}
 		return nil
 	}
 
@@ -146,12 +154,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		}
 	}()
 
-	if *fresh {
-		if err := os.Remove(*out); err != nil && !os.IsNotExist(err) {
-			return err
-		}
-	}
-	opt := sweep.Options{Jobs: *jobs, Output: *out, Timeout: *timeout, Only: only, RetryErrors: *retry, Log: stderr}
+	opt := sweep.Options{Jobs: *jobs, Output: *out, Timeout: *timeout, Only: only, RetryErrors: *retry, Fresh: *fresh, Log: stderr}
 	if f, ok := stderr.(*os.File); ok && !*quiet && term.IsTerminal(int(f.Fd())) {
 		opt.Bar = stderr
 	}

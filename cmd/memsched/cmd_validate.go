@@ -19,8 +19,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("give one trace file (written by memsched run --trace FILE)")
+		return fmt.Errorf("give one trace file (written by memsched run --trace FILE), got %d arguments", fs.NArg())
 	}
 	f, err := os.Open(fs.Arg(0))
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memsched/memsched/harness/suite"
 )
 
 func cli(args ...string) (int, string, string) {
@@ -25,9 +27,22 @@ func TestRunPrintsARecordAndTheTraceValidates(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rec); err != nil {
 		t.Fatalf("not one JSON object: %v\n%s", err, out)
 	}
-	for _, k := range []string{"makespan_s", "gflops", "bytes_h2d", "bytes_d2d", "loads", "prefetches", "fetches", "evictions", "tasks", "sched_wall_s", "sim_wall_s", "scheduler", "params", "seed", "platform"} {
+	for _, k := range []string{"makespan_s", "gflops", "bytes_h2d", "bytes_d2d", "loads", "prefetches", "fetches", "evictions", "tasks", "sched_wall_s", "sim_wall_s", "scheduler", "params", "seed", "platform",
+		"schema", "model_version", "scheduler_version", "platform_hash", "provenance"} {
 		if _, ok := rec[k]; !ok {
 			t.Errorf("record lacks %q", k)
+		}
+	}
+	prov, _ := rec["provenance"].(map[string]any)
+	if sha, _ := prov["git_sha"].(string); sha == "" || prov["dirty"] == nil {
+		t.Errorf("provenance lacks the commit: %v", prov)
+	}
+	data, _ := os.ReadFile(tr)
+	var hdr map[string]any
+	json.Unmarshal([]byte(strings.SplitN(string(data), "\n", 2)[0]), &hdr)
+	for _, k := range []string{"schema", "model_version", "scheduler", "scheduler_version", "params", "provenance", "platform", "workload", "seed"} {
+		if _, ok := hdr[k]; !ok {
+			t.Errorf("trace header lacks %q", k)
 		}
 	}
 	if code, out, errs := cli("validate", tr); code != 0 || !strings.Contains(out, "valid") {
@@ -82,5 +97,29 @@ func TestOptimumTable(t *testing.T) {
 	}
 	if code, _, errs := cli("optimum", "--n", "5", "--memory-data", "3"); code == 0 || !strings.Contains(errs, "12") {
 		t.Errorf("25 tasks accepted or unclear error: %s", errs)
+	}
+}
+
+// Memory 0 has one meaning on the command line and in suites: no cap, the
+// GPU's whole memory; a run and a suite point with it have the same platform.
+func TestMemoryZeroIsTheWholeMemoryEverywhere(t *testing.T) {
+	code, out, errs := cli("run", "--n", "4", "--memory-mb", "0")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rec struct {
+		MemoryBytes int64  `json:"memory_bytes"`
+		Hash        string `json:"platform_hash"`
+	}
+	json.Unmarshal([]byte(out), &rec)
+	if rec.MemoryBytes != 32768<<20 {
+		t.Errorf("--memory-mb 0: %d bytes per GPU, want the V100's 32 GiB", rec.MemoryBytes)
+	}
+	s, err := suite.Parse("s.toml", []byte("[suite]\nname = \"m\"\n[platform]\nmemory_mb = 0\n[workload]\nkind = \"matmul2d\"\nn = 4\n[[scheduler]]\nname = \"eager\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Runs()[0].Record(); r.MemoryBytes != rec.MemoryBytes || r.PlatformSHA != rec.Hash {
+		t.Errorf("suite memory_mb = 0: %d bytes, hash %s; the CLI: %d bytes, hash %s", r.MemoryBytes, r.PlatformSHA, rec.MemoryBytes, rec.Hash)
 	}
 }

@@ -82,6 +82,9 @@ func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 	}
 	x.issueAll()
 	for !m.Done() && x.err == nil {
+		if cfg.Context != nil && cfg.Context.Err() != nil {
+			return nil, device, cfg.Context.Err() // a sweep's timeout: stop issuing work
+		}
 		op, g, busy, waiting := x.poll()
 		switch {
 		case op != nil:

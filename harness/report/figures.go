@@ -165,6 +165,9 @@ func figure(set *Set, panel string, pts []*Point, metric string, refs map[string
 	p.X.Tick.Marker = niceTicks{}
 	p.Y.Tick.Marker = niceTicks{}
 	p.Title.Text = set.Title
+	if set.Preview {
+		p.Title.Text = "PREVIEW (quick sweep): " + p.Title.Text
+	}
 	if panel != "" {
 		p.Title.Text += " (" + panel + ")"
 	}

@@ -20,11 +20,15 @@ type Options struct {
 	// are linked relative to LinkDir, the directory of the report file.
 	Figures []string
 	LinkDir string
+	Preview bool // the results are a quick sweep's: say so at the top
 }
 
 // Build makes the report of one results set.
 func Build(set *Set, opt Options) (*Doc, error) {
 	d := &Doc{Title: set.Title}
+	if set.Preview {
+		d.Title += " (PREVIEW)"
+	}
 	secs, err := setSections(set, opt, 2)
 	if err != nil {
 		return nil, err
@@ -36,7 +40,11 @@ func Build(set *Set, opt Options) (*Doc, error) {
 // setSections are the sections of one set, at a heading level.
 func setSections(set *Set, opt Options, level int) ([]Section, error) {
 	var out []Section
-	out = append(out, Section{Title: "Runs", Level: level, Paras: []string{summaryText(set)}})
+	paras := []string{summaryText(set)}
+	if set.Preview {
+		paras = append([]string{PreviewBanner}, paras...)
+	}
+	out = append(out, Section{Title: "Runs", Level: level, Paras: paras})
 
 	imps, err := set.Improvements(opt.Average)
 	if err != nil {
@@ -161,8 +169,38 @@ func summaryText(set *Set) string {
 		p := set.Suite.Platform.Base
 		fmt.Fprintf(&b, " Platform %s (hash per point in the records), executor %s, scheduling time charged: %v.", p.Name, set.Suite.Executor, set.Suite.ChargeSched)
 	}
+	if cs := set.Commits(); len(cs) > 0 {
+		fmt.Fprintf(&b, " Code: %s %s.", plural(len(cs), "commit"), strings.Join(cs, ", "))
+	}
+	if mixed := set.MixedCells(); len(mixed) > 0 {
+		b.WriteString(" " + MixedWarning(mixed))
+	}
 	return b.String()
 }
+
+// MixedWarning is the warning about cells mixing commits (Set.MixedCells).
+func MixedWarning(mixed []string) string {
+	show := mixed
+	if len(show) > 3 {
+		show = show[:3]
+	}
+	more := ""
+	if len(mixed) > len(show) {
+		more = fmt.Sprintf(" and %d more", len(mixed)-len(show))
+	}
+	return fmt.Sprintf("**Warning: %d table %s mix records of different commits**: %s%s; the commits changed no version, so their records were reused; `memsched sweep --fresh` makes every record from one commit.",
+		len(mixed), plural(len(mixed), "cell"), strings.Join(show, "; "), more)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// PreviewBanner heads the reports and figures of a quick sweep.
+const PreviewBanner = "**PREVIEW**: made from a quick sweep (`memsched sweep --quick`: a few values per axis and a short time limit per run), so points are missing and the largest runs may show as timeouts. It is not the reproduction: `make reproduce` builds that."
 
 func claimTable(rows [][]string, withSuite bool, average string) Table {
 	t := Table{

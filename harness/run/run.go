@@ -4,6 +4,7 @@
 package run
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -24,6 +25,7 @@ type Config struct {
 	ChargeSched bool
 	Executor    string // "sim" (default) or "cuda"
 	Trace       func(sim.Event)
+	Context     context.Context // cancels the run (nil: never)
 }
 
 // Executor runs a built scheduler on a platform. The simulator is the
@@ -40,6 +42,14 @@ var executors = map[string]Executor{
 // RegisterExecutor adds an executor (the CUDA one lives in its own package).
 func RegisterExecutor(name string, ex Executor) { executors[name] = ex }
 
+// CheckExecutor says whether an executor name is known ("" is the simulator).
+func CheckExecutor(name string) error {
+	if _, ok := executors[name]; !ok && name != "" {
+		return fmt.Errorf("unknown executor %q (sim or cuda)", name)
+	}
+	return nil
+}
+
 var monoStart = time.Now()
 
 func monotonic() time.Duration { return time.Since(monoStart) }
@@ -50,10 +60,10 @@ func Run(cfg Config) (rec Record, err error) {
 	if cfg.Executor == "" {
 		cfg.Executor = "sim"
 	}
-	ex, ok := executors[cfg.Executor]
-	if !ok {
-		return rec, fmt.Errorf("unknown executor %q (sim or cuda)", cfg.Executor)
+	if err := CheckExecutor(cfg.Executor); err != nil {
+		return rec, err
 	}
+	ex := executors[cfg.Executor]
 	sch, spec, params, err := schedulers.Build(cfg.Scheduler, cfg.Params)
 	if err != nil {
 		return rec, err
@@ -70,7 +80,7 @@ func Run(cfg Config) (rec Record, err error) {
 		Buffer:   spec.BufferDepth(params, p.Runtime.Buffer),
 		Pipeline: p.Runtime.Pipeline, Seed: cfg.Seed,
 		Clock: monotonic, ChargeSchedTime: cfg.ChargeSched,
-		Trace: cfg.Trace,
+		Trace: cfg.Trace, Context: cfg.Context,
 	}
 	t0 := time.Now()
 	st, device, err := ex(sc)

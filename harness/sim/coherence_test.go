@@ -44,7 +44,7 @@ func gpuNode(t *testing.T, gpus, cpus int, mib float64, nvlink bool) *hardware.P
 // RAM, data on a disk of 250 MB/s.
 func outOfCore(t *testing.T, cpus int, mib float64) *hardware.Platform {
 	p := gpuNode(t, 0, cpus, mib, false)
-	p.Name, p.Home, p.MaxGPUs = "ooc", hardware.HomeDisk, 0
+	p.Name, p.Home, p.MaxGPUs, p.MaxCPUs = "ooc", hardware.HomeDisk, 0, 64
 	p.Topology.DiskGBps = 0.25
 	if err := p.Check(); err != nil {
 		t.Fatal(err)

@@ -46,6 +46,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -88,21 +89,26 @@ type Config struct {
 	ChargeSchedTime bool
 	// Trace, when set, receives every event.
 	Trace func(Event)
+	// Context, when set, cancels the run (a sweep's per-run timeout): Run
+	// checks it between events and returns its error.
+	Context context.Context
 }
 
 // Event is one trace record. Node is a memory node (hardware.Platform's
 // Nodes order: GPU g's memory is node g, the home node is last); Src is
-// the node a copy comes from.
+// the node a copy comes from. Every field is always written (id 0 and GPU
+// 0 included), so a reader needs no defaults; a field that does not apply
+// to the kind is zero.
 type Event struct {
 	T      float64 `json:"t"`
 	Ev     string  `json:"ev"` // load_start, load_end, alloc, evict, invalidate, writeback_start, writeback_end, task_start, task_end
 	Worker int     `json:"worker"`
 	Node   int     `json:"node"`
-	Task   int     `json:"task,omitempty"`
-	Data   int     `json:"data,omitempty"`
-	Bytes  int64   `json:"bytes,omitempty"`
-	Kind   string  `json:"kind,omitempty"` // fetch or prefetch, for loads
-	Src    int     `json:"src,omitempty"`  // the source node, for loads
+	Task   int     `json:"task"`  // task events
+	Data   int     `json:"data"`  // data events
+	Bytes  int64   `json:"bytes"` // data events
+	Kind   string  `json:"kind"`  // fetch or prefetch, on load_start
+	Src    int     `json:"src"`   // the source node, on loads
 }
 
 // Stats are a run's totals. Bytes are counted per direction: from home to
@@ -408,7 +414,16 @@ func (e *Engine) Run() (st *Stats, err error) {
 	if err := e.Begin(); err != nil {
 		return nil, err
 	}
+	var done <-chan struct{}
+	if e.cfg.Context != nil {
+		done = e.cfg.Context.Done()
+	}
 	for {
+		select {
+		case <-done:
+			return nil, e.cfg.Context.Err()
+		default:
+		}
 		if e.Done() && !e.flushed {
 			e.flush()
 		}

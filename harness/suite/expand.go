@@ -31,20 +31,22 @@ type point struct {
 
 // Run is one unit of work: a point, a scheduler block and a repetition.
 type Run struct {
-	Key         string
-	Suite       string
-	Label       string
-	Scheduler   string
-	Params      schedulers.Params
-	Point       map[string]any
-	Rep         int
-	Seed        uint64
-	ChargeSched bool
-	Executor    string
-	Spec        workloads.Spec // Kind == "" for a workload file
-	Platform    *hardware.Platform
-	WorkingSet  float64 // MiB
-	Timeout     int64   // nanoseconds, from the suite
+	Key              string // run.Key: the configuration and the code versions
+	ConfigID         string // the configuration alone: the same run under other code has the same
+	Suite            string
+	Label            string
+	Scheduler        string
+	SchedulerVersion int
+	Params           schedulers.Params
+	Point            map[string]any
+	Rep              int
+	Seed             uint64
+	ChargeSched      bool
+	Executor         string
+	Spec             workloads.Spec // Kind == "" for a workload file
+	Platform         *hardware.Platform
+	WorkingSet       float64 // MiB
+	Timeout          int64   // nanoseconds, from the suite
 
 	file *workloads.Workload
 }
@@ -80,6 +82,13 @@ func (s *Suite) checkPoints(p *parser) {
 		if len(keeps) == 0 {
 			keeps = []float64{0}
 		}
+		// Bound the expansion before building it (each axis alone is
+		// bounded, their product is not).
+		mems := max(len(ps.MemoryMiB), len(ps.MemoryBytes))
+		if n := float64(len(w.N)) * float64(len(nzs)) * float64(len(keeps)) * float64(len(ps.GPUs)) * float64(mems) * float64(max(1, len(s.Schedulers))) * float64(s.Repetitions); n > maxRuns {
+			p.errf("suite", "", "the suite expands to %.3g runs, more than %d; reduce the axes", n, maxRuns)
+			return
+		}
 		for _, n := range w.N {
 			for _, nz := range nzs {
 				for _, keep := range keeps {
@@ -101,7 +110,7 @@ func (s *Suite) checkPoints(p *parser) {
 			// The seed only changes which tasks random kinds draw, never
 			// the input sizes, so the check generates with seed 0.
 			var err error
-			if wl, err = workloads.Generate(sp); err != nil {
+			if wl, err = generate(sp); err != nil {
 				p.errf("workload", "n", "at n = %d: %v", sp.N, err)
 				continue
 			}
@@ -133,19 +142,8 @@ func (s *Suite) checkPoints(p *parser) {
 				coords["memory_bytes"] = memBytes
 			} else {
 				memMiB = ps.MemoryMiB[mi]
-				if memMiB == 0 {
-					pl.SetMemoryMiB(pl.PhysicalMiB)
-				} else {
-					pl.SetMemoryMiB(memMiB)
-				}
+				pl.SetMemoryCap(memMiB) // checked by parsePlatform
 				coords["memory_mb"] = memMiB
-			}
-			if pl.PhysicalMiB > 0 && pl.MemoryMiB > pl.PhysicalMiB {
-				if !reported["phys"+memKey] {
-					p.errf("platform", memKey, "%s = %v exceeds the %v MiB of a %s GPU; use at most %v (or 0 for the whole memory)", memKey, coords[memKey], pl.PhysicalMiB, pl.Name, pl.PhysicalMiB)
-					reported["phys"+memKey] = true
-				}
-				continue
 			}
 			if err := pl.Check(); err != nil {
 				p.errf("platform", "gpus", "with gpus = %d: %v", g, err)
@@ -197,10 +195,17 @@ func (s *Suite) checkPoints(p *parser) {
 			}
 		}
 	}
-	if len(s.points)*len(s.Schedulers)*s.Repetitions > 10_000_000 {
-		p.errf("suite", "", "the suite expands to more than 10 million runs; reduce the axes")
+	if len(s.points)*len(s.Schedulers)*s.Repetitions > maxRuns {
+		p.errf("suite", "", "the suite expands to more than %d runs; reduce the axes", maxRuns)
 	}
 }
+
+// maxRuns bounds a suite's expansion.
+const maxRuns = 10_000_000
+
+// generate builds the workloads checkPoints measures (a variable so the
+// fuzz test can bound their size).
+var generate = workloads.Generate
 
 func minMemory(key string, bytes int64) string {
 	if key == "memory_bytes" {
@@ -209,11 +214,12 @@ func minMemory(key string, bytes int64) string {
 	return strconv.FormatFloat(float64(bytes)/hardware.MiB, 'g', 6, 64)
 }
 
-// keyConfig is the normalised configuration of a run: everything that can
-// change its result. Its JSON is hashed into the result key, so a changed
-// parameter, platform number or tool version never reuses a stale result.
+// keyConfig is the normalised configuration of a run: everything outside
+// the code that can change its result. Its JSON is hashed into the run's
+// configuration id, which run.Key combines with the code versions, so a
+// changed parameter, platform number, model or scheduler never reuses a
+// stale result.
 type keyConfig struct {
-	Version      string         `json:"version"`
 	Workload     workloads.Spec `json:"workload"`
 	WorkloadFile string         `json:"workload_file_sha,omitempty"`
 	Platform     string         `json:"platform_hash"`
@@ -260,15 +266,16 @@ func (s *Suite) Runs() []Run {
 				}
 			}
 			for _, sc := range s.Schedulers {
-				kc := keyConfig{Version: run.Version, Workload: spec, WorkloadFile: pt.fileSHA,
+				kc := keyConfig{Workload: spec, WorkloadFile: pt.fileSHA,
 					Platform: pt.platform.Hash(), Scheduler: sc.Name, Params: sc.Params.Canonical(),
 					Rep: rep, Charge: sc.ChargeSched, Executor: s.Executor}
 				kc.Seed = hash64("run", s.Seed, kc)
 				b, _ := json.Marshal(kc)
 				sum := sha256.Sum256(b)
+				config := hex.EncodeToString(sum[:12])
 				out = append(out, Run{
-					Key: hex.EncodeToString(sum[:12]), Suite: s.Name, Label: sc.Label,
-					Scheduler: sc.Name, Params: sc.Params, Point: pt.coords, Rep: rep, Seed: kc.Seed,
+					Key: run.Key(config, sc.Version), ConfigID: config, Suite: s.Name, Label: sc.Label,
+					Scheduler: sc.Name, SchedulerVersion: sc.Version, Params: sc.Params, Point: pt.coords, Rep: rep, Seed: kc.Seed,
 					ChargeSched: sc.ChargeSched, Executor: s.Executor, Spec: spec, Platform: pt.platform,
 					WorkingSet: pt.wsMiB, Timeout: int64(s.Timeout), file: pt.workload,
 				})
@@ -308,7 +315,7 @@ func (r Run) Record() run.Record {
 		name = r.file.Name
 	}
 	id := run.NewIdentity(name, r.WorkingSet, r.Platform, r.Scheduler, r.Params, r.Seed, r.Executor, r.ChargeSched)
-	id.Key, id.Suite, id.Label, id.Point, id.Rep = r.Key, r.Suite, r.Label, r.Point, r.Rep
+	id.Key, id.Config, id.Suite, id.Label, id.Point, id.Rep = r.Key, r.ConfigID, r.Suite, r.Label, r.Point, r.Rep
 	return run.Record{Identity: id}
 }
 

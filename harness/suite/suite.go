@@ -125,6 +125,7 @@ type Workload struct {
 // Scheduler is one [[scheduler]] block.
 type Scheduler struct {
 	Name        string
+	Version     int // schedulers.Spec.Version
 	Label       string
 	Raw         map[string]string // parameters as written
 	Params      schedulers.Params // resolved, defaults filled
@@ -337,8 +338,8 @@ func (s *Suite) parsePlatform(t *tbl) {
 		ps.GPUs = append(ps.GPUs, int(g))
 	}
 	ps.CPUs = int(t.integer("cpus", defCPUs))
-	if ps.CPUs < 0 || (base != nil && base.MaxCPUs > 0 && ps.CPUs > base.MaxCPUs) {
-		t.errf("cpus", "cpus = %d; platform %s has 0 to %d CPU cores", ps.CPUs, ps.Preset, max(0, base.MaxCPUs))
+	if base != nil && (ps.CPUs < 0 || ps.CPUs > base.MaxCPUs) {
+		t.errf("cpus", "cpus = %d; platform %s has 0 to %d CPU cores for workers", ps.CPUs, ps.Preset, base.MaxCPUs)
 	}
 	if t.has("memory_mb") && t.has("memory_bytes") {
 		t.errf("memory_bytes", "both memory_mb and memory_bytes are set; keep one")
@@ -352,34 +353,40 @@ func (s *Suite) parsePlatform(t *tbl) {
 		}
 		ps.MemoryMiB = t.axisFloat("memory_mb", def)
 	}
+	// The same rules as --memory-mb and --memory-bytes (0 MiB = the whole
+	// memory), checked on the preset before the points are built.
 	for _, m := range ps.MemoryMiB {
-		if m < 0 {
-			t.errf("memory_mb", "memory_mb = %g is negative; use MiB per GPU (0 = the GPU's whole memory)", m)
+		if base != nil {
+			if err := base.Clone().SetMemoryCap(m); err != nil {
+				t.errf("memory_mb", "memory_mb = %g: %v", m, err)
+			}
 		}
 	}
 	for _, b := range ps.MemoryBytes {
-		if b <= 0 {
-			t.errf("memory_bytes", "memory_bytes = %d; use a positive number of bytes per GPU", b)
+		if base != nil {
+			if err := base.Clone().SetMemoryCapBytes(b); err != nil {
+				t.errf("memory_bytes", "memory_bytes = %d: %v", b, err)
+			}
 		}
 	}
 	for _, g := range ps.GPUs {
-		if g < 0 || g+ps.CPUs < 1 || (base != nil && base.MaxGPUs > 0 && g > base.MaxGPUs) {
-			max := 0
-			if base != nil {
-				max = base.MaxGPUs
-			}
-			t.errf("gpus", "gpus = %d; platform %s has 1 to %d GPUs", g, ps.Preset, max)
+		switch {
+		case base != nil && (g < 0 || g > base.MaxGPUs):
+			t.errf("gpus", "gpus = %d; platform %s has 0 to %d GPUs", g, ps.Preset, base.MaxGPUs)
+		case g+ps.CPUs < 1:
+			t.errf("gpus", "gpus = %d with cpus = %d: no worker; ask for at least one GPU or CPU core", g, ps.CPUs)
 		}
 	}
 	if base != nil {
 		tp := &base.Topology
 		floats := map[string]*float64{"gpu_link_gbps": &tp.GPULinkGBps, "switch_link_gbps": &tp.SwitchLinkGBps,
 			"numa_link_gbps": &tp.NUMALinkGBps, "inter_numa_gbps": &tp.InterNUMAGBps, "nvlink_gbps": &tp.NVLinkGBps}
+		before := len(t.p.errs)
 		for k, f := range floats {
 			if t.has(k) {
 				if v := t.number(k); v > 0 {
 					*f = v
-				} else {
+				} else if len(t.p.errs) == before { // not already refused as a number
 					t.errf(k, "%s = %g; a bandwidth must be positive (GB/s)", k, v)
 				}
 			}
@@ -417,11 +424,7 @@ func (s *Suite) parsePlatform(t *tbl) {
 			}
 		}
 		q := base.Clone()
-		q.GPUs, q.CPUs = max(1, base.GPUs), base.CPUs
-		if base.OutOfCore() {
-			q.GPUs = 0
-		}
-		if err := q.Check(); err != nil {
+		if err := q.Check(); err != nil && len(t.p.errs) == before { // the preset's default workers
 			t.errf("", "after the overrides: %v", err)
 		}
 		ps.Base = base
@@ -492,7 +495,11 @@ func (s *Suite) parseWorkload(t *tbl) {
 	w.Deps = t.boolean("deps", false)
 	w.WriteC = t.boolean("write_c", false)
 	if t.has("seed") {
-		v := uint64(t.integer("seed", 0))
+		seed := t.integer("seed", 0)
+		if seed < 0 {
+			t.errf("seed", "seed = %d; use a non-negative integer", seed)
+		}
+		v := uint64(seed)
 		w.Seed = &v
 	}
 	t.unknown("kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed", "file")
@@ -539,7 +546,7 @@ func (s *Suite) parseScheduler(i int, t *tbl) {
 		if sc.Params, err = spec.Resolve(sc.Raw); err != nil {
 			sc.Params = nil
 		}
-		sc.Name = spec.Name
+		sc.Name, sc.Version = spec.Name, spec.Version
 	}
 	for j, o := range s.Schedulers {
 		if o.Label == sc.Label {

@@ -169,11 +169,11 @@ func TestRejections(t *testing.T) {
 	})
 	t.Run("bad range", func(t *testing.T) {
 		text := strings.Replace(good, "step = 5}", "stp = 5}", 1)
-		wantErr(t, text, lineOf(text, "n = {"), "range needs step")
+		wantErr(t, text, lineOf(text, "n = {"), `unknown key "stp"; did you mean "step"`)
 	})
 	t.Run("too many GPUs", func(t *testing.T) {
 		text := strings.Replace(good, "gpus = [1, 2]", "gpus = [1, 16]", 1)
-		wantErr(t, text, lineOf(text, "gpus ="), "gpus = 16", "1 to 8 GPUs")
+		wantErr(t, text, lineOf(text, "gpus ="), "gpus = 16", "0 to 8 GPUs")
 	})
 	t.Run("wrong type", func(t *testing.T) {
 		text := strings.Replace(good, "repetitions = 2", `repetitions = "2"`, 1)

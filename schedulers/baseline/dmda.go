@@ -8,8 +8,8 @@ import (
 
 func init() {
 	params := []schedulers.Param{
-		{Name: "alpha", Kind: "float", Default: "1", Doc: "weight of the expected completion time (StarPU dmda alpha)"},
-		{Name: "beta", Kind: "float", Default: "1", Doc: "weight of the data transfer penalty (StarPU dmda beta)"},
+		{Name: "alpha", Kind: "float", Default: "1", Min: "0", Doc: "weight of the expected completion time (StarPU dmda alpha)"},
+		{Name: "beta", Kind: "float", Default: "1", Min: "0", Doc: "weight of the data transfer penalty (StarPU dmda beta)"},
 	}
 	for _, ready := range []bool{false, true} {
 		name, doc := "dmda", "StarPU dmda: each task, in submission order, goes to the worker minimising alpha*(expected end - best end) + beta*transfer time of its missing inputs; every queued task is prefetched"
@@ -18,8 +18,8 @@ func init() {
 			doc = "dmda + Ready: a worker starts the queued task with the fewest bytes still to load (thesis Alg. 2)"
 		}
 		schedulers.Register(schedulers.Spec{
-			Name: name, Doc: doc, Params: append(params,
-				schedulers.Param{Name: "window", Kind: "int", Default: "0", Doc: "Ready looks at the first window queued tasks only (0 = all); dmdar only"}),
+			Name: name, Version: 1, Doc: doc, Params: append(params,
+				schedulers.Param{Name: "window", Kind: "int", Default: "0", Min: "0", Doc: "Ready looks at the first window queued tasks only (0 = all); dmdar only"}),
 			Buffer: -1,
 			New: func(p schedulers.Params) (schedulers.Scheduler, error) {
 				return &DMDA{Alpha: p.Float("alpha"), Beta: p.Float("beta"), Ready: ready, Window: p.Int("window")}, nil

@@ -6,9 +6,10 @@ import "github.com/memsched/memsched/schedulers"
 
 func init() {
 	schedulers.Register(schedulers.Spec{
-		Name: "eager",
-		Doc:  "StarPU modular-eager-prefetching: one central queue in submission order; a worker pulls the head when its buffer has room; LRU eviction",
-		New:  func(schedulers.Params) (schedulers.Scheduler, error) { return &Eager{}, nil },
+		Name:    "eager",
+		Version: 1,
+		Doc:     "StarPU modular-eager-prefetching: one central queue in submission order; a worker pulls the head when its buffer has room; LRU eviction",
+		New:     func(schedulers.Params) (schedulers.Scheduler, error) { return &Eager{}, nil },
 	})
 }
 

@@ -58,8 +58,9 @@ import (
 
 func init() {
 	schedulers.Register(schedulers.Spec{
-		Name: "darts",
-		Doc:  "DARTS (IPDPS 2022, thesis Alg. 9): per GPU, load the data that frees the most ready tasks and plan them; LUF eviction (Alg. 10); variants 3inputs (Alg. 11), opti, threshold",
+		Name:    "darts",
+		Version: 1,
+		Doc:     "DARTS (IPDPS 2022, thesis Alg. 9): per GPU, load the data that frees the most ready tasks and plan them; LUF eviction (Alg. 10); variants 3inputs (Alg. 11), opti, threshold",
 		Params: []schedulers.Param{
 			{Name: "eviction", Kind: "string", Default: "luf", Choices: []string{"luf", "lru"},
 				Doc: "luf: Least Used in the Future (thesis Alg. 10), withdrawing planned tasks that read the victim; lru: the runtime's LRU (plain DARTS)"},
@@ -67,7 +68,7 @@ func init() {
 				Doc: "when no data frees a task, plan the head of S_1(D) for the D maximising S_1 (tasks one more load from free) before falling back to a random task (thesis Alg. 11)"},
 			{Name: "opti", Kind: "bool", Default: "false",
 				Doc: "stop the data scan at the first data that frees a task (thesis §3.8.3; upstream STARPU_DARTS_THRESHOLD=2)"},
-			{Name: "threshold", Kind: "int", Default: "0",
+			{Name: "threshold", Kind: "int", Default: "0", Min: "0",
 				Doc: "scan at most this many data of dataNotInMem per decision; 0 = all (upstream uses 110 for 2D with >14400 tasks, else 200; thesis: only for working sets >3500 MB)"},
 			{Name: "random_ties", Kind: "bool", Default: "true",
 				Doc: "break ties (and pick the fallback task) at random, so GPUs rarely compete for the same data (thesis); false = first in scan order, fallback at rank k*|pool|/K"},

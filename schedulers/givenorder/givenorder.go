@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	schedulers.Register(schedulers.Spec{Name: "given-order",
+	schedulers.Register(schedulers.Spec{Name: "given-order", Version: 1,
 		Doc: "runs a listed order: one list of task ids per worker, in processing order; LRU or Belady eviction over the list",
 		Params: []schedulers.Param{
 			{Name: "order", Kind: "string", Default: "",

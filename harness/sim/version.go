@@ -1,0 +1,12 @@
+package sim
+
+// ModelVersion is the version of the simulator model: the engine's
+// decisions and everything outside the schedulers that shapes a result
+// (the workload generators, the platform model). Bump it whenever they
+// change what a run produces; it enters every result key, so a sweep
+// reruns the records made by the former model. The golden corpus
+// (harness/golden) fails when the outputs change without a bump.
+//
+// 2: memory nodes, access modes and MSI coherency (DAG tiles are RW, with
+// write-backs), protected NVLink sources.
+const ModelVersion = 2
