@@ -4,5 +4,6 @@ package main
 import (
 	_ "github.com/memsched/memsched/schedulers/baseline"
 	_ "github.com/memsched/memsched/schedulers/darts"
+	_ "github.com/memsched/memsched/schedulers/external" // exec:PATH, docs/protocol.md
 	_ "github.com/memsched/memsched/schedulers/static"
 )

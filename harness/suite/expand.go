@@ -45,6 +45,7 @@ type Run struct {
 	Platform    *hardware.Platform
 	WorkingSet  float64 // MiB
 	Timeout     int64   // nanoseconds, from the suite
+	Code        *schedulers.Code
 
 	file *workloads.Workload
 }
@@ -220,6 +221,7 @@ type keyConfig struct {
 	Rep          int            `json:"rep"`
 	Charge       bool           `json:"charge_sched_time"`
 	Executor     string         `json:"executor"`
+	Code         string         `json:"scheduler_code,omitempty"` // external or plugin code
 }
 
 func hash64(parts ...any) uint64 {
@@ -259,7 +261,7 @@ func (s *Suite) Runs() []Run {
 			for _, sc := range s.Schedulers {
 				kc := keyConfig{Version: run.Version, Workload: spec, WorkloadFile: pt.fileSHA,
 					Platform: pt.platform.Hash(), Scheduler: sc.Name, Params: sc.Params.Canonical(),
-					Rep: rep, Charge: sc.ChargeSched, Executor: s.Executor}
+					Rep: rep, Charge: sc.ChargeSched, Executor: s.Executor, Code: sc.Code.Key()}
 				kc.Seed = hash64("run", s.Seed, kc)
 				b, _ := json.Marshal(kc)
 				sum := sha256.Sum256(b)
@@ -267,7 +269,7 @@ func (s *Suite) Runs() []Run {
 					Key: hex.EncodeToString(sum[:12]), Suite: s.Name, Label: sc.Label,
 					Scheduler: sc.Name, Params: sc.Params, Point: pt.coords, Rep: rep, Seed: kc.Seed,
 					ChargeSched: sc.ChargeSched, Executor: s.Executor, Spec: spec, Platform: pt.platform,
-					WorkingSet: pt.wsMiB, Timeout: int64(s.Timeout), file: pt.workload,
+					WorkingSet: pt.wsMiB, Timeout: int64(s.Timeout), Code: sc.Code, file: pt.workload,
 				})
 			}
 		}
@@ -306,6 +308,7 @@ func (r Run) Record() run.Record {
 	}
 	id := run.NewIdentity(name, r.WorkingSet, r.Platform, r.Scheduler, r.Params, r.Seed, r.Executor, r.ChargeSched)
 	id.Key, id.Suite, id.Label, id.Point, id.Rep = r.Key, r.Suite, r.Label, r.Point, r.Rep
+	id.SchedulerCode = r.Code
 	return run.Record{Identity: id}
 }
 
