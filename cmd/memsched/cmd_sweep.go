@@ -79,6 +79,10 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	dry := fs.Bool("dry-run", false, "validate the suite and list what would run, without running")
 	quiet := fs.Bool("q", false, "no progress bar")
 	quick := fs.Int("quick", 0, "keep at most this many values of each axis (first, last, evenly spaced): a preview whose runs are the full suite's")
+	var cluster clusterFlags
+	cluster.register(fs)
+	var prof profileFlags
+	prof.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -103,7 +107,11 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if *jobs < 1 {
 		return fmt.Errorf("-j %d: want at least 1 parallel run", *jobs)
 	}
-	if *dry {
+	opt := sweep.Options{Jobs: *jobs, Output: *out, Timeout: *timeout, Only: only, RetryErrors: *retry, Log: stderr}
+	if err := cluster.options(&opt, *fresh); err != nil {
+		return err
+	}
+	if *dry && !cluster.slurm {
 		runs, err := sweep.Select(s, only)
 		if err != nil {
 			return err
@@ -146,12 +154,28 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		}
 	}()
 
-	if *fresh {
+	if *fresh && !*dry {
 		if err := os.Remove(*out); err != nil && !os.IsNotExist(err) {
 			return err
 		}
+		if err := os.RemoveAll(sweep.ShardDir(*out)); err != nil { // or a resume would merge them back
+			return err
+		}
 	}
-	opt := sweep.Options{Jobs: *jobs, Output: *out, Timeout: *timeout, Only: only, RetryErrors: *retry, Log: stderr}
+	if cluster.slurm {
+		cpus := 1 // per array task, unless -j says
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "j" {
+				cpus = *jobs
+			}
+		})
+		return cluster.submit(ctx, s, pos[0], opt, *quick, cpus, *dry, stderr)
+	}
+	stop, err := prof.start(stderr)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	if f, ok := stderr.(*os.File); ok && !*quiet && term.IsTerminal(int(f.Fd())) {
 		opt.Bar = stderr
 	}
@@ -159,7 +183,11 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "%s: %s → %s\n", s.Name, sum, *out)
+	dest := *out
+	if opt.Shard.Count > 0 {
+		dest = sweep.ShardFile(*out, opt.Shard)
+	}
+	fmt.Fprintf(stderr, "%s: %s → %s\n", s.Name, sum, dest)
 	if sum.Interrupted > 0 {
 		return fmt.Errorf("interrupted: rerun the same command to finish (%d runs left)", sum.Interrupted)
 	}

@@ -45,6 +45,11 @@ type Options struct {
 	// SyncEvery bounds how many records may sit in the page cache before
 	// an fsync; 0 = 64. An fsync also happens every two seconds.
 	SyncEvery int
+	// Shard, when set, runs only the shard's runs and writes them to its
+	// shard file (ShardFile); Output is then only read, for the runs
+	// already done. Without a shard, the shards already written are merged
+	// into Output first.
+	Shard Shard
 }
 
 // Summary says what a sweep did.
@@ -123,20 +128,38 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
+	out := opt.Output
+	var elsewhere map[string]bool // done in the merged results file
+	if opt.Shard.Count > 0 {
+		mine := runs[:0:0]
+		for _, r := range runs {
+			if opt.Shard.Has(r.Key) {
+				mine = append(mine, r)
+			}
+		}
+		runs, out = mine, ShardFile(opt.Output, opt.Shard)
+		if elsewhere, err = Done(opt.Output, opt.RetryErrors); err != nil {
+			return sum, err
+		}
+	} else if n, err := MergeShards(opt.Output); err != nil {
+		return sum, fmt.Errorf("merging the shards of %s: %w", opt.Output, err)
+	} else if n > 0 {
+		fmt.Fprintf(opt.Log, "%s: merged %d records from %s\n", s.Name, n, ShardDir(opt.Output))
+	}
 	sum.Total = len(runs)
 
-	if dir := filepath.Dir(opt.Output); dir != "" {
+	if dir := filepath.Dir(out); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return sum, err
 		}
 	}
-	have, err := prepare(opt.Output, opt.RetryErrors)
+	have, err := prepare(out, opt.RetryErrors)
 	if err != nil {
 		return sum, err
 	}
 	var todo []suite.Run
 	for _, r := range runs {
-		if have[r.Key] {
+		if have[r.Key] || elsewhere[r.Key] {
 			sum.Skipped++
 		} else {
 			todo = append(todo, r)
@@ -146,7 +169,7 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	// last and leave the other workers idle.
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].WorkingSet > todo[j].WorkingSet })
 
-	f, err := os.OpenFile(opt.Output, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(out, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return sum, err
 	}
@@ -210,7 +233,7 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 		// One write per line: O_APPEND makes it atomic with respect to
 		// other writers and an interruption can only cut the last line.
 		if _, err := f.Write(append(b, '\n')); err != nil {
-			werr = fmt.Errorf("%s: %w", opt.Output, err)
+			werr = fmt.Errorf("%s: %w", out, err)
 			stop()
 			continue
 		}
@@ -270,11 +293,7 @@ func prepare(path string, retryErrors bool) (map[string]bool, error) {
 			recs = kept
 		}
 	}
-	have := make(map[string]bool, len(recs))
-	for _, r := range recs {
-		have[r.Key] = true
-	}
-	return have, nil
+	return doneKeys(recs, false), nil
 }
 
 type outcome struct {
