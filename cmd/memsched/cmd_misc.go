@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register("workload", "generate a task set and write it as JSON (or print its summary)", cmdWorkload)
-	register("schedulers", "list the registered schedulers and their parameters", cmdSchedulers)
+	register("schedulers", "list the registered schedulers and their parameters (or those named: exec:PATH)", cmdSchedulers)
 }
 
 func cmdWorkload(args []string, stdout, stderr io.Writer) error {
@@ -58,11 +58,22 @@ func cmdWorkload(args []string, stdout, stderr io.Writer) error {
 }
 
 func cmdSchedulers(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("schedulers", "", stderr)
+	fs := newFlags("schedulers", "[NAME ...]", stderr)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	for _, s := range schedulers.List() {
+	specs := schedulers.List()
+	if fs.NArg() > 0 { // e.g. memsched schedulers exec:prog.py
+		specs = nil
+		for _, name := range fs.Args() {
+			s, err := schedulers.Lookup(name)
+			if err != nil {
+				return err
+			}
+			specs = append(specs, s)
+		}
+	}
+	for _, s := range specs {
 		fmt.Fprintf(stdout, "%s\n    %s\n", s.Name, s.Doc)
 		switch {
 		case s.Buffer < 0:
@@ -77,6 +88,9 @@ func cmdSchedulers(args []string, stdout, stderr io.Writer) error {
 			}
 			fmt.Fprintf(stdout, "    --param %s=<%s>%s (default %s): %s\n", p.Name, p.Kind, choices, p.Default, p.Doc)
 		}
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintf(stdout, "exec:PATH\n    an external program speaking docs/protocol.md; memsched schedulers exec:PATH lists its parameters\n")
 	}
 	return nil
 }
