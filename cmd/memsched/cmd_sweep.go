@@ -117,12 +117,15 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		have := map[string]bool{}
-		recs, _, err := sweep.ReadFile(*out)
-		if err != nil {
-			return err
-		}
-		for _, r := range recs {
-			have[r.Key] = true
+		shards, _ := sweep.ShardFiles(*out) // a sweep merges them first
+		for _, f := range append([]string{*out}, shards...) {
+			recs, _, err := sweep.ReadFile(f)
+			if err != nil {
+				return err
+			}
+			for _, r := range recs {
+				have[r.Key] = true
+			}
 		}
 		todo := 0
 		for _, r := range runs {
