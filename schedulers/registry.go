@@ -37,6 +37,10 @@ type Spec struct {
 	// every task to a worker queue and prefetches them all).
 	Buffer int
 	New    func(p Params) (Scheduler, error)
+	// Code identifies scheduler code from outside this module (an external
+	// program, a Go plugin's module); nil for memsched's own schedulers,
+	// which run.Version covers. Register fills it for Go plugins.
+	Code *Code
 }
 
 // Params holds a scheduler's parameters, validated and with defaults filled.
@@ -64,7 +68,10 @@ func (p Params) Canonical() string {
 	return b.String()
 }
 
-var registry = map[string]Spec{}
+var (
+	registry = map[string]Spec{}
+	families = map[string]func(arg string) (Spec, error){}
+)
 
 // BufferParam is accepted by every scheduler: the task buffer depth
 // (StarPU's STARPU_NTASKS_THRESHOLD); 0 = the scheduler's default.
@@ -80,7 +87,20 @@ func Register(s Spec) {
 	if s.Version < 1 {
 		panic("schedulers: " + s.Name + " registers no Version (start at 1)")
 	}
+	if s.Code == nil {
+		s.Code = pluginCode(s.New)
+	}
 	registry[s.Name] = s
+}
+
+// RegisterFamily adds schedulers named prefix:ARG whose Spec is built when
+// looked up, as exec:PATH runs an external program. It panics on a
+// duplicate, at init time.
+func RegisterFamily(prefix string, lookup func(arg string) (Spec, error)) {
+	if _, dup := families[prefix]; dup {
+		panic("schedulers: duplicate family " + prefix)
+	}
+	families[prefix] = lookup
 }
 
 // List returns every registered scheduler, sorted by name.
@@ -95,6 +115,11 @@ func List() []Spec {
 
 // Lookup finds a scheduler, suggesting the closest name when it is unknown.
 func Lookup(name string) (Spec, error) {
+	if prefix, arg, ok := strings.Cut(name, ":"); ok {
+		if lookup, ok := families[prefix]; ok {
+			return lookup(arg)
+		}
+	}
 	s, ok := registry[strings.ToLower(name)]
 	if !ok {
 		names := make([]string, 0, len(registry))

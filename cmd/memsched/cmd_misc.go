@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register("workload", "generate a task set and write it as JSON (or print its summary)", cmdWorkload)
-	register("schedulers", "list the registered schedulers and their parameters", cmdSchedulers)
+	register("schedulers", "list the registered schedulers and their parameters (or those named: exec:PATH)", cmdSchedulers)
 }
 
 func cmdWorkload(args []string, stdout, stderr io.Writer) error {
@@ -65,11 +65,22 @@ func writeFile(path string, data []byte) error {
 }
 
 func cmdSchedulers(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("schedulers", "", stderr)
+	fs := newFlags("schedulers", "[NAME ...]", stderr)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	for _, s := range schedulers.List() {
+	specs := schedulers.List()
+	if fs.NArg() > 0 { // e.g. memsched schedulers exec:prog.py
+		specs = nil
+		for _, name := range fs.Args() {
+			s, err := schedulers.Lookup(name)
+			if err != nil {
+				return err
+			}
+			specs = append(specs, s)
+		}
+	}
+	for _, s := range specs {
 		fmt.Fprintf(stdout, "%s (v%d)\n    %s\n", s.Name, s.Version, s.Doc)
 		switch {
 		case s.Buffer < 0:
@@ -84,6 +95,9 @@ func cmdSchedulers(args []string, stdout, stderr io.Writer) error {
 			}
 			fmt.Fprintf(stdout, "    --param %s=<%s>%s (default %s): %s\n", p.Name, p.Kind, choices, p.Default, p.Doc)
 		}
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintf(stdout, "exec:PATH\n    an external program speaking docs/protocol.md; memsched schedulers exec:PATH lists its parameters\n")
 	}
 	return nil
 }

@@ -22,13 +22,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var pf platformFlags
 	wf.register(fs, true)
 	pf.register(fs)
-	sched := fs.String("scheduler", "eager", "scheduler (memsched schedulers lists them)")
+	sched := fs.String("scheduler", "eager", "scheduler (memsched schedulers lists them), or exec:PATH for an external program (docs/protocol.md)")
 	params := paramFlag{}
 	fs.Var(params, "param", "scheduler parameter key=value (repeatable)")
 	seed := fs.Uint64("seed", 1, "random seed (workload generation and scheduler ties)")
 	charge := fs.Bool("charge-sched-time", false, "charge the scheduler's wall time to the simulated timeline (as real runs do)")
 	tracePath := fs.String("trace", "", "write a JSON Lines trace of every event to this file")
 	executor := fs.String("executor", "sim", "sim (discrete-event simulator) or cuda (real GPUs)")
+	var prof profileFlags
+	prof.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -58,21 +60,24 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := run.Config{Workload: w, Platform: p, Scheduler: spec.Name, Params: params,
 		Seed: *seed, ChargeSched: *charge, Executor: *executor}
+	stop, err := prof.start(stderr)
+	if err != nil {
+		return err
+	}
+	var rec run.Record
 	if *tracePath == "" {
-		rec, err := run.Run(cfg)
-		if err != nil {
-			return err
-		}
-		return json.NewEncoder(stdout).Encode(rec)
-	}
-	hdr := trace.Header{Scheduler: spec.Name, SchedulerVersion: spec.Version, Params: resolved,
-		Platform: p, Workload: &wf.spec, WorkloadFile: wf.file, Seed: *seed}
-	if wf.file == "" {
-		hdr.Workload.Seed = *seed
+		rec, err = run.Run(cfg)
 	} else {
-		hdr.Workload = nil
+		hdr := trace.Header{Scheduler: spec.Name, SchedulerVersion: spec.Version, Params: resolved,
+			Platform: p, Workload: &wf.spec, WorkloadFile: wf.file, Seed: *seed}
+		if wf.file == "" {
+			hdr.Workload.Seed = *seed
+		} else {
+			hdr.Workload = nil
+		}
+		rec, err = runTraced(cfg, hdr, *tracePath)
 	}
-	rec, err := runTraced(cfg, hdr, *tracePath)
+	stop()
 	if err != nil {
 		return err
 	}

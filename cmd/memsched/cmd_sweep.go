@@ -79,6 +79,10 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	dry := fs.Bool("dry-run", false, "validate the suite and list what would run, without running")
 	quiet := fs.Bool("q", false, "no progress bar")
 	quick := fs.Int("quick", 0, "keep at most this many values of each axis (first, last, evenly spaced): a preview whose runs are the full suite's; 0 = every value")
+	var cluster clusterFlags
+	cluster.register(fs)
+	var prof profileFlags
+	prof.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -114,7 +118,11 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if *quick > 0 {
 		s.Thin(*quick)
 	}
-	if *dry {
+	opt := sweep.Options{Jobs: *jobs, Output: *out, Timeout: *timeout, Only: only, RetryErrors: *retry, Fresh: *fresh, Log: stderr}
+	if err := cluster.options(&opt, *fresh); err != nil {
+		return err
+	}
+	if *dry && !cluster.slurm {
 		runs, err := sweep.Select(s, only)
 		if err != nil {
 			return err
@@ -126,6 +134,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		p, err := sweep.PlanFile(s, runs, path, *retry)
 		if err != nil {
 			return err
+		}
+		if shards, _ := sweep.ShardFiles(*out); len(shards) > 0 && !*fresh {
+			fmt.Fprintf(stdout, "%s: %d shard files not merged yet (a sweep merges them first, which may leave less to do)\n", s.Name, len(shards))
 		}
 		fmt.Fprintf(stdout, "%s: %d points × %d schedulers × %d repetitions = %d runs (%d selected, %d to do) → %s\n",
 			s.Name, s.Points(), len(s.Schedulers), s.Repetitions, len(s.Runs()), len(runs), p.Todo(), *out)
@@ -154,7 +165,30 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		}
 	}()
 
-	opt := sweep.Options{Jobs: *jobs, Output: *out, Timeout: *timeout, Only: only, RetryErrors: *retry, Fresh: *fresh, Log: stderr}
+	if *fresh && !*dry {
+		if err := os.RemoveAll(sweep.ShardDir(*out)); err != nil { // or a resume would merge them back
+			return err
+		}
+		if cluster.slurm { // the array tasks write shards: the results file starts empty
+			if err := os.Remove(*out); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+	}
+	if cluster.slurm {
+		cpus := 1 // per array task, unless -j says
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "j" {
+				cpus = *jobs
+			}
+		})
+		return cluster.submit(ctx, s, pos[0], opt, *quick, cpus, *dry, stderr)
+	}
+	stop, err := prof.start(stderr)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	if f, ok := stderr.(*os.File); ok && !*quiet && term.IsTerminal(int(f.Fd())) {
 		opt.Bar = stderr
 	}
@@ -162,7 +196,11 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "%s: %s → %s\n", s.Name, sum, *out)
+	dest := *out
+	if opt.Shard.Count > 0 {
+		dest = sweep.ShardFile(*out, opt.Shard)
+	}
+	fmt.Fprintf(stderr, "%s: %s → %s\n", s.Name, sum, dest)
 	if sum.Interrupted > 0 {
 		return fmt.Errorf("interrupted: rerun the same command to finish (%d runs left)", sum.Interrupted)
 	}

@@ -88,6 +88,9 @@ type Identity struct {
 	Seed        uint64            `json:"seed"`
 	Executor    string            `json:"executor"`
 	ChargeSched bool              `json:"charge_sched_time"`
+	// SchedulerCode identifies a scheduler from outside memsched: an
+	// external program's path and hash, a Go plugin's module and version.
+	SchedulerCode *schedulers.Code `json:"scheduler_code,omitempty"`
 
 	Provenance Provenance `json:"provenance"`
 }

@@ -5,7 +5,9 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/memsched/memsched/hardware"
@@ -26,6 +28,19 @@ type Config struct {
 	Executor    string // "sim" (default) or "cuda"
 	Trace       func(sim.Event)
 	Context     context.Context // cancels the run (nil: never)
+	// Spec, when set, is the scheduler to run instead of looking Scheduler
+	// up in the registry (a scheduler under test, not registered).
+	Spec *schedulers.Spec
+}
+
+// PanicError is a scheduler's crash, as opposed to an error it reports.
+type PanicError struct {
+	Scheduler string
+	Value     any
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("scheduler %s panicked: %v", e.Scheduler, e.Value)
 }
 
 // Executor runs a built scheduler on a platform. The simulator is the
@@ -64,15 +79,23 @@ func Run(cfg Config) (rec Record, err error) {
 		return rec, err
 	}
 	ex := executors[cfg.Executor]
-	sch, spec, params, err := schedulers.Build(cfg.Scheduler, cfg.Params)
+	sch, spec, params, err := build(cfg)
 	if err != nil {
 		return rec, err
 	}
+	if c, ok := sch.(io.Closer); ok { // an external scheduler's process is reaped
+		defer c.Close()
+	}
 	p := cfg.Platform
 	rec.Identity = NewIdentity(cfg.Workload.Name, cfg.Workload.WorkingSetMiB(), p, spec.Name, params, cfg.Seed, cfg.Executor, cfg.ChargeSched)
+	rec.SchedulerCode = spec.Code
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("scheduler %s panicked: %v", spec.Name, r)
+			if a, ok := r.(schedulers.Abort); ok {
+				err = a.Err
+			} else {
+				err = &PanicError{spec.Name, r}
+			}
 		}
 	}()
 	sc := sim.Config{
@@ -130,4 +153,23 @@ func modelLoads(w *workloads.Workload, memory int64, plan func() ([][]int, bool)
 		total += n
 	}
 	return total, nil
+}
+
+func build(cfg Config) (schedulers.Scheduler, schedulers.Spec, schedulers.Params, error) {
+	if cfg.Spec == nil {
+		return schedulers.Build(cfg.Scheduler, cfg.Params)
+	}
+	spec := *cfg.Spec
+	params, err := spec.Resolve(cfg.Params)
+	if err != nil {
+		return nil, spec, nil, err
+	}
+	sch, err := spec.New(params)
+	return sch, spec, params, err
+}
+
+// IsPanic reports whether a run's error is a scheduler crash.
+func IsPanic(err error) bool {
+	var pe *PanicError
+	return errors.As(err, &pe)
 }

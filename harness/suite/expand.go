@@ -47,6 +47,7 @@ type Run struct {
 	Platform         *hardware.Platform
 	WorkingSet       float64 // MiB
 	Timeout          int64   // nanoseconds, from the suite
+	Code             *schedulers.Code
 
 	file *workloads.Workload
 }
@@ -229,6 +230,7 @@ type keyConfig struct {
 	Rep          int            `json:"rep"`
 	Charge       bool           `json:"charge_sched_time"`
 	Executor     string         `json:"executor"`
+	Code         string         `json:"scheduler_code,omitempty"` // external or plugin code
 }
 
 func hash64(parts ...any) uint64 {
@@ -268,7 +270,7 @@ func (s *Suite) Runs() []Run {
 			for _, sc := range s.Schedulers {
 				kc := keyConfig{Workload: spec, WorkloadFile: pt.fileSHA,
 					Platform: pt.platform.Hash(), Scheduler: sc.Name, Params: sc.Params.Canonical(),
-					Rep: rep, Charge: sc.ChargeSched, Executor: s.Executor}
+					Rep: rep, Charge: sc.ChargeSched, Executor: s.Executor, Code: sc.Code.Key()}
 				kc.Seed = hash64("run", s.Seed, kc)
 				b, _ := json.Marshal(kc)
 				sum := sha256.Sum256(b)
@@ -277,7 +279,7 @@ func (s *Suite) Runs() []Run {
 					Key: run.Key(config, sc.Version), ConfigID: config, Suite: s.Name, Label: sc.Label,
 					Scheduler: sc.Name, SchedulerVersion: sc.Version, Params: sc.Params, Point: pt.coords, Rep: rep, Seed: kc.Seed,
 					ChargeSched: sc.ChargeSched, Executor: s.Executor, Spec: spec, Platform: pt.platform,
-					WorkingSet: pt.wsMiB, Timeout: int64(s.Timeout), file: pt.workload,
+					WorkingSet: pt.wsMiB, Timeout: int64(s.Timeout), Code: sc.Code, file: pt.workload,
 				})
 			}
 		}
@@ -316,6 +318,7 @@ func (r Run) Record() run.Record {
 	}
 	id := run.NewIdentity(name, r.WorkingSet, r.Platform, r.Scheduler, r.Params, r.Seed, r.Executor, r.ChargeSched)
 	id.Key, id.Config, id.Suite, id.Label, id.Point, id.Rep = r.Key, r.ConfigID, r.Suite, r.Label, r.Point, r.Rep
+	id.SchedulerCode = r.Code
 	return run.Record{Identity: id}
 }
 

@@ -130,6 +130,7 @@ type Scheduler struct {
 	Raw         map[string]string // parameters as written
 	Params      schedulers.Params // resolved, defaults filled
 	ChargeSched bool
+	Code        *schedulers.Code // code from outside memsched (exec:PATH, plugins)
 	Line        int
 }
 
@@ -517,7 +518,11 @@ func (s *Suite) parseScheduler(i int, t *tbl) {
 	if strings.ContainsAny(sc.Label, "|\n") || strings.TrimSpace(sc.Label) == "" {
 		t.errf("label", "label %q: use a non-empty display name without '|' or newlines", sc.Label)
 	}
-	spec, err := schedulers.Lookup(sc.Name)
+	name := sc.Name
+	if prog, ok := strings.CutPrefix(name, "exec:"); ok && prog != "" && !filepath.IsAbs(prog) {
+		name = "exec:" + filepath.Join(filepath.Dir(s.File), prog) // relative to the suite file
+	}
+	spec, err := schedulers.Lookup(name)
 	if err != nil {
 		t.errf("name", "%v", err)
 	}
@@ -546,7 +551,7 @@ func (s *Suite) parseScheduler(i int, t *tbl) {
 		if sc.Params, err = spec.Resolve(sc.Raw); err != nil {
 			sc.Params = nil
 		}
-		sc.Name, sc.Version = spec.Name, spec.Version
+		sc.Name, sc.Version, sc.Code = spec.Name, spec.Version, spec.Code
 	}
 	for j, o := range s.Schedulers {
 		if o.Label == sc.Label {

@@ -57,6 +57,11 @@ type Options struct {
 	// SyncEvery bounds how many records may sit in the page cache before
 	// an fsync; 0 = 64. An fsync also happens every two seconds.
 	SyncEvery int
+	// Shard, when set, runs only the shard's runs and writes them to its
+	// shard file (ShardFile); Output is then only read, for the runs
+	// already done. Without a shard, the shards already written are merged
+	// into Output first.
+	Shard Shard
 }
 
 // Summary says what a sweep did.
@@ -138,16 +143,34 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
+	out := opt.Output
+	var elsewhere map[string]bool // done in the merged results file
+	if opt.Shard.Count > 0 {
+		mine := runs[:0:0]
+		for _, r := range runs {
+			if opt.Shard.Has(r.Key) {
+				mine = append(mine, r)
+			}
+		}
+		runs, out = mine, ShardFile(opt.Output, opt.Shard)
+		if elsewhere, err = Done(opt.Output, opt.RetryErrors); err != nil {
+			return sum, err
+		}
+	} else if n, err := MergeShards(opt.Output); err != nil {
+		return sum, fmt.Errorf("merging the shards of %s: %w", opt.Output, err)
+	} else if n > 0 {
+		fmt.Fprintf(opt.Log, "%s: merged %d records from %s\n", s.Name, n, ShardDir(opt.Output))
+	}
 	sum.Total = len(runs)
 
-	if dir := filepath.Dir(opt.Output); dir != "" {
+	if dir := filepath.Dir(out); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return sum, err
 		}
 	}
-	f, err := filelock.Open(opt.Output)
+	f, err := filelock.Open(out)
 	if errors.Is(err, filelock.ErrLocked) {
-		return sum, fmt.Errorf("%s is being written by another memsched sweep; one writer per results file: wait for it to finish, or write elsewhere with -o", opt.Output)
+		return sum, fmt.Errorf("%s is being written by another memsched sweep; one writer per results file: wait for it to finish, or write elsewhere with -o", out)
 	}
 	if err != nil {
 		return sum, err
@@ -158,14 +181,14 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 			return sum, err
 		}
 	}
-	lines, truncated, err := ReadLines(opt.Output)
+	lines, truncated, err := ReadLines(out)
 	if err != nil {
 		return sum, err
 	}
 	p := plan(s, runs, lines, opt.RetryErrors)
 	switch {
 	case len(p.keep) != len(lines):
-		f, err = rewrite(f, opt.Output, p.keep)
+		f, err = rewrite(f, out, p.keep)
 	case truncated >= 0:
 		err = f.Truncate(truncated)
 	}
@@ -173,13 +196,20 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 		return sum, err
 	}
 	if p.duplicates > 0 {
-		fmt.Fprintf(opt.Log, "%s: %s held %d duplicate records (same key); kept one of each\n", s.Name, opt.Output, p.duplicates)
+		fmt.Fprintf(opt.Log, "%s: %s held %d duplicate records (same key); kept one of each\n", s.Name, out, p.duplicates)
 	}
 	if msg := p.String(); msg != "" {
 		fmt.Fprintf(opt.Log, "%s: %s\n", s.Name, msg)
 	}
 	sum.Skipped, sum.Rerun = p.skipped, p.rerun
-	todo := p.todo
+	todo := p.todo[:0:0]
+	for _, r := range p.todo {
+		if elsewhere[r.Key] { // a shard skips what the merged results hold
+			sum.Skipped++
+		} else {
+			todo = append(todo, r)
+		}
+	}
 	// Largest working sets first, so that the longest runs do not start
 	// last and leave the other workers idle.
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].WorkingSet > todo[j].WorkingSet })
@@ -242,7 +272,7 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 		// One write per line: O_APPEND makes it atomic with respect to
 		// other writers and an interruption can only cut the last line.
 		if _, err := f.Write(append(b, '\n')); err != nil {
-			werr = fmt.Errorf("%s: %w", opt.Output, err)
+			werr = fmt.Errorf("%s: %w", out, err)
 			stop()
 			continue
 		}
