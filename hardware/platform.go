@@ -647,3 +647,35 @@ func (p *Platform) CanonicalJSON() []byte {
 	out, _ := json.Marshal(m) // maps marshal with sorted keys
 	return out
 }
+
+// RuntimeKeys lists the keys of a [runtime] table (the toml tags of
+// Runtime), in declaration order: the settings a suite may override.
+func RuntimeKeys() []string { return tomlKeys(reflect.TypeOf(Runtime{})) }
+
+// SetRuntime overrides runtime settings given by their [runtime] keys,
+// decoding them through the same struct and the same checks as a preset's
+// [runtime] table, so a suite can set (and sweep) every setting a preset
+// has. Unknown keys get the closest known one; a value of the wrong type or
+// out of range is an error naming the key.
+func (p *Platform) SetRuntime(kv map[string]any) error {
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(map[string]any{"runtime": kv}); err != nil {
+		return fmt.Errorf("runtime settings %v: %v", kv, err)
+	}
+	f := struct {
+		Runtime *Runtime `toml:"runtime"`
+	}{&p.Runtime}
+	md, err := toml.Decode(buf.String(), &f)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			err = errors.New(pe.Message)
+		}
+		return fmt.Errorf("runtime settings: %v", err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0]
+		return fmt.Errorf("unknown runtime setting %q%s; settings: %s", k[len(k)-1], closestKey(k), strings.Join(RuntimeKeys(), ", "))
+	}
+	return p.Check()
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"sort"
 	"strconv"
 
 	"github.com/memsched/memsched/hardware"
@@ -86,7 +87,7 @@ func (s *Suite) checkPoints(p *parser) {
 		// Bound the expansion before building it (each axis alone is
 		// bounded, their product is not).
 		mems := max(len(ps.MemoryMiB), len(ps.MemoryBytes))
-		if n := float64(len(w.N)) * float64(len(nzs)) * float64(len(keeps)) * float64(len(ps.GPUs)) * float64(mems) * float64(max(1, len(s.Schedulers))) * float64(s.Repetitions); n > maxRuns {
+		if n := float64(len(w.N)) * float64(len(nzs)) * float64(len(keeps)) * float64(len(ps.GPUs)) * float64(mems) * float64(len(ps.runtimePoints())) * float64(max(1, len(s.Schedulers))) * float64(s.Repetitions); n > maxRuns {
 			p.errf("suite", "", "the suite expands to %.3g runs, more than %d; reduce the axes", n, maxRuns)
 			return
 		}
@@ -122,6 +123,7 @@ func (s *Suite) checkPoints(p *parser) {
 		return
 	}
 	memKey := "memory_mb"
+	runtimes := ps.runtimePoints()
 	mems := len(ps.MemoryMiB)
 	if len(ps.MemoryBytes) > 0 {
 		memKey, mems = "memory_bytes", len(ps.MemoryBytes)
@@ -129,76 +131,97 @@ func (s *Suite) checkPoints(p *parser) {
 	reported := map[string]bool{}
 	for _, g := range ps.GPUs {
 		for mi := 0; mi < mems; mi++ {
-			pl := ps.Base.Clone()
-			pl.GPUs, pl.CPUs = g, ps.CPUs
-			coords := map[string]any{"gpus": g}
-			if ps.CPUs > 0 {
-				coords["cpus"] = ps.CPUs
-			}
-			var memMiB float64
-			var memBytes int64
-			if len(ps.MemoryBytes) > 0 {
-				memBytes = ps.MemoryBytes[mi]
-				pl.SetMemoryBytes(memBytes)
-				coords["memory_bytes"] = memBytes
-			} else {
-				memMiB = ps.MemoryMiB[mi]
-				pl.SetMemoryCap(memMiB) // checked by parsePlatform
-				coords["memory_mb"] = memMiB
-			}
-			if err := pl.Check(); err != nil {
-				p.errf("platform", "gpus", "with gpus = %d: %v", g, err)
-				continue
-			}
-			var tooSmall []int // specs whose tasks cannot fit
-			var need int64
-			for i := range specs {
-				if info[i].max > pl.MemoryBytes {
-					tooSmall = append(tooSmall, i)
-					need = max(need, info[i].max)
+			for _, rt := range runtimes {
+				pl := ps.Base.Clone()
+				pl.GPUs, pl.CPUs = g, ps.CPUs
+				coords := map[string]any{"gpus": g}
+				if ps.CPUs > 0 {
+					coords["cpus"] = ps.CPUs
 				}
-			}
-			if len(tooSmall) > 0 {
-				where := fmt.Sprintf("n = %d", specs[tooSmall[0]].N)
-				if fileW != nil {
-					where = "workload " + w.File
+				var memMiB float64
+				var memBytes int64
+				if len(ps.MemoryBytes) > 0 {
+					memBytes = ps.MemoryBytes[mi]
+					pl.SetMemoryBytes(memBytes)
+					coords["memory_bytes"] = memBytes
+				} else {
+					memMiB = ps.MemoryMiB[mi]
+					pl.SetMemoryCap(memMiB) // checked by parsePlatform
+					coords["memory_mb"] = memMiB
 				}
-				if more := len(tooSmall) - 1; more > 0 {
-					where += fmt.Sprintf(" (and %d more points)", more)
-				}
-				first := info[tooSmall[0]].max
-				msg := fmt.Sprintf("%s = %v per GPU is smaller than the inputs of one task at %s (%.4g MiB = %d bytes); the task could never run: use %s >= %s",
-					memKey, coords[memKey], where, float64(first)/hardware.MiB, first, memKey, minMemory(memKey, need))
-				if !reported[msg] {
-					p.errf("platform", memKey, "%s", msg)
-					reported[msg] = true
-				}
-			}
-			for i, sp := range specs {
-				if info[i].max > pl.MemoryBytes {
+				if err := pl.SetRuntime(rt); err != nil { // checks the platform too
+					p.errf("platform", "gpus", "with gpus = %d%s: %v", g, runtimeDesc(rt), err)
 					continue
 				}
-				c := map[string]any{}
-				for k, v := range coords {
-					c[k] = v
-				}
-				if fileW == nil {
-					c["n"] = sp.N
-					if len(w.NZ) > 0 {
-						c["nz"] = sp.NZ
-					}
-					if len(w.Keep) > 0 {
-						c["keep"] = sp.Keep
+				for _, rs := range ps.Runtime {
+					if rs.Axis {
+						coords[rs.Key] = rt[rs.Key]
 					}
 				}
-				s.points = append(s.points, point{gpus: g, memMiB: memMiB, memBytes: memBytes, spec: sp, coords: c,
-					platform: pl, wsMiB: info[i].ws, maxInput: info[i].max, fileSHA: fileSHA, workload: fileW})
+				var tooSmall []int // specs whose tasks cannot fit
+				var need int64
+				for i := range specs {
+					if info[i].max > pl.MemoryBytes {
+						tooSmall = append(tooSmall, i)
+						need = max(need, info[i].max)
+					}
+				}
+				if len(tooSmall) > 0 {
+					where := fmt.Sprintf("n = %d", specs[tooSmall[0]].N)
+					if fileW != nil {
+						where = "workload " + w.File
+					}
+					if more := len(tooSmall) - 1; more > 0 {
+						where += fmt.Sprintf(" (and %d more points)", more)
+					}
+					first := info[tooSmall[0]].max
+					msg := fmt.Sprintf("%s = %v per GPU is smaller than the inputs of one task at %s (%.4g MiB = %d bytes); the task could never run: use %s >= %s",
+						memKey, coords[memKey], where, float64(first)/hardware.MiB, first, memKey, minMemory(memKey, need))
+					if !reported[msg] {
+						p.errf("platform", memKey, "%s", msg)
+						reported[msg] = true
+					}
+				}
+				for i, sp := range specs {
+					if info[i].max > pl.MemoryBytes {
+						continue
+					}
+					c := map[string]any{}
+					for k, v := range coords {
+						c[k] = v
+					}
+					if fileW == nil {
+						c["n"] = sp.N
+						if len(w.NZ) > 0 {
+							c["nz"] = sp.NZ
+						}
+						if len(w.Keep) > 0 {
+							c["keep"] = sp.Keep
+						}
+					}
+					s.points = append(s.points, point{gpus: g, memMiB: memMiB, memBytes: memBytes, spec: sp, coords: c,
+						platform: pl, wsMiB: info[i].ws, maxInput: info[i].max, fileSHA: fileSHA, workload: fileW})
+				}
 			}
 		}
 	}
 	if len(s.points)*len(s.Schedulers)*s.Repetitions > maxRuns {
 		p.errf("suite", "", "the suite expands to more than %d runs; reduce the axes", maxRuns)
 	}
+}
+
+// runtimeDesc names a point's runtime settings in an error, "" when none.
+func runtimeDesc(rt map[string]any) string {
+	keys := make([]string, 0, len(rt))
+	for k := range rt {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := ""
+	for _, k := range keys {
+		out += fmt.Sprintf(", %s = %v", k, rt[k])
+	}
+	return out
 }
 
 // maxRuns bounds a suite's expansion.
@@ -349,6 +372,11 @@ func (s *Suite) Thin(k int) {
 	add(len(w.N), func(i int) string { return str(w.N[i]) }, func(p point) string { return str(p.spec.N) })
 	add(len(w.NZ), func(i int) string { return str(w.NZ[i]) }, func(p point) string { return str(p.spec.NZ) })
 	add(len(w.Keep), func(i int) string { return str(w.Keep[i]) }, func(p point) string { return str(p.spec.Keep) })
+	for _, rs := range ps.Runtime {
+		if rs.Axis {
+			add(len(rs.Values), func(i int) string { return str(rs.Values[i]) }, func(p point) string { return str(p.coords[rs.Key]) })
+		}
+	}
 	var kept []point
 	for _, p := range s.points {
 		ok := true

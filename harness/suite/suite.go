@@ -18,7 +18,9 @@
 //	preset    = "v100-gemini"
 //	gpus      = 1                 # or [1, 2, 4], or {from = 1, to = 4, step = 1}
 //	memory_mb = 500               # MiB per GPU; 0 = the GPU's physical memory
-//	gpu_link_gbps = 6.0           # overrides: any [topology] or [runtime] number
+//	gpu_link_gbps = 6.0           # overrides: any [topology] number
+//	sched_cost = "model"          # and any [runtime] setting of the preset;
+//	reclaim_factor = [1, 2]       # a list or a range is an axis of the sweep
 //	[platform.kernel.gemm]
 //	gflops = 12557
 //
@@ -40,8 +42,10 @@
 //	labels = { EAGER = "EAGER", DMDAR = "DMDAR" }
 //
 // More keys: [platform] memory_bytes (exact bytes, toy instances; an axis
-// too), cpus (CPU-core workers), buffer and pipeline (StarPU runtime
-// settings), any [topology] number; [workload] nz and keep (axes), tile, z,
+// too), cpus (CPU-core workers), every [runtime] setting of the preset
+// (hardware.RuntimeKeys: buffer, pipeline, reclaim_factor, alloc_sync,
+// sched_cost, op_seconds, duration_cv...; a list or range is an axis whose
+// value is a coordinate of the points), any [topology] number; [workload] nz and keep (axes), tile, z,
 // order ("random"), deps (the task graph, updated tiles in mode RW),
 // write_c (2D: each task writes its C tile in mode W), seed (fixes the instance for every repetition; by default it derives from
 // the suite seed, the point and the repetition, shared by the schedulers)
@@ -104,7 +108,17 @@ type Platform struct {
 	CPUs        int       // CPU-core workers
 	MemoryMiB   []float64 // per GPU; 0 = physical memory. Empty when MemoryBytes is used
 	MemoryBytes []int64
-	Base        *hardware.Platform // preset with overrides, GPUs and memory not yet set
+	// Runtime overrides the preset's [runtime] settings, each by its key;
+	// a setting given as a list (or a range) is an axis of the sweep.
+	Runtime []RuntimeSetting
+	Base    *hardware.Platform // preset with overrides, GPUs, memory and runtime axes not yet set
+}
+
+// RuntimeSetting is one [runtime] key a suite sets: one value, or an axis.
+type RuntimeSetting struct {
+	Key    string
+	Values []any // TOML values (int64, float64, bool, string)
+	Axis   bool  // written as a list or a range: a coordinate of the points
 }
 
 // Workload is the [workload] table: a workloads.Spec with axes.
@@ -392,8 +406,7 @@ func (s *Suite) parsePlatform(t *tbl) {
 				}
 			}
 		}
-		ints := map[string]*int{"gpus_per_switch": &tp.GPUsPerSwitch, "gpus_per_numa": &tp.GPUsPerNUMA,
-			"buffer": &base.Runtime.Buffer, "pipeline": &base.Runtime.Pipeline}
+		ints := map[string]*int{"gpus_per_switch": &tp.GPUsPerSwitch, "gpus_per_numa": &tp.GPUsPerNUMA}
 		for k, f := range ints {
 			if t.has(k) {
 				*f = int(t.integer(k, 0))
@@ -428,9 +441,76 @@ func (s *Suite) parsePlatform(t *tbl) {
 		if err := q.Check(); err != nil && len(t.p.errs) == before { // the preset's default workers
 			t.errf("", "after the overrides: %v", err)
 		}
+		ps.Runtime = parseRuntime(t, base)
 		ps.Base = base
 	}
-	t.unknown(append([]string{"preset", "gpus", "cpus", "memory_mb", "memory_bytes", "nvlink", "buffer", "pipeline", "kernel"}, topologyKeys...)...)
+	t.unknown(append(append([]string{"preset", "gpus", "cpus", "memory_mb", "memory_bytes", "nvlink", "kernel"}, topologyKeys...), hardware.RuntimeKeys()...)...)
+}
+
+// parseRuntime reads the [platform] keys that are [runtime] settings of the
+// preset (hardware.RuntimeKeys: buffer, pipeline, reclaim_factor,
+// sched_cost...). A scalar overrides the preset; a list or a range
+// {from, to, step} of numbers is an axis. Every value is decoded and checked
+// through the preset's own struct (hardware.Platform.SetRuntime), alone,
+// so a mistake names its key and value before anything runs.
+func parseRuntime(t *tbl, base *hardware.Platform) []RuntimeSetting {
+	var out []RuntimeSetting
+	for _, k := range hardware.RuntimeKeys() {
+		v, ok := t.get(k)
+		if !ok {
+			continue
+		}
+		rs := RuntimeSetting{Key: k}
+		switch x := v.(type) {
+		case []any:
+			rs.Values, rs.Axis = x, true
+		case map[string]any:
+			for _, f := range t.axisFloat(k, 0) {
+				rs.Values = append(rs.Values, f)
+			}
+			rs.Axis = true
+		default:
+			rs.Values = []any{v}
+		}
+		if len(rs.Values) == 0 {
+			t.errf(k, "%s is an empty list; give at least one value", k)
+			continue
+		}
+		seen := map[string]bool{}
+		for _, val := range rs.Values {
+			if s := fmt.Sprint(val); seen[s] {
+				t.errf(k, "%s lists %v twice; each value once", k, val)
+			} else {
+				seen[s] = true
+			}
+			if err := base.Clone().SetRuntime(map[string]any{k: val}); err != nil {
+				t.errf(k, "%s = %v: %v", k, val, err)
+			}
+		}
+		out = append(out, rs)
+	}
+	return out
+}
+
+// runtimePoints lists the combinations of the runtime settings (the
+// product of the axes, scalars once), in suite order.
+func (ps Platform) runtimePoints() []map[string]any {
+	combos := []map[string]any{{}}
+	for _, rs := range ps.Runtime {
+		var next []map[string]any
+		for _, c := range combos {
+			for _, v := range rs.Values {
+				m := make(map[string]any, len(c)+1)
+				for k, x := range c {
+					m[k] = x
+				}
+				m[rs.Key] = v
+				next = append(next, m)
+			}
+		}
+		combos = next
+	}
+	return combos
 }
 
 func (s *Suite) presetPath(name string) string {

@@ -106,6 +106,62 @@ func TestAxes(t *testing.T) {
 	}
 }
 
+// Every [runtime] setting of the preset can be set in [platform], decoded
+// through the preset's struct; a list is an axis whose value is a point
+// coordinate and reaches the run's platform.
+func TestRuntimeSettings(t *testing.T) {
+	text := strings.Replace(strings.Replace(good, "gpus = [1, 2]", "gpus = 1", 1), "gpu_link_gbps = 6.0",
+		"gpu_link_gbps = 6.0\nsched_cost = \"model\"\nreclaim_factor = [1, 2]\nbuffer = 4", 1)
+	s, err := parse(t, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Points(); got != 6 {
+		t.Fatalf("points = %d, want 2 reclaim factors × 3 N", got)
+	}
+	seen := map[float64]bool{}
+	for _, r := range s.Runs() {
+		rt := r.Platform.Runtime
+		if rt.SchedCost != "model" || rt.Buffer != 4 {
+			t.Fatalf("runtime %+v: the scalar settings are not applied", rt)
+		}
+		if c, ok := r.Point["reclaim_factor"]; !ok || toFloat(c) != rt.ReclaimFactor {
+			t.Fatalf("point %v: reclaim_factor coordinate does not match the platform's %v", r.Point, rt.ReclaimFactor)
+		}
+		if _, ok := r.Point["sched_cost"]; ok {
+			t.Fatalf("point %v: a scalar setting is not a coordinate", r.Point)
+		}
+		seen[rt.ReclaimFactor] = true
+	}
+	if !seen[1] || !seen[2] {
+		t.Errorf("reclaim factors run: %v, want 1 and 2", seen)
+	}
+	s.Thin(1)
+	if got := s.Points(); got != 1 {
+		t.Errorf("after Thin(1): %d points, want 1", got)
+	}
+	for _, bad := range []struct{ set, want string }{
+		{"reclaim_factor = -1", "reclaim_factor = -1"},
+		{`alloc_sync = ["none", "sometimes"]`, `use none, evict or all`},
+		{`sched_cost = 3`, "sched_cost"},
+		{`reclaim_factor = [1, 1]`, "twice"},
+		{`reclaim_facter = 2`, `did you mean "reclaim_factor"`},
+	} {
+		text := strings.Replace(good, "gpu_link_gbps = 6.0", "gpu_link_gbps = 6.0\n"+bad.set, 1)
+		wantErr(t, text, lineOf(text, bad.set), bad.want)
+	}
+}
+
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return -1
+}
+
 // wantErr parses text and checks that the error names line and contains
 // every fragment.
 func wantErr(t *testing.T, text string, line int, frags ...string) {
