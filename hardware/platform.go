@@ -67,6 +67,10 @@ type Topology struct {
 	InterNUMAGBps  float64 `toml:"inter_numa_gbps" json:"inter_numa_gbps"`
 	NVLink         bool    `toml:"nvlink" json:"nvlink"`
 	NVLinkGBps     float64 `toml:"nvlink_gbps" json:"nvlink_gbps"`
+	// StridedGBps caps a copy of a strided datum (workloads.Data.Strided:
+	// a sub-block of a larger host matrix, copied row by row) between main
+	// memory and a GPU; 0 = no cap (the links alone).
+	StridedGBps float64 `toml:"strided_gbps" json:"strided_gbps,omitempty"`
 	// DiskGBps is the disk's bandwidth, shared by reads and writes, when
 	// Home is "disk".
 	DiskGBps float64 `toml:"disk_gbps" json:"disk_gbps,omitempty"`
@@ -369,6 +373,8 @@ func (p *Platform) Check() error {
 		return fmt.Errorf("platform %s: nvlink is on but nvlink_gbps = %g; give a positive bandwidth in GB/s", p.Name, t.NVLinkGBps)
 	case t.NVLinkGBps < 0 || math.IsNaN(t.NVLinkGBps) || math.IsInf(t.NVLinkGBps, 1):
 		return fmt.Errorf("platform %s: nvlink_gbps = %g; give a positive bandwidth in GB/s", p.Name, t.NVLinkGBps)
+	case !(t.StridedGBps >= 0) || math.IsInf(t.StridedGBps, 1):
+		return fmt.Errorf("platform %s: strided_gbps = %g; give the GB/s of a strided copy (0: no cap)", p.Name, t.StridedGBps)
 	case p.Runtime.Buffer < 1:
 		return fmt.Errorf("platform %s: runtime buffer = %d; use at least 1 (StarPU's NTASKS_THRESHOLD, 10)", p.Name, p.Runtime.Buffer)
 	case p.Runtime.Pipeline < 1:
@@ -597,6 +603,9 @@ func (p *Platform) Links() (links []Link, down, up [][]int) {
 	}
 	return links, down, up
 }
+
+// StridedName names the cap on a node's strided copies (Topology.StridedGBps).
+func StridedName(node int) string { return fmt.Sprintf("strided-copy%d", node) }
 
 // NVLinkName names the link of a peer copy between two GPUs (one single
 // NVLink per pair in this model).

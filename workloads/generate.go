@@ -15,7 +15,9 @@ import (
 //     block-columns B_j, each Tile×Z fp32. Task T(i,j) reads [A_i, B_j],
 //     coords [i,j], submitted row by row (i outer, j inner), so consecutive
 //     tasks share A_i (thesis §5 "row by row"). C is not modelled: the papers
-//     count only inputs toward transfers.
+//     count only inputs toward transfers. The B_j are strided (see
+//     Data.Strided), as the block xgemm.c cycles through in its inner loop;
+//     the tiles of matmul3d, cholesky and lu are all strided.
 //   - sparse2d: matmul2d where each task is kept with probability Keep
 //     (independent Bernoulli draws in submission order); all 2N data stay
 //     declared because the papers plot the nominal working set. If no task
@@ -111,6 +113,13 @@ func (b *builder) addData(n int, bytes int64) int {
 	return first
 }
 
+// strided marks data ids [from, to) as strided sub-blocks of a host matrix.
+func (b *builder) strided(from, to int) {
+	for d := from; d < to; d++ {
+		b.w.Data[d].Strided = true
+	}
+}
+
 func (b *builder) addTask(kernel string, flops float64, prio, written int, coords []int, inputs ...int) {
 	b.w.Tasks = append(b.w.Tasks, Task{
 		ID: len(b.w.Tasks), Kernel: kernel, Flops: flops,
@@ -125,6 +134,13 @@ func data2D(b *builder, s Spec) (a0, b0 int, flops float64) {
 	bytes := int64(s.Tile) * int64(s.Z) * floatBytes
 	a0 = b.addData(s.N, bytes)
 	b0 = b.addData(s.N, bytes)
+	// xgemm.c partition_mult_data registers its A as ydim×zdim with leading
+	// dimension ydim and cuts it along y (starpu_matrix_filter_block): each
+	// block is zdim rows of tile floats, strided in main memory. Its B
+	// blocks, cut along x (vertical_block), are contiguous. xgemm submits x
+	// outer and y inner, so the strided block is the one consecutive tasks
+	// cycle through: our B_j (j inner).
+	b.strided(b0, b0+s.N)
 	if s.WriteC {
 		b.c0 = b.addData(s.N*s.N, int64(s.Tile)*int64(s.Tile)*floatBytes)
 		for c := b.c0; c < len(b.w.Data); c++ {
@@ -186,6 +202,9 @@ func genMatmul3D(b *builder, s Spec) {
 	a0 := b.addData(n*nz, tb)
 	b0 := b.addData(nz*n, tb)
 	c0 := b.addData(n*n, tb)
+	// xgemm.c -3d tiles A, B and C in both dimensions (map_filters): every
+	// tile is a strided sub-block of its matrix.
+	b.strided(a0, len(b.w.Data))
 	t := float64(s.Tile)
 	for i := range n {
 		for j := range n {
@@ -200,6 +219,9 @@ func genMatmul3D(b *builder, s Spec) {
 func genCholesky(b *builder, s Spec) {
 	n := s.N
 	b.addData(n*(n+1)/2, int64(s.Tile)*int64(s.Tile)*floatBytes)
+	// cholesky_implicit registers one size×size matrix and tiles it in both
+	// dimensions (starpu_data_map_filters): every tile is strided.
+	b.strided(0, len(b.w.Data))
 	a := func(m, k int) int { return m*(m+1)/2 + k } // lower triangle, row-major
 	t := float64(s.Tile)
 	t3 := t * t * t
@@ -221,6 +243,7 @@ func genCholesky(b *builder, s Spec) {
 func genLU(b *builder, s Spec) {
 	n := s.N
 	b.addData(n*n, int64(s.Tile)*int64(s.Tile)*floatBytes)
+	b.strided(0, len(b.w.Data)) // tiles of one matrix, as for cholesky
 	a := func(m, k int) int { return m*n + k }
 	t := float64(s.Tile)
 	t3 := t * t * t

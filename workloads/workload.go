@@ -7,10 +7,15 @@ package workloads
 // scratch datum is an output whose value nobody needs: each task writing it
 // (mode W) gets a fresh allocation, discarded when the task ends, never
 // written back (StarPU's starpu_data_invalidate_submit after the task).
+// A strided datum is a sub-block of a larger matrix in main memory whose
+// rows are not contiguous there: its copies between main memory and a GPU
+// go row by row (StarPU's matrix interface uses cudaMemcpy2DAsync when the
+// leading dimension exceeds the row), at the platform's strided rate.
 type Data struct {
 	ID      int   `json:"id"`
 	Bytes   int64 `json:"bytes"`
 	Scratch bool  `json:"scratch,omitempty"`
+	Strided bool  `json:"strided,omitempty"`
 }
 
 // Task is one kernel invocation accessing its Inputs (data ids), each in

@@ -76,7 +76,7 @@ func (e *Engine) load(ni, d, src int, prefetch bool) {
 	f := e.newFlow()
 	*f = flow{node: ni, src: src, data: d, remaining: float64(bytes), prefetch: prefetch, path: ni}
 	if src == e.home {
-		f.links = e.down[ni]
+		f.links, f.path = e.homePath(ni, d, false)
 	} else {
 		f.links = e.nvlinkPath(ni, src)
 		f.path = 2*len(e.nodes) + ni*len(e.nodes) + src
@@ -164,7 +164,8 @@ func (e *Engine) startOut(ni int) {
 	n.busyOut = true
 	bytes := e.w.Data[d].Bytes
 	f := e.newFlow()
-	*f = flow{node: e.home, src: ni, data: d, remaining: float64(bytes), out: true, version: e.version[d], links: e.up[ni], path: len(e.nodes) + ni}
+	*f = flow{node: e.home, src: ni, data: d, remaining: float64(bytes), out: true, version: e.version[d]}
+	f.links, f.path = e.homePath(ni, d, true)
 	e.startFlow(f)
 	e.emit(Event{Ev: "writeback_start", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
 }
@@ -224,6 +225,40 @@ func (e *Engine) flush() {
 			e.fetchHome(d)
 		}
 	}
+}
+
+// homePath is the path of a copy between home and node ni (up: a
+// write-back) and its id: the node's PCIe path, plus, for a strided datum on
+// a GPU, the cap on row-by-row copies (Topology.StridedGBps), a path of its
+// own. Path ids: loads ni, write-backs n+ni, peer copies from 2n, strided
+// loads from 2n+n², strided write-backs from 3n+n².
+func (e *Engine) homePath(ni, d int, up bool) ([]int, int) {
+	n := len(e.nodes)
+	links, path := e.down[ni], ni
+	if up {
+		links, path = e.up[ni], n+ni
+	}
+	if !e.w.Data[d].Strided || e.p.Topology.StridedGBps <= 0 || !e.nodes[ni].gpu {
+		return links, path
+	}
+	if e.strided == nil {
+		e.strided = map[int][2][]int{}
+	}
+	dir := 0
+	if up {
+		dir = 1
+	}
+	p, ok := e.strided[ni]
+	if !ok || p[dir] == nil {
+		name := hardware.StridedName(ni)
+		if up {
+			name += "-up"
+		}
+		e.links = append(e.links, hardware.Link{Name: name, GBps: e.p.Topology.StridedGBps})
+		p[dir] = append(append([]int(nil), links...), len(e.links)-1)
+		e.strided[ni] = p
+	}
+	return p[dir], 2*n + n*n + dir*n + ni
 }
 
 // nvlinkPath is the one-link path of a peer copy between two GPUs.

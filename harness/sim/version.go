@@ -9,4 +9,8 @@ package sim
 //
 // 2: memory nodes, access modes and MSI coherency (DAG tiles are RW, with
 // write-backs), protected NVLink sources.
-const ModelVersion = 2
+// 3 (issue 11): strided data copied at Topology.StridedGBps (the 2D
+// products' cycled blocks, every tile of 3D, Cholesky and LU, as xgemm.c
+// and cholesky_implicit.c register them); under sched_cost = "model" the
+// initial submission is never charged and the planning only when counted.
+const ModelVersion = 3

@@ -335,7 +335,7 @@ func (s *Suite) parseSuite(t *tbl) {
 	t.unknown("name", "title", "claims", "repetitions", "seed", "charge_sched_time", "timeout", "executor")
 }
 
-var topologyKeys = []string{"gpu_link_gbps", "switch_link_gbps", "numa_link_gbps", "inter_numa_gbps", "nvlink_gbps", "gpus_per_switch", "gpus_per_numa"}
+var topologyKeys = []string{"gpu_link_gbps", "switch_link_gbps", "numa_link_gbps", "inter_numa_gbps", "nvlink_gbps", "strided_gbps", "gpus_per_switch", "gpus_per_numa"}
 
 func (s *Suite) parsePlatform(t *tbl) {
 	ps := &s.Platform
@@ -414,6 +414,9 @@ func (s *Suite) parsePlatform(t *tbl) {
 		}
 		if t.has("nvlink") {
 			tp.NVLink = t.boolean("nvlink", false)
+		}
+		if t.has("strided_gbps") { // 0 is allowed: no cap
+			tp.StridedGBps = t.number("strided_gbps")
 		}
 		if kt := t.sub("kernel", false); kt != nil {
 			names := make([]string, 0, len(kt.m))
