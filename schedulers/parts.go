@@ -3,13 +3,21 @@ package schedulers
 // Ready is StarPU's Ready reordering (thesis Algorithm 2): among the first
 // window buffered tasks (window <= 0: all), pop the first one with the fewest
 // bytes of input not yet present on the worker.
+//
+// It counts (View.Count) what StarPU's implementation examines: one data
+// status query per input of every task it scans (fifo_queues.c
+// _starpu_fifo_pop_first_ready_task calls _starpu_size_non_ready_buffers,
+// one starpu_data_query_status2 per buffer, for each task until one has
+// nothing missing).
 func Ready(v View, worker int, buffer []int, window int) int {
 	n := len(buffer)
 	if window > 0 && window < n {
 		n = window
 	}
 	best, bestMissing := 0, int64(-1)
+	ops := 0
 	for i := 0; i < n; i++ {
+		ops += len(v.Workload().Tasks[buffer[i]].Inputs)
 		missing := MissingBytes(v, worker, buffer[i])
 		if bestMissing < 0 || missing < bestMissing {
 			best, bestMissing = i, missing
@@ -18,6 +26,7 @@ func Ready(v View, worker int, buffer []int, window int) int {
 			}
 		}
 	}
+	v.Count(ops)
 	return best
 }
 

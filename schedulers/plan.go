@@ -124,9 +124,7 @@ func (s *Planned) Pull(worker int) (int, bool) {
 		return 0, false
 	}
 	if s.index != nil {
-		t := s.index.Next(worker)
-		s.lists.Take(worker, t)
-		return t, true
+		return s.lists.TakeAt(worker, s.index.Pop(worker, s.lists.Remaining(worker))), true
 	}
 	rem := s.lists.Remaining(worker)
 	return s.lists.TakeAt(worker, Ready(s.v, worker, rem, s.Window)), true

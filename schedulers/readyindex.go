@@ -21,6 +21,7 @@ type ReadyIndex struct {
 	next    uint64
 	heaps   []*readyHeap
 	users   [][]int
+	inputs  []int // per worker, the inputs of its indexed tasks (what a full scan examines)
 }
 
 type readyHeap struct {
@@ -61,6 +62,7 @@ func NewReadyIndex(v View) *ReadyIndex {
 	for k := 0; k < v.Workers(); k++ {
 		r.heaps = append(r.heaps, &readyHeap{r: r})
 	}
+	r.inputs = make([]int, v.Workers())
 	return r
 }
 
@@ -69,6 +71,7 @@ func (r *ReadyIndex) Add(worker, task int) {
 	m := MissingBytes(r.v, worker, task)
 	r.next++
 	r.missing[task], r.where[task], r.seq[task] = m, int32(worker), r.next
+	r.inputs[worker] += len(r.v.Workload().Tasks[task].Inputs)
 	heap.Push(r.heaps[worker], task)
 }
 
@@ -98,6 +101,7 @@ func (r *ReadyIndex) Remove(task int) {
 	if w := r.where[task]; w >= 0 {
 		heap.Remove(r.heaps[w], r.pos[task])
 		r.where[task] = -1
+		r.inputs[w] -= len(r.v.Workload().Tasks[task].Inputs)
 	}
 }
 
@@ -105,16 +109,28 @@ func (r *ReadyIndex) Remove(task int) {
 func (r *ReadyIndex) Next(worker int) int {
 	t := heap.Pop(r.heaps[worker]).(int)
 	r.where[t] = -1
+	r.inputs[worker] -= len(r.v.Workload().Tasks[t].Inputs)
 	return t
 }
 
-// Pop returns the index in buffer of Ready's choice and forgets the task.
-func (r *ReadyIndex) Pop(worker int, buffer []int) int {
+// Pop returns the index in list (the worker's indexed tasks in arrival
+// order: its buffer, or its remaining plan) of Ready's choice and forgets
+// the task. It counts what Ready's scan examines (see Ready): the inputs of
+// the tasks up to the choice when the choice misses nothing, else of all.
+func (r *ReadyIndex) Pop(worker int, list []int) int {
+	all := r.inputs[worker]
+	complete := r.missing[r.heaps[worker].tasks[0]] == 0
 	t := r.Next(worker)
-	for i, b := range buffer {
+	ops := 0
+	for i, b := range list {
+		ops += len(r.v.Workload().Tasks[b].Inputs)
 		if b == t {
+			if !complete {
+				ops = all
+			}
+			r.v.Count(ops)
 			return i
 		}
 	}
-	panic("schedulers: ReadyIndex out of sync with the buffer")
+	panic("schedulers: ReadyIndex out of sync with the list")
 }

@@ -18,7 +18,7 @@ func init() {
 			doc = "dmda + Ready: a worker starts the queued task with the fewest bytes still to load (thesis Alg. 2)"
 		}
 		schedulers.Register(schedulers.Spec{
-			Name: name, Version: 1, Doc: doc, Params: append(params,
+			Name: name, Version: 2, Doc: doc, Params: append(params,
 				schedulers.Param{Name: "window", Kind: "int", Default: "0", Min: "0", Doc: "Ready looks at the first window queued tasks only (0 = all); dmdar only"}),
 			Buffer: -1,
 			New: func(p schedulers.Params) (schedulers.Scheduler, error) {
@@ -74,6 +74,10 @@ func (s *DMDA) Push(t int) {
 		ends[k] = math.Max(now, s.expEnd[k]) + s.v.ComputeSeconds(k, t)
 		minEnd = math.Min(minEnd, ends[k])
 	}
+	// StarPU evaluates every worker's expected end and transfer time, one
+	// lookup per input (deque_modeling_policy_data_aware.c
+	// compute_all_performance_predictions, starpu_task_expected_data_transfer_time).
+	s.v.Count(len(ends) * (1 + len(task.Inputs)))
 	for k := range ends {
 		var penalty float64
 		for _, d := range task.Inputs {
