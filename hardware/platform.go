@@ -11,10 +11,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,7 +26,7 @@ import (
 	"github.com/memsched/memsched/internal/suggest"
 )
 
-//go:embed presets/*.toml
+//go:embed presets/*.toml presets/fitted/*.toml
 var presetFS embed.FS
 
 // MiB is the papers' "MB".
@@ -161,8 +164,11 @@ type Runtime struct {
 	// OpSeconds: the papers' real runs, reproducibly).
 	SchedCost string `toml:"sched_cost" json:"sched_cost,omitempty"`
 	// OpSeconds is the cost of one elementary scheduler operation under
-	// SchedCost = "model".
-	OpSeconds float64 `toml:"op_seconds" json:"op_seconds,omitempty"`
+	// SchedCost = "model" (a step through a linked structure: View.Count),
+	// ArrayOpSeconds of one comparison over a contiguous array
+	// (View.CountArray).
+	OpSeconds      float64 `toml:"op_seconds" json:"op_seconds,omitempty"`
+	ArrayOpSeconds float64 `toml:"array_op_seconds" json:"array_op_seconds,omitempty"`
 	// DurationCV is the coefficient of variation of task durations: each
 	// task's kernel time is multiplied by a lognormal factor of mean 1 and
 	// this relative spread, drawn from the run's seed and the task's id, so
@@ -177,6 +183,11 @@ type Runtime struct {
 }
 
 type presetFile struct {
+	// Fitted names a file of fitted values (relative to the preset) that
+	// override the preset's: [topology], [runtime] and [kernel.NAME] keys
+	// written by `memsched fit` (issue 11), so that a refit never edits the
+	// preset's cited numbers.
+	Fitted   string            `toml:"fitted"`
 	Platform Platform          `toml:"platform"`
 	Topology Topology          `toml:"topology"`
 	Kernel   map[string]Kernel `toml:"kernel"`
@@ -188,7 +199,9 @@ func Presets() []string {
 	ents, _ := presetFS.ReadDir("presets")
 	var names []string
 	for _, e := range ents {
-		names = append(names, strings.TrimSuffix(e.Name(), ".toml"))
+		if !e.IsDir() {
+			names = append(names, strings.TrimSuffix(e.Name(), ".toml"))
+		}
 	}
 	sort.Strings(names)
 	return names
@@ -198,18 +211,21 @@ func Presets() []string {
 func Load(name string) (*Platform, error) {
 	var data []byte
 	var err error
+	var read func(rel string) ([]byte, error)
 	if strings.HasSuffix(name, ".toml") || strings.ContainsRune(name, filepath.Separator) {
 		data, err = os.ReadFile(name)
+		read = func(rel string) ([]byte, error) { return os.ReadFile(filepath.Join(filepath.Dir(name), rel)) }
 	} else {
 		data, err = presetFS.ReadFile("presets/" + name + ".toml")
 		if err != nil {
 			return nil, fmt.Errorf("unknown platform %q%s; presets: %s (or give a path to a .toml file)", name, suggest.Closest(name, Presets()), strings.Join(Presets(), ", "))
 		}
+		read = func(rel string) ([]byte, error) { return presetFS.ReadFile(path.Join("presets", rel)) }
 	}
 	if err != nil {
 		return nil, err
 	}
-	return Parse(name, data)
+	return parse(name, data, read)
 }
 
 // required are the keys a platform file must set (table.key) when its
@@ -236,19 +252,54 @@ func always(*presetFile) bool    { return true }
 func hasGPUs(f *presetFile) bool { return f.Platform.MaxGPUs > 0 && !f.Topology.NoTransfers }
 
 // Parse decodes a platform file, rejecting unknown keys (with the closest
-// known one) and missing required keys, then checks it.
-func Parse(name string, data []byte) (*Platform, error) {
-	var f presetFile
-	md, err := toml.Decode(string(data), &f)
+// known one) and missing required keys, then checks it. A file naming a
+// fitted file must be loaded with Load, which finds it.
+func Parse(name string, data []byte) (*Platform, error) { return parse(name, data, nil) }
+
+func decodePreset(name string, data []byte, f *presetFile) (toml.MetaData, error) {
+	md, err := toml.Decode(string(data), f)
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		return nil, fmt.Errorf("platform %s: line %d: %s; fix the TOML syntax", name, pe.Position.Line, pe.Message)
+		return md, fmt.Errorf("platform %s: line %d: %s; fix the TOML syntax", name, pe.Position.Line, pe.Message)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("platform %s: %w", name, err)
+		return md, fmt.Errorf("platform %s: %w", name, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return nil, fmt.Errorf("platform %s: unknown key %q%s", name, und[0].String(), closestKey(und[0]))
+		return md, fmt.Errorf("platform %s: unknown key %q%s", name, und[0].String(), closestKey(und[0]))
+	}
+	return md, nil
+}
+
+func parse(name string, data []byte, read func(rel string) ([]byte, error)) (*Platform, error) {
+	var f presetFile
+	md, err := decodePreset(name, data, &f)
+	if err != nil {
+		return nil, err
+	}
+	if f.Fitted != "" {
+		if read == nil {
+			return nil, fmt.Errorf("platform %s: fitted = %q names a file; load the platform from its file", name, f.Fitted)
+		}
+		fd, err := read(f.Fitted)
+		if err != nil {
+			return nil, fmt.Errorf("platform %s: fitted values %s: %v", name, f.Fitted, err)
+		}
+		// The fitted values decode over the preset's, through the same
+		// struct; they may only set [topology], [runtime] and [kernel.*].
+		var top map[string]any
+		_, err = toml.Decode(string(fd), &top)
+		for _, k := range slices.Sorted(maps.Keys(top)) {
+			if err == nil && k != "topology" && k != "runtime" && k != "kernel" {
+				err = fmt.Errorf("unknown table %q; a fitted file sets [topology], [runtime] and [kernel.NAME] keys", k)
+			}
+		}
+		if err == nil {
+			_, err = decodePreset(f.Fitted, fd, &f)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("platform %s: fitted values %s: %v", name, f.Fitted, err)
+		}
 	}
 	for _, r := range required {
 		table, key, _ := strings.Cut(r.key, ".")
@@ -387,6 +438,8 @@ func (p *Platform) Check() error {
 		return fmt.Errorf("platform %s: runtime sched_cost is %q; use none, measured or model%s", p.Name, p.Runtime.SchedCost, suggest.Closest(p.Runtime.SchedCost, []string{"none", "measured", "model"}))
 	case !(p.Runtime.OpSeconds >= 0 && p.Runtime.OpSeconds < 1):
 		return fmt.Errorf("platform %s: runtime op_seconds = %v; use the seconds one scheduler operation costs, in [0, 1)", p.Name, p.Runtime.OpSeconds)
+	case !(p.Runtime.ArrayOpSeconds >= 0 && p.Runtime.ArrayOpSeconds < 1):
+		return fmt.Errorf("platform %s: runtime array_op_seconds = %v; use the seconds one array comparison costs, in [0, 1)", p.Name, p.Runtime.ArrayOpSeconds)
 	case !(p.Runtime.DurationCV >= 0 && p.Runtime.DurationCV <= 10):
 		return fmt.Errorf("platform %s: runtime duration_cv = %v; use a relative spread in [0, 10] (0: deterministic durations)", p.Name, p.Runtime.DurationCV)
 	}
@@ -657,6 +710,15 @@ func (p *Platform) CanonicalJSON() []byte {
 	return out
 }
 
+// TopologyKeys lists the keys of a [topology] table.
+func TopologyKeys() []string { return tomlKeys(reflect.TypeOf(Topology{})) }
+
+// SetTopology overrides [topology] settings by their keys, decoded and
+// checked as a preset's (see SetRuntime).
+func (p *Platform) SetTopology(kv map[string]any) error {
+	return p.set("topology", kv, &p.Topology, TopologyKeys())
+}
+
 // RuntimeKeys lists the keys of a [runtime] table (the toml tags of
 // Runtime), in declaration order: the settings a suite may override.
 func RuntimeKeys() []string { return tomlKeys(reflect.TypeOf(Runtime{})) }
@@ -667,24 +729,89 @@ func RuntimeKeys() []string { return tomlKeys(reflect.TypeOf(Runtime{})) }
 // has. Unknown keys get the closest known one; a value of the wrong type or
 // out of range is an error naming the key.
 func (p *Platform) SetRuntime(kv map[string]any) error {
+	return p.set("runtime", kv, &p.Runtime, RuntimeKeys())
+}
+
+// set decodes kv as the table's keys into dst, then checks the platform.
+func (p *Platform) set(table string, kv map[string]any, dst any, keys []string) error {
 	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(map[string]any{"runtime": kv}); err != nil {
-		return fmt.Errorf("runtime settings %v: %v", kv, err)
+	if err := toml.NewEncoder(&buf).Encode(map[string]any{table: kv}); err != nil {
+		return fmt.Errorf("%s settings %v: %v", table, kv, err)
 	}
-	f := struct {
-		Runtime *Runtime `toml:"runtime"`
-	}{&p.Runtime}
-	md, err := toml.Decode(buf.String(), &f)
+	var md toml.MetaData
+	var err error
+	switch d := dst.(type) { // decoded into the live struct, so keys left out keep their values
+	case *Runtime:
+		md, err = toml.Decode(buf.String(), &struct {
+			R *Runtime `toml:"runtime"`
+		}{d})
+	case *Topology:
+		md, err = toml.Decode(buf.String(), &struct {
+			T *Topology `toml:"topology"`
+		}{d})
+	}
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			err = errors.New(pe.Message)
 		}
-		return fmt.Errorf("runtime settings: %v", err)
+		return fmt.Errorf("%s settings: %v", table, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
-		return fmt.Errorf("unknown runtime setting %q%s; settings: %s", k[len(k)-1], closestKey(k), strings.Join(RuntimeKeys(), ", "))
+		return fmt.Errorf("unknown %s setting %q%s; settings: %s", table, k[len(k)-1], closestKey(k), strings.Join(keys, ", "))
 	}
 	return p.Check()
+}
+
+// SetKernel sets a kernel's GPU rate ("gflops" or "seconds", the other
+// cleared), as a [kernel.NAME] table of a preset does.
+func (p *Platform) SetKernel(name, key string, v float64) error {
+	k, ok := p.Kernels[name]
+	if !ok {
+		return fmt.Errorf("platform %s has no kernel %q%s", p.Name, name, suggest.Closest(name, p.kernelNames()))
+	}
+	switch key {
+	case "gflops":
+		k.Rate = Rate{GFlops: v}
+	case "seconds":
+		k.Rate = Rate{Seconds: v}
+	default:
+		return fmt.Errorf("kernel %s: key %q; use gflops or seconds", name, key)
+	}
+	p.Kernels[name] = k
+	return p.Check()
+}
+
+// Setting returns the value of a [topology] or [runtime] key, or of a
+// [kernel.NAME] gflops or seconds, false when there is no such key.
+func (p *Platform) Setting(table, key string) (any, bool) {
+	if name, ok := strings.CutPrefix(table, "kernel."); ok {
+		k, ok := p.Kernels[name]
+		switch {
+		case !ok:
+			return nil, false
+		case key == "gflops":
+			return k.GFlops, true
+		case key == "seconds":
+			return k.Seconds, true
+		}
+		return nil, false
+	}
+	var v reflect.Value
+	switch table {
+	case "topology":
+		v = reflect.ValueOf(p.Topology)
+	case "runtime":
+		v = reflect.ValueOf(p.Runtime)
+	default:
+		return nil, false
+	}
+	t := v.Type()
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); tag == key {
+			return v.Field(i).Interface(), true
+		}
+	}
+	return nil, false
 }

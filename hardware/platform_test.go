@@ -1,6 +1,8 @@
 package hardware
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -67,5 +69,64 @@ func TestHashIsCanonicalJSON(t *testing.T) {
 	q.Runtime.ReclaimFactor = 1
 	if p.Hash() == q.Hash() {
 		t.Error("a runtime setting does not change the hash")
+	}
+}
+
+// A preset's fitted file overrides its [topology], [runtime] and
+// [kernel.NAME] keys through the same struct; it may set nothing else.
+func TestFittedValues(t *testing.T) {
+	dir := t.TempDir()
+	main, _ := presetFS.ReadFile("presets/v100-gemini.toml")
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("p.toml", strings.Replace(string(main), `fitted = "fitted/v100-gemini.toml"`, `fitted = "f.toml"`, 1))
+	write("f.toml", "[topology]\nstrided_gbps = 7.5\n[runtime]\nop_seconds = 2e-8\n[kernel.potrf]\nseconds = 0.02\n")
+	p, err := Load(filepath.Join(dir, "p.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Topology.StridedGBps != 7.5 || p.Runtime.OpSeconds != 2e-8 || p.Runtime.Buffer != 10 {
+		t.Errorf("fitted values not applied over the preset: %+v %+v", p.Topology, p.Runtime)
+	}
+	if s, _, _ := p.KernelSeconds("potrf", GPU, 1); s != 0.02 {
+		t.Errorf("potrf %g s, want the fitted 0.02", s)
+	}
+	if v, ok := p.Setting("kernel.potrf", "seconds"); !ok || v != 0.02 {
+		t.Errorf("Setting(kernel.potrf, seconds) = %v, %v", v, ok)
+	}
+	if v, ok := p.Setting("topology", "strided_gbps"); !ok || v != 7.5 {
+		t.Errorf("Setting(topology, strided_gbps) = %v, %v", v, ok)
+	}
+	for _, bad := range []struct{ text, want string }{
+		{"[platform]\nname = \"x\"\n", `unknown table "platform"`},
+		{"[runtime]\nop_second = 1e-9\n", `did you mean "op_seconds"`},
+		{"[runtime]\nop_seconds = -1\n", "op_seconds = -1"},
+	} {
+		write("f.toml", bad.text)
+		if _, err := Load(filepath.Join(dir, "p.toml")); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("fitted %q: error %v, want %q", bad.text, err, bad.want)
+		}
+	}
+	if _, err := Parse("p", main); err == nil || !strings.Contains(err.Error(), "fitted") {
+		t.Errorf("Parse of a preset naming a fitted file: %v", err)
+	}
+}
+
+func TestSetTopologyAndKernel(t *testing.T) {
+	p, _ := Load("v100-gemini")
+	if err := p.SetTopology(map[string]any{"strided_gbps": 9.0, "nvlink": false}); err != nil || p.Topology.StridedGBps != 9 || p.Topology.NVLink {
+		t.Errorf("SetTopology: %v, %+v", err, p.Topology)
+	}
+	if err := p.SetTopology(map[string]any{"gpu_lnk_gbps": 1.0}); err == nil || !strings.Contains(err.Error(), `did you mean "gpu_link_gbps"`) {
+		t.Errorf("typo: %v", err)
+	}
+	if err := p.SetKernel("potrf", "seconds", 0.01); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SetKernel("potrff", "seconds", 0.01); err == nil || !strings.Contains(err.Error(), "potrf") {
+		t.Errorf("unknown kernel: %v", err)
 	}
 }

@@ -54,8 +54,14 @@ type View interface {
 	// Belady...), the complexity cited beside the call. Under the runtime
 	// setting sched_cost = "model" the engine charges them to the worker
 	// the call is for, so a run reproduces the papers' scheduling overhead
-	// without depending on this program's speed.
+	// without depending on this program's speed. An operation here is a
+	// step through StarPU's linked structures: a list element visited, a
+	// data handle's state queried (runtime op_seconds each).
 	Count(ops int)
+	// CountArray reports comparisons over contiguous arrays (HFP's packing
+	// of StarPU's HFP.c compares sorted data arrays of packages), a cheaper
+	// operation (runtime array_op_seconds each).
+	CountArray(ops int)
 }
 
 // Scheduler is the contract every scheduler fulfils. Init sees the whole

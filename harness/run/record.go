@@ -55,14 +55,15 @@ type Record struct {
 	// ModelLoads: the loads of the scheduler's plan in the abstract model of
 	// thesis §2.2 (order.Loads per worker, no prefetch, no pipeline), for
 	// schedulers with a static plan; 0 otherwise.
-	ModelLoads int     `json:"model_loads,omitempty"`
-	Tasks      int     `json:"tasks"`
-	PerWorker  []int   `json:"tasks_per_worker"`
-	SchedWallS float64 `json:"sched_wall_s"`
-	SchedOps   int64   `json:"sched_ops,omitempty"` // operations counted for sched_cost = "model"
-	SimWallS   float64 `json:"sim_wall_s"`
-	Partition  string  `json:"partitioner,omitempty"`
-	Error      string  `json:"error,omitempty"`
+	ModelLoads    int     `json:"model_loads,omitempty"`
+	Tasks         int     `json:"tasks"`
+	PerWorker     []int   `json:"tasks_per_worker"`
+	SchedWallS    float64 `json:"sched_wall_s"`
+	SchedOps      int64   `json:"sched_ops,omitempty"`       // operations counted for sched_cost = "model"
+	SchedArrayOps int64   `json:"sched_array_ops,omitempty"` // array comparisons counted for sched_cost = "model"
+	SimWallS      float64 `json:"sim_wall_s"`
+	Partition     string  `json:"partitioner,omitempty"`
+	Error         string  `json:"error,omitempty"`
 }
 
 // Identity says which run a record is, whether it succeeded or not: an

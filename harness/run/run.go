@@ -122,7 +122,7 @@ func Run(cfg Config) (rec Record, err error) {
 	rec.PopMissing = st.PopMissing
 	rec.Tasks, rec.PerWorker = st.Tasks, st.PerWorker
 	rec.SchedWallS = st.SchedWall.Seconds()
-	rec.SchedOps = st.SchedOps
+	rec.SchedOps, rec.SchedArrayOps = st.SchedOps, st.SchedArrayOps
 	if pr, ok := sch.(interface{ Partitioner() string }); ok {
 		rec.Partition = pr.Partitioner()
 	}

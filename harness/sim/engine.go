@@ -131,11 +131,12 @@ type Stats struct {
 	// already being fetched for a popped task: in-flight prefetches count.
 	// It is the fetch count of the authors' visualisation (StarPU HFP.c
 	// get_data_to_load, starpu_data_is_on_node_excluding_prefetch).
-	PopMissing int
-	Tasks      int
-	PerWorker  []int
-	SchedWall  time.Duration
-	SchedOps   int64 // elementary operations the schedulers counted (View.Count)
+	PopMissing    int
+	Tasks         int
+	PerWorker     []int
+	SchedWall     time.Duration
+	SchedOps      int64 // elementary operations the schedulers counted (View.Count)
+	SchedArrayOps int64 // array comparisons they counted (View.CountArray)
 }
 
 // State of a datum on a node.
@@ -544,7 +545,7 @@ func (e *Engine) timed(worker int, f func() error) error {
 	prev := e.current
 	e.current = worker
 	defer func() { e.current = prev }()
-	ops0 := e.stats.SchedOps
+	ops0, arr0 := e.stats.SchedOps, e.stats.SchedArrayOps
 	var t0 time.Duration
 	if e.cfg.Clock != nil {
 		t0 = e.cfg.Clock()
@@ -557,7 +558,7 @@ func (e *Engine) timed(worker int, f func() error) error {
 		cost = dt.Seconds()
 	}
 	if e.charge == "model" {
-		cost = float64(e.stats.SchedOps-ops0) * e.rt.OpSeconds
+		cost = float64(e.stats.SchedOps-ops0)*e.rt.OpSeconds + float64(e.stats.SchedArrayOps-arr0)*e.rt.ArrayOpSeconds
 	}
 	if e.charge != "" && cost > 0 {
 		if worker < 0 {
@@ -573,6 +574,9 @@ func (e *Engine) timed(worker int, f func() error) error {
 // Count is how a scheduler reports the elementary operations its call
 // performs in the papers' StarPU implementation (View.Count).
 func (e *Engine) Count(ops int) { e.stats.SchedOps += int64(ops) }
+
+// CountArray reports array comparisons (View.CountArray).
+func (e *Engine) CountArray(ops int) { e.stats.SchedArrayOps += int64(ops) }
 
 // observe tells an observing scheduler, timing the call like any other: a
 // memory event names the node, charged to its first worker (the data

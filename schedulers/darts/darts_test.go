@@ -62,6 +62,7 @@ func (f *fakeView) ComputeSeconds(int, int) float64  { return 1 }
 func (f *fakeView) TransferSeconds(int, int) float64 { return 1 }
 func (f *fakeView) Rand() *rand.Rand                 { return f.rng }
 func (f *fakeView) Count(int)                        {}
+func (f *fakeView) CountArray(int)                   {}
 func (f *fakeView) setPresent(k int, ds ...int) *fakeView {
 	for _, d := range ds {
 		f.present[[2]int{k, d}] = true
