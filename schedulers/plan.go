@@ -153,9 +153,15 @@ func (s *Planned) Victim(worker int, candidates []int, prefetch bool) int {
 	if !s.Belady {
 		return candidates[0]
 	}
+	// StarPU's belady_victim_selector (HFP.c) walks the worker's upcoming
+	// tasks for the next use of each data on the node: count the inputs of
+	// the tasks walked.
+	ops := len(candidates)
+	defer func() { s.v.Count(ops) }()
 	return Belady(s.v.Workload(), candidates, func(yield func(int) bool) {
 		for _, seq := range [][]int{s.v.Pipeline(worker), s.v.Buffer(worker), s.lists.Remaining(worker)} {
 			for _, t := range seq {
+				ops += len(s.v.Workload().Tasks[t].Inputs)
 				if !yield(t) {
 					return
 				}

@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	schedulers.Register(schedulers.Spec{Name: "hmetis+r", Version: 1,
+	schedulers.Register(schedulers.Spec{Name: "hmetis+r", Version: 2,
 		Doc: "hMETIS+R (thesis Alg. 7): partition the task hypergraph (one hyperedge per data, weighted by bytes; vertices weighted by expected duration) into K balanced parts, part k on GPU k in submission order, Ready, stealing half of the most loaded GPU's remaining tasks from its tail",
 		Params: []schedulers.Param{
 			{Name: "ready", Kind: "bool", Default: "true", Doc: "Ready reordering at run time"},
