@@ -16,7 +16,9 @@ SUITES  := $(sort $(filter-out suites/quick.toml,$(wildcard suites/*.toml suites
 RESULTS := $(patsubst suites/%.toml,results/%.jsonl,$(SUITES))
 QUICK   := out/quick
 
-.PHONY: build test bench reproduce reproduce-fresh reproduce-quick
+FIT     := paper/fit/v100-gemini.toml
+
+.PHONY: build test bench fit reproduce reproduce-fresh reproduce-quick
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/memsched
@@ -35,6 +37,13 @@ COUNT ?= 6
 bench:
 	@$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(COUNT) $(PKGS)
 
+# Refit the preset's uncertain parameters on the declared training series (issue 11):
+# writes hardware/presets/fitted/v100-gemini.toml and results/fit/v100-gemini.json (training
+# and test errors, the search, each rule's sensitivity). Then `make reproduce` reruns what the
+# new values change. About 20 minutes on two cores.
+fit: build
+	$(BIN) fit $(FIT)
+
 # A sweep resumes where it stopped, so rerunning after an interruption (or
 # after adding a scheduler block) only runs what is missing, and after a
 # scheduler or model version bump only that code's runs.
@@ -44,7 +53,7 @@ reproduce: build
 	  $(BIN) sweep $$s $(SWEEP) -o $${r%.toml}.jsonl; \
 	done
 	$(BIN) report --reproduction paper/REPRODUCTION.md --claims paper --suites suites \
-	  --figures paper/figures --headline README.md $(RESULTS)
+	  --figures paper/figures --headline README.md --fit $(FIT) $(RESULTS)
 
 # Every run again, from empty results files.
 reproduce-fresh:
@@ -61,5 +70,5 @@ reproduce-quick: build
 	  $(BIN) sweep $$s --quick 4 --timeout 20s $(SWEEP) -o $${r%.toml}.jsonl; \
 	done
 	$(BIN) report --preview --reproduction $(QUICK)/REPRODUCTION.md --claims paper --suites suites \
-	  --figures $(QUICK)/figures $(patsubst suites/%.toml,$(QUICK)/results/%.jsonl,suites/quick.toml $(SUITES))
+	  --figures $(QUICK)/figures --fit $(FIT) $(patsubst suites/%.toml,$(QUICK)/results/%.jsonl,suites/quick.toml $(SUITES))
 	@echo "preview: $(QUICK)/REPRODUCTION.md (figures in $(QUICK)/figures/)"

@@ -21,6 +21,10 @@ type Options struct {
 	Figures []string
 	LinkDir string
 	Preview bool // the results are a quick sweep's: say so at the top
+	// Fit declares the training series (pairs are tagged train or test);
+	// FitResult is the record of the fit (fitted values, sensitivity).
+	Fit       *paper.FitSpec
+	FitResult *paper.FitResult
 }
 
 // Build makes the report of one results set.
@@ -92,7 +96,7 @@ func setSections(set *Set, opt Options, level int) ([]Section, error) {
 		return nil, err
 	}
 	if len(fid) > 0 {
-		out = append(out, Section{Title: "Fidelity against the V100 measurements", Level: level, Tables: []Table{fidelityTable(fid)}})
+		out = append(out, Section{Title: "Fidelity against the V100 measurements", Level: level, Tables: []Table{fidelityTable(fid, opt.Fit)}})
 	}
 
 	var tables []Table
@@ -248,18 +252,18 @@ func unit(u string) string {
 	return " " + u
 }
 
-func fidelityTable(fs []Fidelity) Table {
+func fidelityTable(fs []Fidelity, spec *paper.FitSpec) Table {
 	t := Table{
-		Caption: "Simulated against measured GFlop/s on the same N, GPUs and memory: MAPE = mean |sim − measured| / measured; bias = mean (sim − measured) / measured (> 0: the simulation is optimistic). Transfers: the reference sums 11 iterations, compared per iteration.",
-		Header:  []string{"reference series", "scheduler", "points", "GFlop/s MAPE", "bias", "transfers MAPE", "unmatched"},
-		Right:   []bool{false, false, true, true, true, true, true},
+		Caption: "Simulated against measured GFlop/s on the same N, GPUs and memory: MAPE = mean |sim − measured| / measured; bias = mean (sim − measured) / measured (> 0: the simulation is optimistic). Transfers: the reference sums 11 iterations, compared per iteration. Set: the fit's training or test series.",
+		Header:  []string{"set", "reference series", "scheduler", "points", "GFlop/s MAPE", "bias", "transfers MAPE", "unmatched"},
+		Right:   []bool{false, false, false, true, true, true, true, true},
 	}
 	for _, f := range fs {
 		tm := "—"
 		if f.TransfersN > 0 {
 			tm = fmt.Sprintf("%.1f%% (%d)", f.TransfersMAPE, f.TransfersN)
 		}
-		t.Rows = append(t.Rows, []string{f.Figure, f.Label, strconv.Itoa(len(f.Pairs)), pct1(f.MAPE), signedPct(f.Bias), tm, strconv.Itoa(f.Unmatched)})
+		t.Rows = append(t.Rows, []string{setName(spec != nil && spec.IsTrain(f.Figure)), f.Figure, f.Label, strconv.Itoa(len(f.Pairs)), pct1(f.MAPE), signedPct(f.Bias), tm, strconv.Itoa(f.Unmatched)})
 	}
 	return t
 }

@@ -355,3 +355,17 @@ func lineOf(text, frag string) int {
 	}
 	return 0
 }
+
+// The fidelity headline averages per set and counts the pairs within the
+// goal (no measured transfers: only GFlop/s counts).
+func TestSummariseFidelity(t *testing.T) {
+	s := SummariseFidelity([]paper.FitPair{
+		{Train: true, MAPE: 2, TransfersMAPE: 10},
+		{MAPE: 8, TransfersMAPE: 20},
+		{MAPE: 12, TransfersMAPE: math.NaN()},
+		{MAPE: 4, TransfersMAPE: math.NaN()},
+	})
+	if s.TrainPairs != 1 || s.TestPairs != 3 || s.TestGFlops != 8 || s.TestTransfers != 20 || s.TrainGFlops != 2 || s.WithinGoal != 2 {
+		t.Errorf("%+v", s)
+	}
+}

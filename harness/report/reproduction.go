@@ -126,6 +126,13 @@ func Reproduction(claims []paper.Claim, suites map[string]*SuiteResults, opt Opt
 		intro = append([]string{PreviewBanner}, intro...)
 	}
 	d.Sections = append(d.Sections, Section{Title: "Summary", Paras: intro, Tables: []Table{sum}})
+	fitPairs, err := FitPairs(suites, opt.Fit)
+	if err != nil {
+		return nil, err
+	}
+	if len(fitPairs) > 0 {
+		d.Sections = append(d.Sections, fidelitySections(fitPairs, opt.Fit, opt.FitResult)...)
+	}
 
 	for _, p := range pubOrder {
 		var rows [][]string
@@ -177,7 +184,7 @@ func Reproduction(claims []paper.Claim, suites map[string]*SuiteResults, opt Opt
 			return nil, err
 		}
 		if len(fid) > 0 {
-			d.Sections = append(d.Sections, Section{Title: "Fidelity (MAPE against the V100 measurements)", Level: 3, Tables: []Table{fidelityTable(fid)}})
+			d.Sections = append(d.Sections, Section{Title: "Fidelity (MAPE against the V100 measurements)", Level: 3, Tables: []Table{fidelityTable(fid, opt.Fit)}})
 		}
 		if len(sr.Figures) > 0 {
 			fs := Section{Title: "Figures", Level: 3}
