@@ -84,7 +84,7 @@ var configs = []config{
 	{"darts-2d-2gpu-lru", "darts", map[string]string{"eviction": "lru"}, 2, 50, mm2d, false},
 	{"darts-3d-4gpu-3inputs", "darts", map[string]string{"3inputs": "true"}, 4, 12, mm3d, false},
 	{"darts-cholesky-2gpu-opti", "darts", map[string]string{"opti": "true"}, 2, 12, chol, false},
-	{"darts-randompairs-4gpu", "darts", map[string]string{"threshold": "2", "random_ties": "false"}, 4, 50, pairs, false},
+	{"darts-randompairs-4gpu", "darts", map[string]string{"threshold": "2", "threshold_min_tasks": "0", "order": "natural", "fallback": "rank"}, 4, 50, pairs, false},
 	{"darts-lu-deps-2gpu", "darts", map[string]string{"free_tasks": "false"}, 2, 12, luD, false},
 }
 
