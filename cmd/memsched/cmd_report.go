@@ -44,6 +44,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	orderPlot := fs.String("order-plot", "", "draw the processing order of a trace (memsched run --trace) into -o (.png or .svg)")
 	workloadFile := fs.String("workload-file", "", "with --order-plot: the run's workload JSON, when the trace header has no generator spec")
 	preview := fs.Bool("preview", false, "the results come from a quick sweep (sweep --quick): title the report and figures PREVIEW")
+	fitFile := fs.String("fit", "", "with --reproduction: the fit declaration (paper/fit/v100-gemini.toml): tag each pair train or test, and show the fit's record (fitted values, sensitivity) when it exists")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -58,7 +59,22 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		if *claimsDir == "" {
 			*claimsDir = "paper"
 		}
-		return reproduction(files, *suitesDir, *claimsDir, *figures, *repro, *headlineFile, *average, *preview, stdout, stderr, args)
+		opt := report.Options{Average: *average, Preview: *preview}
+		if *fitFile != "" {
+			pts, err := report.LoadReference("paper/reference/gonthier-raw-results.csv")
+			if err != nil {
+				return err
+			}
+			if opt.Fit, err = paper.LoadFit(*fitFile, pts); err != nil {
+				return err
+			}
+			if _, err := os.Stat(opt.Fit.Results); err == nil {
+				if opt.FitResult, err = paper.ReadFitResult(opt.Fit.Results); err != nil {
+					return err
+				}
+			}
+		}
+		return reproduction(files, *suitesDir, *claimsDir, *figures, *repro, *headlineFile, opt, stdout, stderr, args)
 	}
 	if len(files) == 0 {
 		return fmt.Errorf("give at least one results file")
@@ -232,7 +248,8 @@ func warnMixed(set *report.Set, stderr io.Writer) {
 	}
 }
 
-func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFile, average string, preview bool, stdout, stderr io.Writer, args []string) error {
+func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFile string, opt report.Options, stdout, stderr io.Writer, args []string) error {
+	average, preview := opt.Average, opt.Preview
 	claims, err := paper.LoadDir(claimsDir)
 	if err != nil {
 		return err
@@ -276,7 +293,8 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFi
 		results[rel] = sr
 	}
 	command := "memsched report " + strings.Join(args, " ")
-	d, err := report.Reproduction(claims, results, report.Options{Average: average, LinkDir: linkDir, Preview: preview}, command)
+	opt.LinkDir = linkDir
+	d, err := report.Reproduction(claims, results, opt, command)
 	if err != nil {
 		return err
 	}
