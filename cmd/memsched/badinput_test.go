@@ -69,7 +69,8 @@ func platformWith(t *testing.T, pairs ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(b)
+	// The copy has no fitted file beside it: keep the preset's own values.
+	s := regexp.MustCompile(`(?m)^fitted\s*=.*$`).ReplaceAllString(string(b), "")
 	for i := 0; i < len(pairs); i += 2 {
 		table, key, _ := strings.Cut(pairs[i], ".")
 		re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(key) + `\s*=.*$`)
@@ -130,6 +131,15 @@ func badCases(t *testing.T, trace, results string) []badCase {
 		files["s.toml"] = badSuite
 		add("sweep", want, files, append([]string{"sweep"}, args...)...)
 	}
+
+	// fit: the declaration.
+	fit := func(want string, files map[string]string, args ...string) {
+		add("fit", want, files, append([]string{"fit"}, args...)...)
+	}
+	fit("give one fit declaration", nil)
+	fit("no such file", nil, "--reference", "../../paper/reference/gonthier-raw-results.csv", "$D/none.toml")
+	fit(`[runtime] has no key "op_second"; did you mean "op_seconds"`, map[string]string{"f.toml": "preset = \"v100-gemini\"\noutput = \"o\"\nresults = \"r\"\ntrain = [\"ipdps22/2d_1gpu/paper\"]\nsuites = [\"s\"]\n[[param]]\ntable = \"runtime\"\nkey = \"op_second\"\nvalues = [1]\n"},
+		"--reference", "../../paper/reference/gonthier-raw-results.csv", "$D/f.toml")
 
 	// run: flags.
 	run("not a memory size", "--memory-mb", "-1")
@@ -355,7 +365,7 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	suiteCase("charge_sched_time must be true or false", suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\ncharge_sched_time = \"yes\""))
 
 	// Platform TOML (through run --platform FILE).
-	platform("line 17: expected a top-level item to end with a newline, comment, or EOF, but got '1' instead; fix the TOML syntax", "topology.gpu_link_gbps", "12.0 12.0")
+	platform("line 21: expected a top-level item to end with a newline, comment, or EOF, but got '1' instead; fix the TOML syntax", "topology.gpu_link_gbps", "12.0 12.0")
 	for _, k := range []string{"topology.gpu_link_gbps", "topology.switch_link_gbps", "topology.numa_link_gbps", "topology.inter_numa_gbps",
 		"topology.gpus_per_switch", "topology.gpus_per_numa", "platform.name", "platform.max_gpus", "platform.memory_mib", "runtime.buffer", "runtime.pipeline"} {
 		platform(k+" is missing", k, "")
