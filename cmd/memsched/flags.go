@@ -125,7 +125,7 @@ func (p *platformFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&p.cpus, "cpus", 0, "number of CPU-core workers; omitted = the preset's (v100-gemini: 0)")
 	fs.Float64Var(&p.memoryMB, "memory-mb", 0, "memory per GPU (RAM out of core) in MiB (the papers' MB); 0 = no limit (the whole memory), as in suites and claims; omitted = the preset's (v100-gemini: 500)")
 	fs.Int64Var(&p.memoryBytes, "memory-bytes", 0, "memory per GPU (RAM out of core) in bytes, > 0 (toy instances)")
-	fs.BoolVar(&p.nvlink, "nvlink", false, "allow GPU-to-GPU copies over NVLink")
+	fs.BoolVar(&p.nvlink, "nvlink", false, "GPU-to-GPU copies over NVLink: --nvlink or --nvlink=false (default: the preset's)")
 	fs.Float64Var(&p.pcieGBps, "pcie-gbps", 0, "override the per-GPU PCIe link bandwidth in GB/s, > 0 (COLOC 2021 used 6)")
 }
 
@@ -156,8 +156,8 @@ func (p *platformFlags) build(fs *flag.FlagSet) (*hardware.Platform, error) {
 			return nil, fmt.Errorf("--memory-mb %g: %w", p.memoryMB, err)
 		}
 	}
-	if p.nvlink {
-		pl.Topology.NVLink = true
+	if set["nvlink"] {
+		pl.Topology.NVLink = p.nvlink
 	}
 	if set["pcie-gbps"] {
 		if !(p.pcieGBps > 0) || math.IsInf(p.pcieGBps, 1) {

@@ -115,6 +115,9 @@ func privateLinks(t testing.TB, gpus int, memBytes int64) *hardware.Platform {
 	p.Topology.GPUsPerSwitch, p.Topology.GPUsPerNUMA = 1, 8
 	wide := 64 * p.Topology.GPULinkGBps
 	p.Topology.SwitchLinkGBps, p.Topology.NUMALinkGBps, p.Topology.InterNUMAGBps = wide, wide, wide
+	// The fake GPUs copy every datum at the link's rate, from host RAM,
+	// and run every kernel for its exact duration.
+	p.Topology.NVLink, p.Topology.StridedGBps, p.Runtime.DurationCV = false, 0, 0
 	return p
 }
 

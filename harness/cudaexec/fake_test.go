@@ -312,10 +312,4 @@ func TestRunErrorsOnFake(t *testing.T) {
 	if !strings.Contains(err.Error(), "lower --memory-mb") {
 		t.Errorf("cap above the GPU's memory: %v", err)
 	}
-	p := modelOfFake(t, 1, 1<<20)
-	p.Topology.NVLink, p.Topology.NVLinkGBps = true, 24
-	err = try(nil, p)
-	if !strings.Contains(err.Error(), "--nvlink") {
-		t.Errorf("nvlink: %v", err)
-	}
 }

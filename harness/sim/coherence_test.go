@@ -36,6 +36,7 @@ func gpuNode(t *testing.T, gpus, cpus int, mib float64, nvlink bool) *hardware.P
 	}
 	p.GPUs, p.CPUs = gpus, cpus
 	p.Topology.NVLink = nvlink
+	p.Runtime.DurationCV = 0 // exact durations: the makespans are checked by hand
 	p.SetMemoryMiB(mib)
 	return withKernels(p)
 }
