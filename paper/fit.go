@@ -35,10 +35,10 @@ type FitSpec struct {
 // FitParam is one fitted parameter: a [topology] or [runtime] key of the
 // preset and the values the fit tries.
 type FitParam struct {
-	Table  string    `toml:"table"`
-	Key    string    `toml:"key"`
-	Values []float64 `toml:"values"`
-	Why    string    `toml:"why"`
+	Table  string `toml:"table"`
+	Key    string `toml:"key"`
+	Values []any  `toml:"values"` // numbers, or booleans for a rule
+	Why    string `toml:"why"`
 }
 
 // Sensitivity is one uncertain rule and the alternatives to its value the

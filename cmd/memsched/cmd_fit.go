@@ -43,7 +43,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	var start []fit.Setting
 	for _, prm := range spec.Params {
 		v, _ := p.Setting(prm.Table, prm.Key)
-		if f, ok := v.(float64); ok && f == 0 && strings.HasPrefix(prm.Table, "kernel.") {
+		if f, ok := v.(float64); ok && f == 0 && strings.HasPrefix(prm.Table, "kernel.") && len(prm.Values) > 0 {
 			v = prm.Values[0] // a kernel rate of 0 is no rate: start from the first value tried
 		}
 		start = append(start, fit.Setting{Table: prm.Table, Key: prm.Key, Value: v})

@@ -192,7 +192,7 @@ func apply(p *hardware.Platform, settings []Setting) error {
 		var err error
 		switch name, kernel := strings.CutPrefix(s.Table, "kernel."); {
 		case kernel:
-			v, ok := s.Value.(float64)
+			v, ok := asFloat(s.Value)
 			if !ok {
 				err = fmt.Errorf("a kernel rate is a number, not %v", s.Value)
 			} else {
@@ -210,6 +210,16 @@ func apply(p *hardware.Platform, settings []Setting) error {
 		}
 	}
 	return nil
+}
+
+func asFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
 }
 
 // Mean is the mean GFlop/s MAPE of the pairs (NaN when there is none).
