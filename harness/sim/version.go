@@ -13,4 +13,6 @@ package sim
 // products' cycled blocks, every tile of 3D, Cholesky and LU, as xgemm.c
 // and cholesky_implicit.c register them); under sched_cost = "model" the
 // initial submission is never charged and the planning only when counted.
-const ModelVersion = 3
+// 4: the v100-gemini preset refitted (memsched fit): nvlink a fitted rule
+// (false), strided_gbps 8.5.
+const ModelVersion = 4
