@@ -86,6 +86,32 @@ var configs = []config{
 	{"darts-cholesky-2gpu-opti", "darts", map[string]string{"opti": "true"}, 2, 12, chol, false},
 	{"darts-randompairs-4gpu", "darts", map[string]string{"threshold": "2", "random_ties": "false"}, 4, 50, pairs, false},
 	{"darts-lu-deps-2gpu", "darts", map[string]string{"free_tasks": "false"}, 2, 12, luD, false},
+	// The data model: CPU workers, out of core, scratch outputs, coherence
+	// over NVLink, duration noise (their platforms are set in setups).
+	{"eager-cholesky-deps-1gpu-4cpus", "eager", nil, 1, 12, cholD, false},
+	{"dmda-lu-deps-ooc-4cpus", "dmda", nil, 0, 12, luD, false},
+	{"darts-2d-random-writec-2gpu", "darts", nil, 2, 50, workloads.Spec{Kind: "matmul2d", N: 5, Order: "random", WriteC: true}, false},
+	{"dmdar-cholesky-deps-4gpu-nvlink", "dmdar", nil, 4, 12, cholD, true},
+	{"eager-2d-2gpu-noise", "eager", nil, 2, 50, mm2d, false},
+}
+
+// setups change the platform of the configurations that need more than a
+// GPU count, a memory cap and NVLink. CPU rates are test values (a core
+// 30x slower than a GPU), not a preset's.
+var setups = map[string]func(p *hardware.Platform){
+	"eager-cholesky-deps-1gpu-4cpus": func(p *hardware.Platform) { p.CPUs, p.MaxCPUs = 4, 4; withCPURates(p) },
+	"dmda-lu-deps-ooc-4cpus": func(p *hardware.Platform) {
+		p.Home, p.CPUs, p.MaxCPUs, p.Topology.DiskGBps = hardware.HomeDisk, 4, 4, 0.25
+		withCPURates(p)
+	},
+	"eager-2d-2gpu-noise": func(p *hardware.Platform) { p.Runtime.DurationCV = 0.1 },
+}
+
+func withCPURates(p *hardware.Platform) {
+	for name, k := range p.Kernels {
+		k.CPU = &hardware.Rate{GFlops: k.GFlops / 30}
+		p.Kernels[name] = k
+	}
 }
 
 // output runs a configuration and returns its golden record and trace.
@@ -106,6 +132,9 @@ func (c config) output(t *testing.T) (record, tr []byte) {
 		// The preset has no getrf timing (no published one); this regression
 		// test borrows potrf's, the other one-tile factorisation.
 		p.Kernels["getrf"] = p.Kernels["potrf"]
+	}
+	if setup := setups[c.name]; setup != nil {
+		setup(p)
 	}
 	if err := p.SetMemoryCap(c.memMiB); err != nil {
 		t.Fatal(err)

@@ -180,9 +180,9 @@ func readHeader(b []byte, h *Header) error {
 	if p == nil {
 		return fmt.Errorf("trace header has no platform")
 	}
-	// A trace carries the GPUs the run used, not the machine's count.
+	// A trace carries the workers the run used, not the machine's counts.
 	q := p.Clone()
-	q.MaxGPUs = max(q.MaxGPUs, q.GPUs)
+	q.MaxGPUs, q.MaxCPUs = max(q.MaxGPUs, q.GPUs), max(q.MaxCPUs, q.CPUs)
 	if err := q.Check(); err != nil {
 		return fmt.Errorf("trace header: %v", err)
 	}
