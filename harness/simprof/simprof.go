@@ -111,6 +111,8 @@ type Recorder struct {
 	kernels    []string
 	kernelOf   []int32 // per task: index into kernels
 	home       int
+	homeGBps   []float64 // per node: a lone copy's bandwidth from home
+	spare      []*copyIn
 	workers    []workerState
 	state      [][]uint8 // per node, per data (home: see homeValid)
 	inflight   []map[int]*copyIn
@@ -149,6 +151,7 @@ func New(w *workloads.Workload, p *hardware.Platform, name func(d int) string) *
 	r.state = make([][]uint8, nodes)
 	r.inflight = make([]map[int]*copyIn, nodes)
 	for n := range nodes {
+		r.homeGBps = append(r.homeGBps, p.HomeGBps(n))
 		r.state[n] = make([]uint8, len(w.Data))
 		r.inflight[n] = map[int]*copyIn{}
 	}
@@ -188,12 +191,19 @@ func (r *Recorder) Event(ev sim.Event) {
 		}
 	case "load_start":
 		r.state[n][d] = loading
-		r.inflight[n][d] = &copyIn{start: ev.T, bytes: ev.Bytes, src: ev.Src, waited: map[int]float64{}}
+		c := &copyIn{waited: map[int]float64{}}
+		if k := len(r.spare); k > 0 { // a finished copy, reused
+			c, r.spare = r.spare[k-1], r.spare[:k-1]
+		}
+		c.start, c.bytes, c.src = ev.T, ev.Bytes, ev.Src
+		r.inflight[n][d] = c
 	case "load_end":
 		r.state[n][d] = resident
 		if c := r.inflight[n][d]; c != nil {
 			r.settle(n, d, c, ev.T)
 			delete(r.inflight[n], d)
+			clear(c.waited)
+			r.spare = append(r.spare, c)
 		}
 	case "alloc":
 		r.state[n][d] = resident
@@ -228,7 +238,7 @@ func (r *Recorder) settle(n, d int, c *copyIn, end float64) {
 	if dur := end - c.start; dur > 0 {
 		gbps := r.p.Topology.NVLinkGBps
 		if c.src == r.home {
-			gbps = r.p.HomeGBps(n)
+			gbps = r.homeGBps[n]
 		}
 		if gbps > 0 {
 			shared = math.Min(1, math.Max(0, 1-float64(c.bytes)/(gbps*1e9)/dur))
