@@ -59,7 +59,8 @@ type options struct {
 // WithScheduler adds a scheduler to the command, beside memsched's own:
 // `memsched schedulers` lists it, run, sweep and suites accept its name and
 // parameters. Its Spec needs a Name no other scheduler has, a Version (from
-// 1, bumped when its decisions change: it enters result keys) and New.
+// 1, bumped when its decisions change: it enters result keys) and New. A
+// name is registered once per process: calling Main again keeps it.
 func WithScheduler(spec schedulers.Spec) Option {
 	return func(o *options) { o.specs = append(o.specs, spec) }
 }

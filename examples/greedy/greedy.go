@@ -51,8 +51,9 @@ func (g *Greedy) Pull(worker int) (int, bool) {
 	if g.window > 0 && g.window < n {
 		n = g.window
 	}
-	best, bestMissing := -1, int64(-1)
+	best, bestMissing, examined := -1, int64(-1), 0
 	for i, t := range g.queue[:n] {
+		examined++
 		if !g.v.CanRun(worker, t) {
 			continue
 		}
@@ -63,7 +64,7 @@ func (g *Greedy) Pull(worker int) (int, bool) {
 			}
 		}
 	}
-	g.v.Count(n) // tasks examined: the cost model of sched_cost = "model"
+	g.v.Count(examined) // for sched_cost = "model"
 	if best < 0 {
 		return 0, false
 	}
