@@ -89,6 +89,12 @@ type Config struct {
 	ChargeSchedTime bool
 	// Trace, when set, receives every event.
 	Trace func(Event)
+	// Decisions adds, for a Trace consumer such as the simulated-time
+	// profile, the events that explain a worker's waits and are not part of
+	// the trace format: pop (a task enters the worker's pipeline, in the
+	// order the scheduler or its Popper chose) and sched (the worker is busy
+	// with charged scheduling time until Until).
+	Decisions bool
 	// Context, when set, cancels the run (a sweep's per-run timeout): Run
 	// checks it between events and returns its error.
 	Context context.Context
@@ -109,6 +115,10 @@ type Event struct {
 	Bytes  int64   `json:"bytes"` // data events
 	Kind   string  `json:"kind"`  // fetch or prefetch, on load_start
 	Src    int     `json:"src"`   // the source node, on loads
+
+	// Until ends the charged scheduling time of a sched event
+	// (Config.Decisions only: never in a trace file).
+	Until float64 `json:"until,omitempty"`
 }
 
 // Stats are a run's totals. Bytes are counted per direction: from home to
@@ -472,6 +482,9 @@ func (e *Engine) Begin() error {
 		}
 		for _, wk := range e.workers {
 			wk.blockedT = start
+			if e.cfg.Decisions && start > 0 {
+				e.emit(Event{Ev: "sched", Worker: wk.id, Node: wk.node, Until: start})
+			}
 		}
 	}
 	e.kickAll()
@@ -553,6 +566,9 @@ func (e *Engine) timed(worker int, f func() error) error {
 		} else {
 			wk := e.workers[worker]
 			wk.blockedT = math.Max(wk.blockedT, e.now) + cost
+			if e.cfg.Decisions {
+				e.emit(Event{Ev: "sched", Worker: worker, Node: wk.node, Until: wk.blockedT})
+			}
 		}
 	}
 	return err

@@ -162,6 +162,9 @@ func (e *Engine) popTask(w, task int) {
 	wk.pipe = append(wk.pipe, task)
 	e.pops++
 	e.popSeq[task] = e.pops
+	if e.cfg.Decisions {
+		e.emit(Event{Ev: "pop", Worker: w, Node: wk.node, Task: task})
+	}
 	t := &e.w.Tasks[task]
 	for k, d := range t.Inputs {
 		if n.state[d] != resident && n.pin[d] == 0 {

@@ -57,8 +57,13 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	return tw, tw.err
 }
 
-// Event writes one event (errors are kept for Result to report).
+// Event writes one event (errors are kept for Result to report). The
+// events of sim.Config.Decisions (pop, sched) are not part of the trace
+// format: they are skipped.
 func (w *Writer) Event(ev sim.Event) {
+	if ev.Ev == "pop" || ev.Ev == "sched" {
+		return
+	}
 	if w.err == nil {
 		w.err = w.enc.Encode(ev)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // The CUDA executor runs schedules on the GPUs present (`memsched run
 // --executor cuda`). It loads libcudart and libcublas at run time through

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -29,6 +29,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	charge := fs.Bool("charge-sched-time", false, "charge the scheduler's wall time to the simulated timeline (as real runs do)")
 	tracePath := fs.String("trace", "", "write a JSON Lines trace of every event to this file")
 	executor := fs.String("executor", "sim", "sim (discrete-event simulator) or cuda (real GPUs)")
+	simProfile := fs.String("sim-profile", "", "write where each worker's simulated time went (compute, wait fetch by data, idle, scheduling) to this file in pprof's format (go tool pprof -top FILE)")
 	var prof profileFlags
 	prof.register(fs)
 	if err := parse(fs, args); err != nil {
@@ -60,8 +61,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := run.Config{Workload: w, Platform: p, Scheduler: spec.Name, Params: params,
 		Seed: *seed, ChargeSched: *charge, Executor: *executor}
+	sp, err := startSimProfile(*simProfile, &cfg, &wf)
+	if err != nil {
+		return err
+	}
 	stop, err := prof.start(stderr)
 	if err != nil {
+		sp.discard()
 		return err
 	}
 	var rec run.Record
@@ -79,6 +85,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	stop()
 	if err != nil {
+		sp.discard()
+		return err
+	}
+	if err := sp.write(rec); err != nil {
 		return err
 	}
 	return json.NewEncoder(stdout).Encode(rec)
@@ -97,7 +107,7 @@ func runTraced(cfg run.Config, hdr trace.Header, path string) (run.Record, error
 	if err != nil {
 		return run.Record{}, fmt.Errorf("writing the trace %s: %w", path, err)
 	}
-	cfg.Trace = tw.Event
+	cfg.Trace = tee(cfg.Trace, tw.Event)
 	rec, err := run.Run(cfg)
 	if err != nil {
 		bw.Flush() // keep the events up to the failure; validate calls the trace truncated

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // Schedulers register themselves when linked in; this list is the plugin set.
 import (

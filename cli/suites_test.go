@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"io"
@@ -14,11 +14,11 @@ import (
 // reproduces names its labels and, for an improvement, points the suite
 // runs for both schedulers, so no claim silently averages other points.
 func TestRepositorySuitesAndClaims(t *testing.T) {
-	suites := loadSuites("../../suites", io.Discard)
+	suites := loadSuites("../suites", io.Discard)
 	if len(suites) < 20 {
-		t.Fatalf("loaded %d suites from ../../suites", len(suites))
+		t.Fatalf("loaded %d suites from ../suites", len(suites))
 	}
-	claims, err := paper.LoadDir("../../paper")
+	claims, err := paper.LoadDir("../paper")
 	if err != nil {
 		t.Fatal(err)
 	}

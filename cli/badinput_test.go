@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -65,7 +65,7 @@ func suiteWith(pairs ...string) string {
 // value deletes the key's line; a key not present is added to the table
 // named by its prefix (table.key).
 func platformWith(t *testing.T, pairs ...string) string {
-	b, err := os.ReadFile("../../hardware/presets/v100-gemini.toml")
+	b, err := os.ReadFile("../hardware/presets/v100-gemini.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
