@@ -18,12 +18,18 @@ type Param struct {
 	Doc     string
 }
 
-// Spec registers a scheduler: its name, documentation, parameters and a
-// constructor receiving validated parameters.
+// Spec registers a scheduler: its name, version, documentation, parameters
+// and a constructor receiving validated parameters.
 type Spec struct {
-	Name   string
-	Doc    string
-	Params []Param
+	Name string
+	// Version counts the scheduler's decision changes, from 1. Bump it when
+	// a change alters what the scheduler decides (a bug fix, a new default,
+	// a change in a shared part it uses): it enters every result key, so a
+	// sweep reruns the scheduler's records. The golden corpus
+	// (harness/golden) fails when its outputs change without a bump.
+	Version int
+	Doc     string
+	Params  []Param
 	// Buffer is the scheduler's default task buffer depth: 0 means the
 	// platform's runtime setting, -1 unbounded (StarPU's dmda family pushes
 	// every task to a worker queue and prefetches them all).

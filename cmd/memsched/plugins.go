@@ -4,5 +4,7 @@ package main
 import (
 	_ "github.com/memsched/memsched/schedulers/baseline"
 	_ "github.com/memsched/memsched/schedulers/darts"
+	_ "github.com/memsched/memsched/schedulers/heteroprio"
+	_ "github.com/memsched/memsched/schedulers/multreeprio"
 	_ "github.com/memsched/memsched/schedulers/static"
 )
