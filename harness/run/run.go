@@ -90,5 +90,8 @@ func Run(cfg Config) (rec Record, err error) {
 	if pr, ok := sch.(interface{ Partitioner() string }); ok {
 		rec.Partition = pr.Partitioner()
 	}
+	if ss, ok := sch.(interface{ SchedStats() map[string]float64 }); ok {
+		rec.SchedStats = ss.SchedStats()
+	}
 	return rec, nil
 }

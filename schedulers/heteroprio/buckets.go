@@ -142,7 +142,7 @@ func newConfig(v schedulers.View, priorities string, factors bool) (*config, err
 	var err error
 	if priorities == "" || priorities == "speedup" {
 		c.order = speedupOrders(c.kinds, mean)
-	} else if c.order, err = parseOrders(priorities, c.kinds, byKernel); err != nil {
+	} else if c.order, err = parseOrders(priorities, c.kinds, byKernel, v.Platform().Kernels); err != nil {
 		return nil, err
 	}
 	for k, ord := range c.order {
@@ -218,7 +218,7 @@ func speedupOrders(kinds []string, mean [][]float64) [][]int {
 // per kind, kernels in the order its workers visit their buckets (COMPAS
 // 2022 Table 2's priorities, 0 first). Kernels the workload lacks are
 // skipped.
-func parseOrders(s string, kinds []string, byKernel map[string]int) ([][]int, error) {
+func parseOrders[K any](s string, kinds []string, byKernel map[string]int, known map[string]K) ([][]int, error) {
 	out := make([][]int, len(kinds))
 	seen := map[string]bool{}
 	for _, part := range strings.Split(s, ";") {
@@ -248,6 +248,14 @@ func parseOrders(s string, kinds []string, byKernel map[string]int) ([][]int, er
 				return nil, fmt.Errorf("priorities %q: kernel %s is listed twice for %s", s, name, kind)
 			}
 			used[name] = true
+			if _, ok := known[name]; !ok {
+				names := make([]string, 0, len(known))
+				for n := range known {
+					names = append(names, n)
+				}
+				sort.Strings(names)
+				return nil, fmt.Errorf("priorities %q: the platform has no kernel %q%s", s, name, suggest.Closest(name, names))
+			}
 			b, ok := byKernel[name]
 			if !ok || k < 0 {
 				continue // a kernel this workload lacks, or a kind this platform lacks
@@ -292,7 +300,9 @@ func (c *config) mayTake(b *bucket, k int) bool {
 // SlowWorkerMayTake is the threshold of the speedup factors: a slow
 // worker may take one of ntasks tasks when ntasks/nfast ≥ slow (StarPU
 // uses ≥; the paper writes "more than N_GPU × S_i" and, in its example,
-// "six or more" for three GPUs twice as fast).
+// "six or more" for three GPUs twice as fast). StarPU stores and compares
+// the factors as C floats, which also absorbs the rounding of a ratio of
+// mean times (7.000000000000001 for 0.7/0.1).
 func SlowWorkerMayTake(ntasks, nfast int, slow float64) bool {
-	return float64(ntasks)/float64(nfast) >= slow
+	return float32(ntasks)/float32(nfast) >= float32(slow)
 }

@@ -218,6 +218,7 @@ func (s *Scheduler) pullLA(w int) (int, bool) {
 // from the next worker of its kind that has queued tasks.
 func (s *Scheduler) pullQueue(w int) (int, bool) {
 	k := s.cfg.kindOf[w]
+
 	if s.remaining[k] != 0 {
 		want := s.maxPrefetch - len(s.queue[w])
 		want = min(want, s.remaining[k])

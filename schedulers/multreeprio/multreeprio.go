@@ -298,12 +298,34 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
-// Scores computes score(T, m) (Eq. 8) for every group: the bonuses B1-B5
-// (Eqs. 12-16), B6 with cp_bonus, and the penalty P1 (Eq. 17), each in
-// [0, 1]; NaN for a group that cannot run the task.
-func (s *Scheduler) Scores(t int) []float64 {
+// Terms are the heuristics of one (task, node) pair (Appendix B): the
+// bonuses B1-B5 (Eqs. 12-16), B6 with cp_bonus, and the penalty P1
+// (Eq. 17), each in [0, 1].
+type Terms struct {
+	B  [6]float64
+	P1 float64
+}
+
+// Score is Eq. 8: (ΣB − ΣP + |P|) / (|B| + |P|), with |B| = 5 (6 with
+// the critical-path bonus) and |P| = 1.
+func (t Terms) Score(cpBonus bool) float64 {
+	nb := 5.0
+	if cpBonus {
+		nb = 6
+	}
+	sum := 0.0
+	for _, b := range t.B {
+		sum += b
+	}
+	return (sum - t.P1 + 1) / (nb + 1)
+}
+
+// TermsOf computes a newly ready task's heuristics for every node, nil for
+// a node that cannot run it. Without static, the normalisers first take
+// the task's own values ("so far", §A.7 #3).
+func (s *Scheduler) TermsOf(t int) []*Terms {
 	if !s.static {
-		s.observeMaxima(t) // "so far", this task included (§A.7 #3)
+		s.observeMaxima(t)
 	}
 	m := s.metricsOf(t)
 	starving := make([]float64, len(s.groups))
@@ -322,51 +344,51 @@ func (s *Scheduler) Scores(t int) []float64 {
 		b2 += (1 - math.Exp(-ratio(m.qP[g], s.qHighP[g])*float64(m.nP[g]))) * starving[g]
 	}
 	b2 /= float64(len(s.groups))
-	nb, np := 5.0, 1.0
 	b6 := 0.0
 	if s.cpBonus {
-		nb++
 		b6 = s.cp.Criticality(t)
 	}
-	out := make([]float64, len(s.groups))
+	out := make([]*Terms, len(s.groups))
 	for g := range s.groups {
 		xi := s.xi[t][s.kindOf[g]]
 		if math.IsInf(xi, 1) {
-			out[g] = math.NaN()
 			continue
 		}
 		sigma := m.sigma[g]
-		b3 := 1 - 1/sigma
-		b4 := 0.0
+		tm := &Terms{}
+		tm.B[0], tm.B[1], tm.B[5] = b1, b2, b6
+		tm.B[2] = 1 - 1/sigma
 		if m.sBest > 1 {
-			b4 = ratio(xi, s.xiLong[g]) * (sigma - 1) / (m.sBest - 1)
+			tm.B[3] = ratio(xi, s.xiLong[g]) * (sigma - 1) / (m.sBest - 1)
 		}
-		b5 := ratio(s.nod[t], s.nodHigh[g])
-		p1 := 0.0
+		tm.B[4] = ratio(s.nod[t], s.nodHigh[g])
 		if len(s.groups) > 1 {
 			for o := range s.groups {
 				if o != g && m.sigma[o] > 0 {
-					p1 += (1 - 1/m.sigma[o]) * starving[o]
+					tm.P1 += (1 - 1/m.sigma[o]) * starving[o]
 				}
 			}
-			p1 /= float64(len(s.groups) - 1)
+			tm.P1 /= float64(len(s.groups) - 1)
 		}
-		out[g] = (b1 + b2 + b3 + b4 + b5 + b6 - p1 + np) / (nb + np)
+		out[g] = tm
 	}
 	return out
 }
 
+// Groups lists the memory nodes that have trees, in tree order.
+func (s *Scheduler) Groups() []int { return s.groups }
+
 // Push scores a newly ready task and inserts it in the tree of every node
 // that can run it.
 func (s *Scheduler) Push(t int) {
-	sc := s.Scores(t)
+	terms := s.TermsOf(t)
 	s.keys[t] = make([]key, len(s.groups))
-	for g, v := range sc {
-		if math.IsNaN(v) {
+	for g, tm := range terms {
+		if tm == nil {
 			s.keys[t][g] = key{score: -1}
 			continue
 		}
-		k := key{score: v, seq: s.seq, task: t}
+		k := key{score: tm.Score(s.cpBonus), seq: s.seq, task: t}
 		s.keys[t][g] = k
 		s.trees[g].Insert(k)
 	}
