@@ -23,6 +23,7 @@
 //	unit        = "%"
 //	tolerance   = 5.0                            # absolute, in unit
 //	point       = { n = 20 }                     # sweep point of a value claim
+//	bound       = ""                             # "" | at_least | at_most: published is a bound
 //	suite       = "suites/thesis/ch3-2d.toml"    # "" when no suite reproduces it yet
 //	status      = "reproducible"                 # reproducible | not-yet
 //	missing     = ""                             # for not-yet: what is missing
@@ -99,6 +100,11 @@ var displayNames = []string{
 	"hMETIS+R", "hMETIS+R no part. time",
 	"DARTS", "DARTS+LUF", "DARTS+LUF-3inputs", "DARTS+LUF+OPTI", "DARTS+LUF+OPTI-3inputs",
 	"DARTS+LUF threshold",
+	// COMPAS 2022 and PeerJ CS 2019 (the PeerJ suites label each push
+	// formula of LAHeteroprio by its name alone).
+	"HeteroPrio", "MulTreePrio", "MulTreePrio+CP", "CP",
+	"Heteroprio", "LAHeteroprio", "LAHeteroprio AUTO", "LAHeteroprio LaRU", "LAHeteroprio MC_StarPU",
+	"LAHeteroprio LS_SDH", "LAHeteroprio LS_SDH2", "LAHeteroprio LS_SDHB", "LAHeteroprio LC_SMWB",
 }
 
 // DisplayNames returns the scheduler display names used by claims that a suite reproduces and
@@ -134,6 +140,10 @@ type Claim struct {
 	// count as reproduced; nil when not given (qualitative claims).
 	Tolerance *float64           `toml:"tolerance"`
 	Point     map[string]float64 `toml:"point"` // sweep point: n, memory_mb, working_set_mb, ...
+	// Bound makes the published number a bound, for statements like "more
+	// than half": at_least (reproduced when value ≥ published − tolerance)
+	// or at_most (value ≤ published + tolerance); "" compares within ±.
+	Bound string `toml:"bound"`
 
 	Suite   string `toml:"suite"`   // suite file reproducing the claim, "" if none yet
 	Status  string `toml:"status"`  // reproducible | not-yet
@@ -167,8 +177,21 @@ func (c Claim) Within(x float64) bool {
 	if c.Published == nil || c.Tolerance == nil || math.IsNaN(x) {
 		return false
 	}
-	return math.Abs(x-*c.Published) <= *c.Tolerance
+	tol := *c.Tolerance + 1e-9*math.Abs(*c.Published) // rounding of a computed ratio (0.7/0.1)
+	switch c.Bound {
+	case BoundAtLeast:
+		return x >= *c.Published-tol
+	case BoundAtMost:
+		return x <= *c.Published+tol
+	}
+	return math.Abs(x-*c.Published) <= tol
 }
+
+// Bounds of a claim (Claim.Bound).
+const (
+	BoundAtLeast = "at_least"
+	BoundAtMost  = "at_most"
+)
 
 // claimsFile is the layout of one claims file.
 type claimsFile struct {
@@ -332,6 +355,9 @@ func (c Claim) problems() []string {
 	}
 	if c.Published != nil {
 		req(c.Unit, "unit (published is set)")
+	}
+	if c.Bound != "" && c.Bound != BoundAtLeast && c.Bound != BoundAtMost {
+		p = append(p, fmt.Sprintf("bound %q is not one of %s, %s (or empty)", c.Bound, BoundAtLeast, BoundAtMost))
 	}
 
 	switch c.Kind {

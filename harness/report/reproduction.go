@@ -44,12 +44,7 @@ func Reproduction(claims []paper.Claim, suites map[string]*SuiteResults, opt Opt
 	d := &Doc{Title: "Reproduction report"}
 	results := make([]ClaimResult, len(claims))
 	for i, c := range claims {
-		var s *suite.Suite
-		var set *Set
-		if sr := suites[c.Suite]; sr != nil {
-			s, set = sr.Suite, sr.Set
-		}
-		results[i] = EvaluateClaim(c, s, set, opt.Average)
+		results[i] = evaluateAny(c, suites, opt.Average)
 	}
 
 	intro := []string{
@@ -199,12 +194,7 @@ func orderPublications(pubs map[string]bool) []string {
 func Counts(claims []paper.Claim, suites map[string]*SuiteResults, average string) map[string]int {
 	out := map[string]int{}
 	for _, c := range claims {
-		var s *suite.Suite
-		var set *Set
-		if sr := suites[c.Suite]; sr != nil {
-			s, set = sr.Suite, sr.Set
-		}
-		out[statusKey(EvaluateClaim(c, s, set, average).Status)]++
+		out[statusKey(evaluateAny(c, suites, average).Status)]++
 	}
 	return out
 }
