@@ -26,6 +26,7 @@ type locality struct {
 	master  int   // group of tasks the application submits (StarPU: the first CPU worker's node)
 	access  [][]item
 	dist    [][]float64 // between groups, Eq. 12
+	perByte [][]float64 // MC_StarPU: seconds per byte from a node (group index, or len(groups) for main memory) to a group
 
 	current   int     // auto: index into autoCandidates of the formula in use
 	choice    [][]int // per task: the group each auto candidate chose at push
@@ -84,6 +85,18 @@ func newLocality(v schedulers.View, cfg *config, p schedulers.Params) (*locality
 			step, close = p.Int("l_gpu"), p.Int("s_gpu")
 		}
 		l.access[g] = accessOrder(g, len(cfg.order[k]), byDistance(g, l.dist[g]), step, close)
+	}
+	homeIdx := len(l.groups)
+	l.perByte = make([][]float64, len(l.groups)+1)
+	for src := range l.perByte {
+		l.perByte[src] = make([]float64, len(l.groups))
+		srcNode := v.Platform().HomeNode()
+		if src < homeIdx {
+			srcNode = l.groups[src]
+		}
+		for g, node := range l.groups {
+			l.perByte[src][g] = predict(v.Platform(), srcNode, node, 1)
+		}
 	}
 	n := len(v.Workload().Tasks)
 	l.placed = make([]int, n)
@@ -301,9 +314,8 @@ func (l *locality) choose(f DLAF, t int, acc []access) int {
 // ties go to the first group, as heteroprio.c compares with "<").
 func (l *locality) cheapest(t int, acc []access) int {
 	task := &l.v.Workload().Tasks[t]
-	p := l.v.Platform()
 	win, winT := 0, math.Inf(1)
-	for g, node := range l.groups {
+	for g := range l.groups {
 		total := 0.0
 		for i, a := range acc {
 			if !task.Mode(i).Reads() || a.on[g] {
@@ -313,11 +325,11 @@ func (l *locality) cheapest(t int, acc []access) int {
 			src := math.Inf(1)
 			for h, w := range l.rep {
 				if h != g && l.v.Resident(w, d) {
-					src = min(src, predict(p, l.groups[h], node, a.size))
+					src = min(src, l.perByte[h][g]*a.size)
 				}
 			}
 			if math.IsInf(src, 1) { // valid only in main memory without workers, or in flight
-				src = predict(p, p.HomeNode(), node, a.size)
+				src = l.perByte[len(l.groups)][g] * a.size
 			}
 			total += src
 		}
