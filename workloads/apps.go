@@ -47,7 +47,7 @@ var kindOptions = map[string][]Option{
 	},
 	KindQRMumps: {
 		{"branching", 2, "children per front of the emulated assembly tree (n is its depth; the TF18 matrix's tree is not modelled)", true},
-		{"root_cols", 16, "columns of the root front, in tiles", true},
+		{"root_cols", 12, "columns of the root front, in tiles", true},
 		{"shrink", 0.7, "ratio of a child front's columns to its parent's", true},
 		{"aspect", 1.5, "rows per column of a leaf front", true},
 	},

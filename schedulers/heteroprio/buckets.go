@@ -74,7 +74,7 @@ type config struct {
 	buckets  []*bucket
 	bucketOf []int   // per task
 	order    [][]int // per kind index: bucket ids in access order
-	modelT   [][]float64
+	strict   bool    // speedup factors compare with > instead of StarPU's ≥
 }
 
 // Model durations: StarPU's performance model gives a task's expected
@@ -138,11 +138,10 @@ func newConfig(v schedulers.View, priorities string, factors bool) (*config, err
 			mean[b][k] /= count[b]
 		}
 	}
-	c.modelT = mean
 	var err error
 	if priorities == "" || priorities == "speedup" {
 		c.order = speedupOrders(c.kinds, mean)
-	} else if c.order, err = parseOrders(priorities, c.kinds, byKernel, v.Platform().Kernels); err != nil {
+	} else if c.order, err = parseOrders(priorities, c.kinds, c.kernels(), v.Platform().Kernels); err != nil {
 		return nil, err
 	}
 	for k, ord := range c.order {
@@ -179,6 +178,15 @@ func newConfig(v schedulers.View, priorities string, factors bool) (*config, err
 		}
 	}
 	return c, nil
+}
+
+// kernels lists the buckets' kernels, by bucket id.
+func (c *config) kernels() []string {
+	out := make([]string, len(c.buckets))
+	for i, b := range c.buckets {
+		out[i] = b.kernel
+	}
+	return out
 }
 
 // speedupOrders is the default priority rule, the one COMPAS 2022 Table 2
@@ -218,7 +226,11 @@ func speedupOrders(kinds []string, mean [][]float64) [][]int {
 // per kind, kernels in the order its workers visit their buckets (COMPAS
 // 2022 Table 2's priorities, 0 first). Kernels the workload lacks are
 // skipped.
-func parseOrders[K any](s string, kinds []string, byKernel map[string]int, known map[string]K) ([][]int, error) {
+func parseOrders[K any](s string, kinds []string, kernels []string, known map[string]K) ([][]int, error) {
+	byKernel := map[string]int{}
+	for b, k := range kernels {
+		byKernel[k] = b
+	}
 	out := make([][]int, len(kinds))
 	seen := map[string]bool{}
 	for _, part := range strings.Split(s, ";") {
@@ -263,7 +275,7 @@ func parseOrders[K any](s string, kinds []string, byKernel map[string]int, known
 			out[k] = append(out[k], b)
 		}
 	}
-	for name := range byKernel {
+	for _, name := range kernels {
 		listed := false
 		for _, part := range strings.Split(s, ";") {
 			_, list, _ := strings.Cut(part, "=")
@@ -293,6 +305,9 @@ func parseOrders[K any](s string, kinds []string, byKernel map[string]int, known
 func (c *config) mayTake(b *bucket, k int) bool {
 	if b.best < 0 || c.kinds[b.best] == kindOrder[0] || k == b.best {
 		return true
+	}
+	if c.strict {
+		return float32(b.n)/float32(len(c.workers[b.best])) > float32(b.slow[k])
 	}
 	return SlowWorkerMayTake(b.n, len(c.workers[b.best]), b.slow[k])
 }

@@ -32,6 +32,8 @@ var commonParams = []schedulers.Param{
 		Doc: "each kind's bucket order, \"cpu=k1,k2,...;gpu=k3,...\" (COMPAS 2022 Table 2's priorities, 0 first), or speedup: the GPU by decreasing CPU/GPU speedup, the CPU by increasing speedup (the applications' priorities of PeerJ 2019 are not published)"},
 	{Name: "speedup_factors", Kind: "string", Default: "model", Choices: []string{"model", "off"},
 		Doc: "model: per bucket the fastest kind and each kind's slowdown from the performance model (PeerJ 2019 §Speedup factors; StarPU starpu_heteroprio_set_faster_arch/set_arch_slow_factor); off: no restriction"},
+	{Name: "factor_rule", Kind: "string", Default: "ge", Choices: []string{"ge", "gt"},
+		Doc: "a slow worker takes from a bucket when its tasks per fastest worker are ≥ the slow factor (StarPU heteroprio.c; the paper's example: \"six or more\") or > it (the paper's rule: \"more than N_GPU × S_i\")"},
 	{Name: "bucket_order", Kind: "string", Default: "lifo", Choices: []string{"lifo", "fifo"},
 		Doc: "which end of a list a worker takes: lifo (StarPU heteroprio.c at 9fb080759: starpu_task_list_push_front/pop_front) or fifo (at 79d5d4ad3: prio_deque push_back, pop from the front)"},
 }
@@ -124,6 +126,7 @@ func (s *Scheduler) Init(v schedulers.View) error {
 	if s.cfg, err = newConfig(v, s.p.String("priorities"), s.p.String("speedup_factors") == "model"); err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
 	}
+	s.cfg.strict = s.p.String("factor_rule") == "gt"
 	s.remaining = make([]int, len(s.cfg.kinds))
 	lists := 1
 	if s.la {

@@ -2,6 +2,7 @@ package multreeprio
 
 import (
 	"math"
+	"slices"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/internal/ordtree"
@@ -28,7 +29,7 @@ type Critical struct {
 	v     schedulers.View
 	dur   string
 	cp    *workloads.CriticalPath
-	kinds map[string]int
+	kinds []string // kinds present, one tree each
 	trees []*ordtree.Tree[key]
 	keys  [][]key
 	seq   int
@@ -37,11 +38,10 @@ type Critical struct {
 // Init runs the two critical-path passes.
 func (c *Critical) Init(v schedulers.View) error {
 	c.v = v
-	c.kinds = map[string]int{}
 	for _, k := range []string{hardware.CPU, hardware.GPU} {
 		for w := 0; w < v.Workers(); w++ {
 			if v.WorkerKind(w) == k {
-				c.kinds[k] = len(c.trees)
+				c.kinds = append(c.kinds, k)
 				c.trees = append(c.trees, ordtree.New(before))
 				break
 			}
@@ -50,10 +50,8 @@ func (c *Critical) Init(v schedulers.View) error {
 	wl := v.Workload()
 	xi := make([][]float64, len(wl.Tasks))
 	for t := range wl.Tasks {
-		for _, k := range []string{hardware.CPU, hardware.GPU} {
-			if _, ok := c.kinds[k]; ok {
-				xi[t] = append(xi[t], modelSeconds(v, t, k))
-			}
+		for _, k := range c.kinds {
+			xi[t] = append(xi[t], modelSeconds(v, t, k))
 		}
 	}
 	c.cp = wl.Analyse(func(t int) float64 { return duration(xi[t], c.dur) })
@@ -66,7 +64,7 @@ func (c *Critical) Push(t int) {
 	k := key{score: c.cp.Criticality(t), seq: c.seq, task: t}
 	c.seq++
 	c.keys[t] = make([]key, len(c.trees))
-	for kind, i := range c.kinds {
+	for i, kind := range c.kinds {
 		c.keys[t][i] = key{score: -1}
 		if !math.IsInf(modelSeconds(c.v, t, kind), 1) {
 			c.keys[t][i] = k
@@ -80,7 +78,7 @@ func (c *Critical) Pull(w int) (int, bool) {
 	if !schedulers.PipelineRoom(c.v, w) {
 		return 0, false
 	}
-	tr := c.trees[c.kinds[c.v.WorkerKind(w)]]
+	tr := c.trees[slices.Index(c.kinds, c.v.WorkerKind(w))]
 	k, ok := tr.Min()
 	if !ok {
 		return 0, false

@@ -39,7 +39,11 @@ func params(cp bool) []schedulers.Param {
 		{Name: "remaining", Kind: "string", Default: "per-worker", Choices: []string{"per-worker", "total"},
 			Doc: "the fastest kind's remaining work in that test (§A.7 #6): its running and ready work per worker of that kind, or in total"},
 		{Name: "cp_bonus", Kind: "bool", Default: b, Doc: "add B6 = 1 − LST/CP length, the degree of criticality (§3.3), as a sixth bonus (§A.7 #8)"},
-		{Name: "static", Kind: "bool", Default: b, Doc: "static scores: normalisers are the maxima over the whole DAG and the starving terms (B2, P1) are dropped, since no run-time state exists before the run; false: maxima \"so far\", updated before scoring (§A.7 #3)"},
+		{Name: "static", Kind: "bool", Default: b, Doc: "static scores: normalisers are the maxima over the whole DAG and the starving terms (B2, P1) are dropped, since no run-time state exists before the run; false: maxima \"so far\" (§A.7 #3)"},
+		{Name: "maxima", Kind: "string", Default: "before", Choices: []string{"before", "after"},
+			Doc: "when a task's own values enter the running maxima \"so far\" (§A.7 #3): before its scores (every ratio ≤ 1) or after"},
+		{Name: "rescore", Kind: "bool", Default: "false", Doc: "re-score the tasks of a node's tree, with the current starving state and maxima, when one of its workers pulls; false: a task's scores are fixed when it becomes ready (§A.7 #4: the paper scores \"a newly ready task\")"},
+		{Name: "ties", Kind: "string", Default: "fifo", Choices: []string{"fifo", "lifo"}, Doc: "order of equal scores in a tree (§A.7 #5): the task ready first, or last"},
 		cpDuration,
 	}
 }
@@ -78,6 +82,9 @@ type Scheduler struct {
 	cpBonus  bool
 	static   bool
 	cpDur    string
+	after    bool // maxima updated after scoring
+	rescore  bool
+	lifo     bool
 
 	// Memory nodes with workers, and their processing-unit kind.
 	groups  []int
@@ -105,13 +112,13 @@ type Scheduler struct {
 
 	readyWork []float64 // per kind: model time of ready tasks whose fastest kind it is
 	startAt   []float64 // per worker: when its running task started (NaN: none)
-	running   []int
 }
 
 // New builds MulTreePrio from resolved parameters.
 func New(p schedulers.Params) *Scheduler {
 	return &Scheduler{starving: p.String("starving"), floor: p.Bool("b1_floor"), filter: p.Bool("speedup_filter"),
-		perWork: p.String("remaining") != "total", cpBonus: p.Bool("cp_bonus"), static: p.Bool("static"), cpDur: p.String("cp_duration")}
+		perWork: p.String("remaining") != "total", cpBonus: p.Bool("cp_bonus"), static: p.Bool("static"), cpDur: p.String("cp_duration"),
+		after: p.String("maxima") == "after", rescore: p.Bool("rescore"), lifo: p.String("ties") == "lifo"}
 }
 
 // Init indexes the platform's memory nodes and the DAG's metrics.
@@ -172,8 +179,12 @@ func (s *Scheduler) Init(v schedulers.View) error {
 		s.cp = wl.Analyse(func(t int) float64 { return duration(s.xi[t], s.cpDur) })
 	}
 	s.trees = make([]*ordtree.Tree[key], len(s.groups))
+	less := before
+	if s.lifo {
+		less = func(a, b key) bool { return a.score > b.score || (a.score == b.score && a.seq > b.seq) }
+	}
 	for g := range s.trees {
-		s.trees[g] = ordtree.New(before)
+		s.trees[g] = ordtree.New(less)
 	}
 	s.keys = make([][]key, n)
 	s.qHighP = make([]float64, len(s.groups))
@@ -181,7 +192,6 @@ func (s *Scheduler) Init(v schedulers.View) error {
 	s.nodHigh = make([]float64, len(s.groups))
 	s.readyWork = make([]float64, len(s.kinds))
 	s.startAt = make([]float64, v.Workers())
-	s.running = make([]int, v.Workers())
 	for w := range s.startAt {
 		s.startAt[w] = math.NaN()
 	}
@@ -324,8 +334,11 @@ func (t Terms) Score(cpBonus bool) float64 {
 // a node that cannot run it. Without static, the normalisers first take
 // the task's own values ("so far", §A.7 #3).
 func (s *Scheduler) TermsOf(t int) []*Terms {
-	if !s.static {
+	if !s.static && !s.after {
 		s.observeMaxima(t)
+	}
+	if !s.static && s.after {
+		defer s.observeMaxima(t)
 	}
 	m := s.metricsOf(t)
 	starving := make([]float64, len(s.groups))
@@ -438,6 +451,9 @@ func (s *Scheduler) Pull(w int) (int, bool) {
 	}
 	g := s.groupOf[w]
 	k := s.kindOf[g]
+	if s.rescore {
+		s.rescoreTree(g)
+	}
 	rem := map[int]float64{}
 	chosen := -1
 	s.trees[g].Ascend(func(key key) bool {
@@ -470,11 +486,23 @@ func (s *Scheduler) Pull(w int) (int, bool) {
 	return chosen, true
 }
 
+// rescoreTree scores a node's ready tasks again (rescore).
+func (s *Scheduler) rescoreTree(g int) {
+	var keys []key
+	s.trees[g].Ascend(func(k key) bool { keys = append(keys, k); return true })
+	for _, k := range keys {
+		s.trees[g].Delete(k)
+		nk := key{score: s.TermsOf(k.task)[g].Score(s.cpBonus), seq: k.seq, task: k.task}
+		s.keys[k.task][g] = nk
+		s.trees[g].Insert(nk)
+	}
+}
+
 // Observe follows task starts and ends, for the remaining work.
 func (s *Scheduler) Observe(kind schedulers.EventKind, where, id int) {
 	switch kind {
 	case schedulers.Started:
-		s.startAt[where], s.running[where] = s.v.Now(), id
+		s.startAt[where] = s.v.Now()
 	case schedulers.Finished:
 		s.startAt[where] = math.NaN()
 	}

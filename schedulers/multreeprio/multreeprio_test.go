@@ -205,3 +205,40 @@ func TestApplicationsRunAndRepeat(t *testing.T) {
 		}
 	}
 }
+
+// Hand-checked degree of criticality in MulTreePrio+CP: on one GPU, the
+// chain GEMM (0.1) → POTRF (0.35) → POTRF (0.35) is the critical path
+// (0.8), whose tasks' bonuses B6 = 1 − LST/0.8 are 1, 0.875 and 0.4375; an
+// independent TRSM (0.3) may start as late as 0.5: 0.375. Static scores
+// use the whole DAG's maxima and no starving terms: B2 = P1 = 0.
+func TestCriticalityBonus(t *testing.T) {
+	rw := []workloads.Mode{workloads.RW}
+	w := &workloads.Workload{Name: "cp", Data: []workloads.Data{{ID: 0, Bytes: 8}, {ID: 1, Bytes: 8}},
+		Tasks: []workloads.Task{
+			{ID: 0, Kernel: "gemm", Inputs: []int{0}, Modes: rw},
+			{ID: 1, Kernel: "trsm", Inputs: []int{1}, Modes: rw},
+			{ID: 2, Kernel: "potrf", Inputs: []int{0}, Modes: rw, Deps: []int{0}},
+			{ID: 3, Kernel: "potrf", Inputs: []int{0}, Modes: rw, Deps: []int{2}},
+		}}
+	p := platform(t, "compas2022-tc1", 0, 1)
+	s := newScheduler(t, w, p, "multreeprio+cp")
+	for task, want := range map[int]float64{0: 1, 1: 0.375, 2: 0.875, 3: 0.4375} {
+		tm := s.TermsOf(task)[0]
+		if math.Abs(tm.B[5]-want) > 1e-12 || tm.B[1] != 0 || tm.P1 != 0 {
+			t.Errorf("task %d: B6 %g (want %g), B2 %g, P1 %g", task, tm.B[5], want, tm.B[1], tm.P1)
+		}
+	}
+	// One GPU: σ = 1 for every task, so B3 = B4 = 0; B1 = 1 − e^−⌊1·1⌋ for
+	// the GEMM (releases the most work), B5 = 1 (NOD 1 of 1).
+	g := s.TermsOf(0)[0]
+	if math.Abs(g.B[0]-(1-math.Exp(-1))) > 1e-12 || g.B[2] != 0 || g.B[3] != 0 || g.B[4] != 1 {
+		t.Errorf("GEMM terms %+v", g)
+	}
+	if sc := g.Score(true); math.Abs(sc-(1-math.Exp(-1)+1+1+1)/7) > 1e-12 {
+		t.Errorf("GEMM score %g", sc)
+	}
+	_, order := run(t, w, p, "multreeprio+cp", nil)
+	if !slices.Equal(order, []int{0, 2, 3, 1}) {
+		t.Errorf("order %v: the critical chain first", order)
+	}
+}
