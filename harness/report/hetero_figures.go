@@ -193,8 +193,12 @@ func makespanBars(set *Set) (map[string]*fig, error) {
 
 // runTimes are a label's makespans at a point, over its repetitions.
 func runTimes(set *Set, label string, p *Point) []float64 {
+	c := set.Cell(label, p)
+	if c == nil {
+		return nil
+	}
 	var out []float64
-	for _, r := range set.Cell(label, p).Records {
+	for _, r := range c.Records {
 		out = append(out, r.MakespanS)
 	}
 	return out

@@ -171,7 +171,8 @@ func TestApplicationsRunAndRepeat(t *testing.T) {
 		for _, f := range []string{"auto", "laru", "mc_starpu", "ls_sdh", "ls_sdh2", "ls_sdhb", "lc_smwb"} {
 			cases = append(cases, map[string]string{"dlaf": f})
 		}
-		cases = append(cases, map[string]string{"l_cpu": "2", "l_gpu": "1", "s_gpu": "-1", "prio_distance": "starpu"})
+		cases = append(cases, map[string]string{"l_cpu": "2", "l_gpu": "1", "s_gpu": "-1", "prio_distance": "starpu"},
+			map[string]string{"auto_ties": "keep", "ignore_everywhere": "all", "factor_rule": "gt", "bucket_order": "fifo"})
 		for i, params := range cases {
 			sched := "laheteroprio"
 			if i == 0 {

@@ -58,6 +58,8 @@ func init() {
 				Doc: "push formula, paper definitions (Eqs. 6-9); auto chooses among ls_sdh, ls_sdh2, ls_sdhb, lc_smwb by BMD (StarPU's default STARPU_LAHETEROPRIO_PUSH=AUTO)"},
 			schedulers.Param{Name: "auto_start", Kind: "string", Default: "lc_smwb", Choices: []string{"ls_sdh", "ls_sdh2", "ls_sdhb", "lc_smwb"},
 				Doc: "the formula auto uses before any pop (StarPU initialize_heteroprio_policy: PUSH_LS_SDHB, whose code computes the paper's LC_SMWB)"},
+			schedulers.Param{Name: "auto_ties", Kind: "string", Default: "later", Choices: []string{"later", "keep"},
+				Doc: "auto, between formulas of equal BMD: the later one in StarPU's order ls_sdh, ls_sdh2, lc_smwb, ls_sdhb (heteroprio.c: \">=\" over match counts) or the one in use (the paper says only \"the one that has the lowest value\")"},
 			schedulers.Param{Name: "theta", Kind: "float", Default: "1000", Doc: "LS_SDHB weight of written data (PeerJ 2019: θ = 1,000)"},
 			schedulers.Param{Name: "a", Kind: "float", Default: "0.5", Doc: "distance = priority distance × a + transfer distance × (1 − a) (Eq. 12, a = 0.5)"},
 			schedulers.Param{Name: "l_cpu", Kind: "int", Default: "1", Doc: "locality coefficient of the CPU workers: buckets visited per node before the next node (STARPU_LAHETEROPRIO_PRIO_STEP_CPU, default 1); 0 = all the kind's buckets"},

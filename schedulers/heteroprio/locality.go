@@ -19,6 +19,7 @@ type locality struct {
 	dlaf   DLAF
 	theta  float64
 	ignore string // sdhb, all or none
+	keep   bool   // auto: equal BMDs keep the formula in use
 
 	groups  []int // memory node of each group, in StarPU's node order (main memory first)
 	groupOf []int // per worker
@@ -44,7 +45,8 @@ type locality struct {
 type item struct{ prio, group int }
 
 func newLocality(v schedulers.View, cfg *config, p schedulers.Params) (*locality, error) {
-	l := &locality{v: v, cfg: cfg, dlaf: DLAF(p.String("dlaf")), theta: p.Float("theta"), ignore: p.String("ignore_everywhere")}
+	l := &locality{v: v, cfg: cfg, dlaf: DLAF(p.String("dlaf")), theta: p.Float("theta"), ignore: p.String("ignore_everywhere"),
+		keep: p.String("auto_ties") == "keep"}
 	home := v.Nodes() - 1
 	nodeGroup := map[int]int{}
 	addNode := func(n int) {
@@ -388,6 +390,9 @@ func (l *locality) popped(t, w, list int) {
 		if l.candMism[i] <= l.candMism[best] {
 			best = i
 		}
+	}
+	if l.keep && l.candMism[l.current] == l.candMism[best] {
+		best = l.current
 	}
 	l.current = best
 }
