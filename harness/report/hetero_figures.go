@@ -69,6 +69,7 @@ type bars struct {
 	groups        []string
 	series        []string
 	vals          [][]float64 // [series][group]; NaN: no bar
+	colors        []int       // palette index per series (nil: its position), so a label keeps its colour across a suite's figures
 }
 
 func (b bars) draw() (*fig, error) {
@@ -101,7 +102,11 @@ func (b bars) draw() (*fig, error) {
 		if err != nil {
 			return nil, err
 		}
-		bc.Color = labelColor(i)
+		c := i
+		if b.colors != nil {
+			c = b.colors[i]
+		}
+		bc.Color = labelColor(c)
 		bc.LineStyle.Width = 0
 		bc.Offset = vg.Length(float64(i)-float64(n-1)/2) * width
 		p.Add(bc)
@@ -148,10 +153,14 @@ func marks(f *fig, name string, vals []float64, shape draw.GlyphDrawer, offset f
 }
 
 func configName(p *Point) string {
-	if c, ok := p.Coords["cpus"]; ok {
-		return fmt.Sprintf("%s CPUs + %d GPUs", fmtCoord(c), p.GPUs)
+	gpus := fmt.Sprintf("%d GPUs", p.GPUs)
+	if p.GPUs == 1 {
+		gpus = "1 GPU"
 	}
-	return fmt.Sprintf("%d GPUs", p.GPUs)
+	if c, ok := p.Coords["cpus"]; ok {
+		return fmt.Sprintf("%s CPUs + %s", fmtCoord(c), gpus)
+	}
+	return gpus
 }
 
 // makespanBars is COMPAS 2022 Fig. 3, one figure per problem size.
@@ -281,18 +290,20 @@ func dlafFigures(set *Set) (map[string]*fig, error) {
 	sort.SliceStable(pts, func(i, j int) bool { return pts[i].GPUs < pts[j].GPUs })
 	base := set.Baseline
 	var formulas []string
-	for _, l := range set.Labels {
+	var colors []int
+	for i, l := range set.Labels {
 		if l != base {
 			formulas = append(formulas, l)
+			colors = append(colors, i)
 		}
 	}
 	groups := make([]string, len(pts))
 	for g, p := range pts {
 		groups[g] = configName(p)
 	}
-	sp := bars{title: set.Title + ": speedup over " + base, ylabel: "SFA (mean makespan / mean makespan)", groups: groups, series: formulas}
+	sp := bars{title: set.Title + ": speedup over " + base, ylabel: "SFA (mean makespan / mean makespan)", groups: groups, series: formulas, colors: colors}
 	tr := bars{title: set.Title + ": total memory transfer", ylabel: "mean transfers (MiB, every copy)", groups: groups, series: set.Labels}
-	bmd := bars{title: set.Title + ": best memory node difference", ylabel: "mean BMD (% of tasks)", groups: groups, series: formulas}
+	bmd := bars{title: set.Title + ": best memory node difference", ylabel: "mean BMD (% of tasks)", groups: groups, series: formulas, colors: colors}
 	sfm := make([][]float64, len(formulas))
 	for i, l := range formulas {
 		row, rowM, rowB := make([]float64, len(pts)), make([]float64, len(pts)), make([]float64, len(pts))
@@ -312,7 +323,7 @@ func dlafFigures(set *Set) (map[string]*fig, error) {
 		}
 		tr.vals = append(tr.vals, row)
 	}
-	sm := bars{title: set.Title + ": speedup of the best runs over " + base, ylabel: "SFM (lowest makespan / lowest makespan)", groups: groups, series: formulas, vals: sfm}
+	sm := bars{title: set.Title + ": speedup of the best runs over " + base, ylabel: "SFM (lowest makespan / lowest makespan)", groups: groups, series: formulas, vals: sfm, colors: colors}
 	out := map[string]*fig{}
 	var err error
 	for name, b := range map[string]bars{"speedup-sfa": sp, "speedup-sfm": sm, "transfers": tr, "bmd": bmd} {
