@@ -361,6 +361,15 @@ func (s *Scheduler) TermsOf(t int) []*Terms {
 	if s.cpBonus {
 		b6 = s.cp.Criticality(t)
 	}
+	// P1 sums the other nodes' terms: the sum over all nodes less the own.
+	pen := make([]float64, len(s.groups))
+	penSum := 0.0
+	for o := range s.groups {
+		if m.sigma[o] > 0 {
+			pen[o] = (1 - 1/m.sigma[o]) * starving[o]
+			penSum += pen[o]
+		}
+	}
 	out := make([]*Terms, len(s.groups))
 	for g := range s.groups {
 		xi := s.xi[t][s.kindOf[g]]
@@ -376,12 +385,7 @@ func (s *Scheduler) TermsOf(t int) []*Terms {
 		}
 		tm.B[4] = ratio(s.nod[t], s.nodHigh[g])
 		if len(s.groups) > 1 {
-			for o := range s.groups {
-				if o != g && m.sigma[o] > 0 {
-					tm.P1 += (1 - 1/m.sigma[o]) * starving[o]
-				}
-			}
-			tm.P1 /= float64(len(s.groups) - 1)
+			tm.P1 = (penSum - pen[g]) / float64(len(s.groups)-1)
 		}
 		out[g] = tm
 	}
