@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/workloads"
 )
 
 func init() {
@@ -16,7 +17,7 @@ func init() {
 }
 
 func cmdWorkload(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("workload", "[flags]", stderr)
+	fs := newFlags("workload", "[flags]\n\nOptions of the application kinds (--opt name=value; invented = not stated by the paper):\n"+kindOptionsText(), stderr)
 	var wf workloadFlags
 	wf.register(fs, false)
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -62,6 +63,21 @@ func writeFile(path string, data []byte) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// kindOptionsText lists every kind's options for the usage text.
+func kindOptionsText() string {
+	var b strings.Builder
+	for _, k := range workloads.Kinds() {
+		for _, o := range workloads.KindOptions(k) {
+			inv := ""
+			if o.Invented {
+				inv = ", invented"
+			}
+			fmt.Fprintf(&b, "  %s: %s (default %g%s): %s\n", k, o.Name, o.Default, inv, o.Doc)
+		}
+	}
+	return b.String()
 }
 
 func cmdSchedulers(args []string, stdout, stderr io.Writer) error {

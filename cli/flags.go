@@ -65,6 +65,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 type workloadFlags struct {
 	spec workloads.Spec
 	file string
+	opts paramFlag
 }
 
 func (w *workloadFlags) register(fs *flag.FlagSet, withFile bool) {
@@ -78,6 +79,8 @@ func (w *workloadFlags) register(fs *flag.FlagSet, withFile bool) {
 	fs.Float64Var(&w.spec.Keep, "keep", 0, "sparse2d: probability of keeping a task, in (0, 1] (0 = 0.1)")
 	fs.BoolVar(&w.spec.Deps, "deps", false, "the task graph: updated tiles in mode RW and their dependencies (3D accumulation, Cholesky, LU)")
 	fs.BoolVar(&w.spec.WriteC, "write-c", false, "2D kinds: each task also writes a scratch C tile (mode W, discarded), as IPDPS 2022's random-order sgemm did")
+	w.opts = paramFlag{}
+	fs.Var(w.opts, "opt", "option of an application workload (tree, fmm, qrmumps, spldlt, stencil) name=value, repeatable; memsched workload -h lists them")
 	if withFile {
 		fs.StringVar(&w.file, "workload-file", "", "read the task set from a JSON file instead of generating it")
 	}
@@ -105,6 +108,10 @@ func (w *workloadFlags) build(fs *flag.FlagSet, seed uint64) (*workloads.Workloa
 	}
 	s := w.spec
 	s.Seed = seed
+	if len(w.opts) > 0 {
+		s.Opts = w.opts.String()
+	}
+	w.spec.Opts = s.Opts
 	return workloads.Generate(s)
 }
 

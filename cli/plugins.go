@@ -6,5 +6,7 @@ import (
 	_ "github.com/memsched/memsched/schedulers/darts"
 	_ "github.com/memsched/memsched/schedulers/external" // exec:PATH, docs/protocol.md
 	_ "github.com/memsched/memsched/schedulers/givenorder"
+	_ "github.com/memsched/memsched/schedulers/heteroprio"
+	_ "github.com/memsched/memsched/schedulers/multreeprio"
 	_ "github.com/memsched/memsched/schedulers/static"
 )

@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 	"math"
+	"path/filepath"
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
@@ -24,6 +25,20 @@ func TestRepositorySuitesAndClaims(t *testing.T) {
 	}
 	for _, c := range claims {
 		if c.Status != paper.StatusReproducible || c.Suite == "" {
+			continue
+		}
+		if paper.WholeSuites(c.Publication) {
+			// A glob over suites: each must load and hold both labels.
+			matched, _ := filepath.Glob(filepath.Join("..", c.Suite))
+			if len(matched) == 0 {
+				t.Errorf("%s: no suite matches %s", c.ID, c.Suite)
+			}
+			for _, m := range matched {
+				rel, _ := filepath.Rel("..", m)
+				if suites[rel] == nil {
+					t.Errorf("%s: suite %s does not load", c.ID, rel)
+				}
+			}
 			continue
 		}
 		s := suites[c.Suite]

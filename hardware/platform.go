@@ -430,6 +430,8 @@ func (p *Platform) SetMemoryCap(mib float64) error {
 	switch {
 	case math.IsNaN(mib) || math.IsInf(mib, 0) || mib < 0:
 		return fmt.Errorf("%g is not a memory size; give MiB per GPU > 0, or 0 for the GPU's whole memory", mib)
+	case mib == 0 && p.Topology.NoTransfers:
+		return nil // memory is unlimited without transfers
 	case mib == 0 && p.PhysicalMiB <= 0:
 		return fmt.Errorf("0 means the GPU's whole memory, which platform %s does not declare (physical_memory_mib); give a size in MiB", p.Name)
 	case mib == 0:

@@ -78,8 +78,10 @@ func Generate(s Spec) (*Workload, error) {
 		genCholesky(b, s)
 	case KindLU:
 		genLU(b, s)
+	default:
+		genApp(b, s)
 	}
-	if s.Deps {
+	if s.Deps || isApp(s.Kind) {
 		b.setUpdateModes()
 		b.addSeqDeps()
 	}

@@ -383,12 +383,15 @@ func TestRandomPairs(t *testing.T) {
 	}
 }
 
+// smallOpts keep the application kinds' graphs small in tests.
+var smallOpts = map[string]string{KindTree: "dim=2", KindFMM: "dim=2,group=4", KindQRMumps: "root_cols=4", KindStencil: "iterations=3,size=16"}
+
 func TestAllKindsValidate(t *testing.T) {
 	for _, k := range Kinds() {
 		for n := 1; n <= 4; n++ {
 			for _, order := range []string{"", "submission", "random"} {
 				for _, deps := range []bool{false, true} {
-					s := Spec{Kind: k, N: n, Order: order, Deps: deps, Seed: 9}
+					s := Spec{Kind: k, N: n, Order: order, Deps: deps, Seed: 9, Opts: smallOpts[k]}
 					w, err := Generate(s)
 					if err != nil {
 						t.Fatalf("%+v: %v", s, err)

@@ -22,6 +22,8 @@ import (
 	"github.com/memsched/memsched/schedulers"
 	_ "github.com/memsched/memsched/schedulers/baseline"
 	_ "github.com/memsched/memsched/schedulers/darts"
+	_ "github.com/memsched/memsched/schedulers/heteroprio"
+	_ "github.com/memsched/memsched/schedulers/multreeprio"
 	_ "github.com/memsched/memsched/schedulers/static"
 	"github.com/memsched/memsched/workloads"
 )
@@ -93,6 +95,26 @@ var configs = []config{
 	{"darts-2d-random-writec-2gpu", "darts", nil, 2, 50, workloads.Spec{Kind: "matmul2d", N: 5, Order: "random", WriteC: true}, false},
 	{"dmdar-cholesky-deps-4gpu-nvlink", "dmdar", nil, 4, 12, cholD, true},
 	{"eager-2d-2gpu-noise", "eager", nil, 2, 50, mm2d, false},
+	// CPU+GPU schedulers and the seeds' applications (presets below).
+	{"heteroprio-tree-2gpu-4cpus", "heteroprio", nil, 2, 0, workloads.Spec{Kind: "tree", N: 2}, false},
+	{"multreeprio-fmm-2gpu-4cpus", "multreeprio", nil, 2, 0, workloads.Spec{Kind: "fmm", N: 3}, false},
+	{"multreeprio+cp-cholesky-deps-2gpu-4cpus", "multreeprio+cp", nil, 2, 0, cholD, false},
+	{"critical-path-tree-2gpu-4cpus", "critical-path", nil, 2, 0, workloads.Spec{Kind: "tree", N: 2}, false},
+	{"laheteroprio-stencil-2gpu-k40", "laheteroprio", nil, 2, 0, workloads.Spec{Kind: "stencil", N: 1}, false},
+	{"laheteroprio-spldlt-1gpu-p100", "laheteroprio", map[string]string{"dlaf": "auto"}, 1, 0, workloads.Spec{Kind: "spldlt", N: 2}, false},
+	{"heteroprio-qrmumps-2gpu-k40", "heteroprio", nil, 2, 0, workloads.Spec{Kind: "qrmumps", N: 1, Opts: "root_cols=4"}, false},
+}
+
+// presets name the platform of configurations run elsewhere than on the
+// V100 node (v100-gemini).
+var presets = map[string]string{
+	"heteroprio-tree-2gpu-4cpus":              "compas2022-tc1",
+	"multreeprio-fmm-2gpu-4cpus":              "compas2022-tc2",
+	"multreeprio+cp-cholesky-deps-2gpu-4cpus": "compas2022-tc1",
+	"critical-path-tree-2gpu-4cpus":           "compas2022-tc2-swapped",
+	"laheteroprio-stencil-2gpu-k40":           "plafrim-k40",
+	"laheteroprio-spldlt-1gpu-p100":           "plafrim-p100",
+	"heteroprio-qrmumps-2gpu-k40":             "plafrim-k40",
 }
 
 // setups change the platform of the configurations that need more than a
@@ -104,7 +126,14 @@ var setups = map[string]func(p *hardware.Platform){
 		p.Home, p.CPUs, p.MaxCPUs, p.Topology.DiskGBps = hardware.HomeDisk, 4, 4, 0.25
 		withCPURates(p)
 	},
-	"eager-2d-2gpu-noise": func(p *hardware.Platform) { p.Runtime.DurationCV = 0.1 },
+	"eager-2d-2gpu-noise":                     func(p *hardware.Platform) { p.Runtime.DurationCV = 0.1 },
+	"heteroprio-tree-2gpu-4cpus":              func(p *hardware.Platform) { p.CPUs = 4 },
+	"multreeprio-fmm-2gpu-4cpus":              func(p *hardware.Platform) { p.CPUs = 4 },
+	"multreeprio+cp-cholesky-deps-2gpu-4cpus": func(p *hardware.Platform) { p.CPUs = 4 },
+	"critical-path-tree-2gpu-4cpus":           func(p *hardware.Platform) { p.CPUs = 4 },
+	"laheteroprio-stencil-2gpu-k40":           func(p *hardware.Platform) { p.CPUs = 22 },
+	"laheteroprio-spldlt-1gpu-p100":           func(p *hardware.Platform) { p.CPUs = 23 },
+	"heteroprio-qrmumps-2gpu-k40":             func(p *hardware.Platform) { p.CPUs = 22 },
 }
 
 func withCPURates(p *hardware.Platform) {
@@ -122,7 +151,11 @@ func (c config) output(t *testing.T) (record, tr []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := hardware.Load("v100-gemini")
+	preset := "v100-gemini"
+	if name, ok := presets[c.name]; ok {
+		preset = name
+	}
+	p, err := hardware.Load(preset)
 	if err != nil {
 		t.Fatal(err)
 	}

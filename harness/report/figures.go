@@ -36,6 +36,9 @@ var (
 // suite lists them, and the reference measurements as dashed lines with
 // hollow marks.
 func WriteFigures(set *Set, dir string) ([]string, error) {
+	if set.Suite != nil && set.Suite.Report.Style != "" && set.Suite.Report.Style != "curves" {
+		return writeStyled(set, dir) // the CPU+GPU papers' bar charts
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

@@ -132,6 +132,9 @@ func Run(cfg Config) (rec Record, err error) {
 			return rec, err
 		}
 	}
+	if ss, ok := sch.(interface{ SchedStats() map[string]float64 }); ok {
+		rec.SchedStats = ss.SchedStats()
+	}
 	return rec, nil
 }
 

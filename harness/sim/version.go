@@ -9,4 +9,6 @@ package sim
 //
 // 2: memory nodes, access modes and MSI coherency (DAG tiles are RW, with
 // write-backs), protected NVLink sources.
-const ModelVersion = 2
+// 3: the worker whose task released others pulls first (StarPU pushes them
+// from that worker's thread).
+const ModelVersion = 3

@@ -262,6 +262,10 @@ func (e *Engine) TaskDone(w, task int) {
 		for _, o := range e.workers {
 			o.pulling = false
 		}
+		// The worker that released the tasks pulls first: in StarPU it
+		// pushes them itself and returns to its driver loop, while idle
+		// workers are only woken (starpu_wake_worker_relax_light).
+		e.kick(wk.node)
 		e.kickAll()
 		return
 	}
