@@ -47,6 +47,7 @@ import (
 //	best_l_gpu           l_GPU of the (l_CPU, l_GPU) pair with the best SFA over every formula (Fig. 5)
 //	share_corr_positive  share of points where the labels' mean T and mean t correlate positively
 //	tasks_threshold      the fewest tasks a slow worker needs to take one (Heteroprio's rule, point gpu_workers, speedup_factor)
+//
 // heteroClaim reports whether the claim is computed here.
 func heteroClaim(c paper.Claim) bool {
 	return paper.WholeSuites(c.Publication) && c.Status == paper.StatusReproducible && c.Kind != paper.KindQualitative
