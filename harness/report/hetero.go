@@ -16,38 +16,6 @@ import (
 	"github.com/memsched/memsched/workloads"
 )
 
-// The claims of the two CPU+GPU publications (COMPAS 2022 MulTreePrio and
-// PeerJ CS 2019 LAHeteroprio) are computed here: their metrics are
-// speedups per configuration, shares of configurations, the critical-path
-// bound, the papers' SFA/SFM and the schedulers' BMD counters, often over
-// several suites (a claim's suite may be a glob, e.g.
-// suites/multreeprio2022/fig3-*-tc[12].toml).
-//
-// A claim's metric names the computation and, after a colon, the suite
-// labels it applies to ("sfa_pct:LaRU,MC_StarPU"); without labels, the
-// claim's scheduler ("LAHeteroprio X" is the suite label "X";
-// "LAHeteroprio" alone is every label but the baseline). Point keys filter
-// the configurations: gpus, cpus, n (equal), gpus_min, gpus_max.
-//
-// Metrics (per point, means over the repetitions; T = all transfers, t =
-// makespan):
-//
-//	speedup              mean over points of t(baseline)/t(scheduler)
-//	share_better         share of points where t(scheduler) < t(baseline)
-//	share_worst          share of points where t(scheduler) ≥ every other label's
-//	makespan_over_cp     min over points of t(scheduler) / critical-path length
-//	gpu_speedup:k,...    min over kernels of CPU time / GPU time in the suite's platform
-//	sfa_pct              max over points and labels of (SFA − 1) × 100, SFA = mean t(baseline)/mean t(label)
-//	min_mean_sfa_pct     min over suites and labels of the mean over points of (SFA − 1) × 100
-//	auto_vs_best         min over points of SFA(AUTO) / SFA(best other label)
-//	transfer_reduction_pct  max over points and labels of (1 − mean T(label)/mean T(baseline)) × 100
-//	share_reduced        share of (point, label) with mean T(label) < mean T(baseline)
-//	share_fewer_transfers_slower  share of (point, label) with fewer transfers and a longer makespan than the baseline
-//	bmd_max_pct          max over points and labels of the mean BMD (% of tasks)
-//	best_l_gpu           l_GPU of the (l_CPU, l_GPU) pair with the best SFA over every formula (Fig. 5)
-//	share_corr_positive  share of points where the labels' mean T and mean t correlate positively
-//	tasks_threshold      the fewest tasks a slow worker needs to take one (Heteroprio's rule, point gpu_workers, speedup_factor)
-//
 // heteroClaim reports whether the claim is computed here.
 func heteroClaim(c paper.Claim) bool {
 	return paper.WholeSuites(c.Publication) && c.Status == paper.StatusReproducible && c.Kind != paper.KindQualitative
@@ -84,6 +52,37 @@ func matchSuites(c paper.Claim, suites map[string]*SuiteResults) []*SuiteResults
 	return out
 }
 
+// evaluateHetero computes the claims of the two CPU+GPU publications (COMPAS 2022 MulTreePrio and
+// PeerJ CS 2019 LAHeteroprio) : their metrics are
+// speedups per configuration, shares of configurations, the critical-path
+// bound, the papers' SFA/SFM and the schedulers' BMD counters, often over
+// several suites (a claim's suite may be a glob, e.g.
+// suites/multreeprio2022/fig3-*-tc[12].toml).
+//
+// A claim's metric names the computation and, after a colon, the suite
+// labels it applies to ("sfa_pct:LaRU,MC_StarPU"); without labels, the
+// claim's scheduler ("LAHeteroprio X" is the suite label "X";
+// "LAHeteroprio" alone is every label but the baseline). Point keys filter
+// the configurations: gpus, cpus, n (equal), gpus_min, gpus_max.
+//
+// Metrics (per point, means over the repetitions; T = all transfers, t =
+// makespan):
+//
+//	speedup              mean over points of t(baseline)/t(scheduler)
+//	share_better         share of points where t(scheduler) < t(baseline)
+//	share_worst          share of points where t(scheduler) ≥ every other label's
+//	makespan_over_cp     min over points of t(scheduler) / critical-path length
+//	gpu_speedup:k,...    min over kernels of CPU time / GPU time in the suite's platform
+//	sfa_pct              max over points and labels of (SFA − 1) × 100, SFA = mean t(baseline)/mean t(label)
+//	min_mean_sfa_pct     min over suites and labels of the mean over points of (SFA − 1) × 100
+//	auto_vs_best         min over points of SFA(AUTO) / SFA(best other label)
+//	transfer_reduction_pct  max over points and labels of (1 − mean T(label)/mean T(baseline)) × 100
+//	share_reduced        share of (point, label) with mean T(label) < mean T(baseline)
+//	share_fewer_transfers_slower  share of (point, label) with fewer transfers and a longer makespan than the baseline
+//	bmd_max_pct          max over points and labels of the mean BMD (% of tasks)
+//	best_l_gpu           l_GPU of the (l_CPU, l_GPU) pair with the best SFA over every formula (Fig. 5)
+//	share_corr_positive  share of points where the labels' mean T and mean t correlate positively
+//	tasks_threshold      the fewest tasks a slow worker needs to take one (Heteroprio's rule, point gpu_workers, speedup_factor)
 func evaluateHetero(c paper.Claim, suites map[string]*SuiteResults) ClaimResult {
 	res := ClaimResult{Claim: c, Value: math.NaN(), Diff: math.NaN()}
 	name, labelList, _ := strings.Cut(c.Metric, ":")
