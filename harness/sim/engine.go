@@ -179,6 +179,9 @@ type Engine struct {
 	links     []hardware.Link
 	down, up  [][]int
 	linkIndex map[string]int
+	peerLinks [][][]int   // [from GPU][to GPU]: the links of a peer copy
+	peerGBps  [][]float64 // [from GPU][to GPU]: its uncontended bandwidth; nil without peer copies
+	upGBps    []float64   // per node: the bottleneck of its path to home
 	flows     []*flow
 	spare     []*flow // finished flows, for reuse
 	homeGBps  []float64
@@ -251,7 +254,15 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	for i, ns := range specs {
 		e.nodes = append(e.nodes, newNode(i, ns, nd))
 		e.homeGBps = append(e.homeGBps, p.HomeGBps(i))
+		up := 0.0
+		for j, l := range e.up[i] {
+			if j == 0 || e.links[l].GBps < up {
+				up = e.links[l].GBps
+			}
+		}
+		e.upGBps = append(e.upGBps, up)
 	}
+	e.peerRoutes()
 	for i := range nd { // every data starts valid at home
 		e.nodes[e.home].state[i] = resident
 	}
