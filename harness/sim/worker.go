@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
@@ -191,8 +192,17 @@ func (e *Engine) startCompute(w int) {
 	for k, d := range t.Inputs {
 		if n.state[d] != resident {
 			if n.state[d] == absent {
-				// Evicted while it waited: fetch it first.
-				n.fetchQ = append([]request{{d, false, t.Mode(k) == workloads.W}}, n.fetchQ...)
+				// Evicted while it waited: fetch it first (once: the
+				// request may be queued already, by afterLeave or by an
+				// earlier call; several workers share a node's queue).
+				r := request{d, false, t.Mode(k) == workloads.W}
+				i := slices.IndexFunc(n.fetchQ, func(q request) bool { return q.data == d })
+				if i < 0 {
+					n.fetchQ = append(n.fetchQ, r)
+					i = len(n.fetchQ) - 1
+				}
+				copy(n.fetchQ[1:i+1], n.fetchQ[:i])
+				n.fetchQ[0] = r
 				e.startTransfer(wk.node)
 			}
 			return
