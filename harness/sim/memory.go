@@ -53,6 +53,9 @@ type node struct {
 	// allocated says an allocation for a write completed during a step:
 	// the node's other workers may start a task.
 	allocated bool
+	// batch: the node's workers are being started together (kick), and
+	// refetch says one of them queued a fetch to handle after them.
+	batch, refetch bool
 }
 
 func newNode(id int, ns hardware.Node, nd int) *node {
@@ -157,6 +160,12 @@ func (e *Engine) issue(ni int) {
 func (e *Engine) issueShared(ni, pending int) bool {
 	n := e.nodes[ni]
 	all := true
+	// The head does not change while requests are handled; a fetch (not
+	// for the head) that found no memory tells that every other one of its
+	// size would find none either (it evicted all it could), so they wait
+	// without asking: 48 cores share a queue of about as many fetches.
+	h, running := e.head(n)
+	failed := int64(-1)
 	for i := 0; i < len(n.fetchQ); {
 		r := n.fetchQ[i]
 		if n.state[r.data] != absent || n.pin[r.data] == 0 {
@@ -166,7 +175,17 @@ func (e *Engine) issueShared(ni, pending int) bool {
 		if pending >= maxPendingFetch {
 			return false
 		}
-		if ok, _ := e.allocate(ni, r, e.forHead(n, r.data)); !ok {
+		head := h >= 0 && !running && e.w.Tasks[h].Reads(r.data)
+		size := e.w.Data[r.data].Bytes
+		if !head && size == failed {
+			all = false
+			i++
+			continue
+		}
+		if ok, _ := e.allocate(ni, r, head); !ok {
+			if !head {
+				failed = size
+			}
 			all = false
 			i++
 			continue
@@ -230,7 +249,7 @@ func (e *Engine) allocate(ni int, r request, head bool) (ok, wait bool) {
 			return true, false
 		}
 	}
-	if full && r.prefetch && len(e.candidates(ni, true)) == 0 {
+	if full && r.prefetch && !e.evictable(ni) {
 		return false, false // nothing a prefetch may evict: do not wait for it
 	}
 	if n.gpu && (e.rt.AllocSync == "all" || (e.rt.AllocSync == "evict" && full)) {
@@ -285,6 +304,18 @@ func (e *Engine) candidates(ni int, prefetch bool) []int {
 		}
 	}
 	return e.cand
+}
+
+// evictable reports whether a prefetch may evict anything (candidates'
+// question, answered at the first).
+func (e *Engine) evictable(ni int) bool {
+	n := e.nodes[ni]
+	for d := n.lruHead; d >= 0; d = n.lruNext[d] {
+		if n.pin[d] == 0 && n.want[d] == 0 && n.reading[d] == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // reuseVictim picks the least recently used candidate of exactly size

@@ -28,18 +28,36 @@ func (e *Engine) kickAll() {
 }
 
 // kick makes the workers of a memory node progress as far as they can now.
+// The workers sharing a node (CPU cores) each fill their buffer and
+// pipeline, then the node handles the requests of all of them at once, so
+// that 48 cores do not handle the same queue 48 times per event.
 func (e *Engine) kick(n int) {
-	for _, w := range e.nodes[n].workers {
-		e.step(w)
+	node := e.nodes[n]
+	shared := len(node.workers) > 1
+	for _, w := range node.workers {
+		e.step(w, !shared)
 	}
-	if len(e.nodes[n].workers) == 0 {
+	if shared || len(node.workers) == 0 {
 		e.startTransfer(n)
+	}
+	if shared {
+		node.allocated = false
+		node.batch = true // fetches requested again are handled once, below
+		for _, w := range node.workers {
+			e.startCompute(w)
+		}
+		node.batch = false
+		if node.refetch {
+			node.refetch = false
+			e.startTransfer(n)
+		}
 	}
 }
 
 // step makes a worker progress: refill its buffer and pipeline, start its
-// node's next transfers and its next task.
-func (e *Engine) step(w int) {
+// node's next transfers (unless the caller does it for the node) and its
+// next task.
+func (e *Engine) step(w int, issue bool) {
 	wk := e.workers[w]
 	n := e.nodes[wk.node]
 	if wk.blockedT > e.now {
@@ -51,6 +69,9 @@ func (e *Engine) step(w int) {
 		if wk.blockedT > e.now {
 			e.push(wk.blockedT, w, -1)
 			return
+		}
+		if !issue {
+			return // the caller handles the node's requests and starts its workers
 		}
 		blocked := n.barrier >= 0
 		e.startTransfer(wk.node)
@@ -203,7 +224,11 @@ func (e *Engine) startCompute(w int) {
 				}
 				copy(n.fetchQ[1:i+1], n.fetchQ[:i])
 				n.fetchQ[0] = r
-				e.startTransfer(wk.node)
+				if n.batch {
+					n.refetch = true
+				} else {
+					e.startTransfer(wk.node)
+				}
 			}
 			return
 		}
