@@ -4,5 +4,6 @@ package main
 import (
 	_ "github.com/memsched/memsched/schedulers/baseline"
 	_ "github.com/memsched/memsched/schedulers/darts"
+	_ "github.com/memsched/memsched/schedulers/dartsdag"
 	_ "github.com/memsched/memsched/schedulers/static"
 )
