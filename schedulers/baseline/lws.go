@@ -19,7 +19,7 @@ func init() {
 		Name: "lws",
 		Doc: "StarPU lws, locality work stealing (thesis §5.1.1; work_stealing_policy.c ws_push_task, ws_pop_task, lws_select_victim): " +
 			"one queue per worker sorted by priority; a released task goes to the worker that released it (submitted ones round-robin); " +
-			"a worker pops its head, and when empty steals from the end of the nearest worker's queue (NVLink neighbours first)",
+			"a worker pops its head, and when empty steals from the end of the queue of the nearest busy worker (NVLink neighbours first)",
 		Params: []schedulers.Param{
 			schedulers.PriorityParam,
 			{Name: "steal", Kind: "int", Default: "1",
@@ -92,8 +92,8 @@ func (s *LWS) Pull(w int) (int, bool) {
 	}
 	for _, victim := range s.prox[w] {
 		q := s.queues[victim]
-		if q.Len() == 0 {
-			continue
+		if q.Len() == 0 || len(s.v.Pipeline(victim)) == 0 {
+			continue // lws_select_victim: only a busy worker with tasks is a victim
 		}
 		n := s.Steal
 		if n == 0 {

@@ -1,0 +1,59 @@
+package sim_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/memsched/memsched/hardware"
+	memrun "github.com/memsched/memsched/harness/run"
+	_ "github.com/memsched/memsched/schedulers/baseline"
+	_ "github.com/memsched/memsched/schedulers/dartsdag"
+	"github.com/memsched/memsched/workloads"
+)
+
+// The schedulers of thesis chapter 5 on their platforms: every run of
+// random task graphs validates (coherence, memory, links, dependencies) on
+// the gemini NVLink mesh with 1 to 8 GPUs and on CPU cores out of core, and
+// the same configuration and seed give the same record.
+func TestChapter5SchedulersValidate(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 12))
+	gemini, err := hardware.Load("v100-gemini-1920")
+	if err != nil {
+		t.Fatal(err)
+	}
+	epyc, err := hardware.Load("epyc7642-ooc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := []string{"cholesky", "lu", "matmul3d"}
+	for it := 0; it < 24; it++ {
+		kind := kinds[it%3]
+		cpu := it%4 == 3
+		tile := 1920
+		if cpu {
+			tile = 320
+		}
+		w := genW(t, workloads.Spec{Kind: kind, N: 3 + r.IntN(4), Tile: tile, Deps: true})
+		need := float64(w.MaxInputBytes()) / hardware.MiB
+		mib := need * (1 + 4*r.Float64())
+		p := gemini.Clone()
+		p.GPUs = 1 + r.IntN(8)
+		if cpu {
+			p = epyc.Clone()
+			p.CPUs = 1 + r.IntN(48)
+		}
+		p.SetMemoryMiB(mib)
+		for _, sched := range []string{"eager", "dmdas", "lws", "ap", "darts-dag"} {
+			label := fmt.Sprintf("%s %s %d GPUs %d CPUs %.0f MiB", w.Name, sched, p.GPUs, p.CPUs, mib)
+			a := validRun(t, label, w, p, sched)
+			b, err := memrun.Run(memrun.Config{Workload: w, Platform: p, Scheduler: sched, Seed: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.MakespanS != b.MakespanS || a.BytesH2D != b.BytesH2D || a.BytesD2D != b.BytesD2D || a.Loads != b.Loads {
+				t.Errorf("%s: two runs differ: %v/%v s, %d/%d loads", label, a.MakespanS, b.MakespanS, a.Loads, b.Loads)
+			}
+		}
+	}
+}
