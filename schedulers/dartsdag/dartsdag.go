@@ -140,10 +140,10 @@ type node struct {
 	list     []listed // dataNotInMem in order; dead entries are skipped
 	inList   []uint32 // per data, the stamp of its live entry, 0 when absent
 	dead     int
-	first    bool      // no task pulled yet: the first one is the highest-priority ready task
-	pulls    []int32   // tasks pulled and not finished, in pull order (Belady)
-	nb       []uint32  // LUF scratch: stamp of the data read by pulled tasks
-	nbPos    []int32   // LUF scratch: position of their first use
+	first    bool     // no task pulled yet: the first one is the highest-priority ready task
+	pulls    []int32  // tasks pulled and not finished, in pull order (Belady)
+	nb       []uint32 // LUF scratch: stamp of the data read by pulled tasks
+	nbPos    []int32  // LUF scratch: position of their first use
 	stampLUF uint32
 }
 
