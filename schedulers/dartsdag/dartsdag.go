@@ -574,6 +574,9 @@ func (d *DARTS) priority(n *node, c *candidate) {
 	}
 	c.hasPrio = true
 	c.prio = math.Inf(-1)
+	if c.nfree == 0 && c.n1 == 0 {
+		return
+	}
 	want := uint8(2)
 	if c.nfree > 0 {
 		want = 1
