@@ -73,7 +73,22 @@ const (
 	SettingModel = "model" // a model computation (toy examples, derived sizes)
 )
 
+// Checks of the claims of thesis chapter 5 (harness/report/checks.go):
+// ratios to another scheduler or to a bound line (value claims), bounds
+// and winners (qualitative claims, reproduced when they hold).
+const (
+	CheckRatio            = "ratio"
+	CheckOverLowerBound   = "over_lower_bound"
+	CheckUnderPCIe        = "under_pcie"
+	CheckWorstImprovement = "worst_improvement"
+	CheckBest             = "best"
+	CheckLowest           = "lowest"
+	CheckAbovePCIe        = "above_pcie"
+	CheckOnlyBelowPCIe    = "only_below_pcie"
+)
+
 var (
+	checks       = []string{CheckRatio, CheckOverLowerBound, CheckUnderPCIe, CheckWorstImprovement, CheckBest, CheckLowest, CheckAbovePCIe, CheckOnlyBelowPCIe}
 	publications = []string{"coloc2021", "ipdps2022", "thesis2023", "multreeprio2022", "heteroprio2019"}
 	kinds        = []string{KindImprovement, KindValue, KindQualitative}
 	statuses     = []string{StatusReproducible, StatusNotYet}
@@ -99,6 +114,7 @@ var displayNames = []string{
 	"hMETIS+R", "hMETIS+R no part. time",
 	"DARTS", "DARTS+LUF", "DARTS+LUF-3inputs", "DARTS+LUF+OPTI", "DARTS+LUF+OPTI-3inputs",
 	"DARTS+LUF threshold",
+	"DMDAS", "LWS", "PaRSEC AP",
 }
 
 // DisplayNames returns the scheduler display names used by claims that a suite reproduces and
@@ -134,6 +150,11 @@ type Claim struct {
 	// count as reproduced; nil when not given (qualitative claims).
 	Tolerance *float64           `toml:"tolerance"`
 	Point     map[string]float64 `toml:"point"` // sweep point: n, memory_mb, working_set_mb, ...
+
+	// Check names how the report computes a claim that is neither an
+	// improvement nor a value read at a point (one of Checks; see
+	// harness/report/checks.go).
+	Check string `toml:"check"`
 
 	Suite   string `toml:"suite"`   // suite file reproducing the claim, "" if none yet
 	Status  string `toml:"status"`  // reproducible | not-yet
@@ -365,6 +386,9 @@ func (c Claim) problems() []string {
 		}
 	case StatusNotYet:
 		req(c.Missing, "missing (status not-yet: say what is missing)")
+	}
+	if c.Check != "" && !slices.Contains(checks, c.Check) {
+		p = append(p, fmt.Sprintf("check %q is not one of %s", c.Check, strings.Join(checks, ", ")))
 	}
 	if c.Suite != "" && (!strings.HasPrefix(c.Suite, "suites/") || !strings.HasSuffix(c.Suite, ".toml")) {
 		p = append(p, fmt.Sprintf("suite %q must be a suites/....toml path relative to the repository root", c.Suite))

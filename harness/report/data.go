@@ -139,6 +139,7 @@ type Set struct {
 	Present  int                         // of those, with a record
 	Stale    int                         // records of this suite whose key the suite no longer produces
 	Errors   int
+	configs  map[string]*pointRun // point id -> its workload spec and platform (checks.go)
 }
 
 // Cell returns the cell of a label at a point (nil when absent).
