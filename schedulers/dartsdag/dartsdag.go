@@ -10,8 +10,9 @@
 // (ratio and priorities instead of |S_0|; a single decision tree instead of
 // 3inputs; dataNotInMem of the ready data only; free tasks pushed at
 // release), and both are reproduced side by side, chapter 4's claims with
-// darts and chapter 5's with darts-dag. On a set of independent tasks
-// (every task ready at once) it is the same algorithm.
+// darts and chapter 5's with darts-dag (whose tuning for issue 11 stays
+// apart). It also schedules independent task sets (every task ready at the
+// start), as the thesis checked it on chapter 4's applications.
 //
 // The state, per memory node k that workers compute from ("PU_k"):
 // plannedTasks_k (the plan), the data on k (onNode: valid or requested,
@@ -134,6 +135,8 @@ type node struct {
 	miss     []uint8   // per ready task, inputs not on the node
 	s0n, s1n []int32   // per data, ready tasks it alone would free / one load from free
 	s0w      []int64   // per data, their summed duration (ps)
+	prioOf   []float64 // per data, max_prio as last computed
+	prioOK   []bool    // per data, prioOf is current (S_0 and S_1 unchanged since)
 	plan     []planned // plannedTasks; dead entries are skipped
 	head     int
 	live     int
@@ -201,7 +204,7 @@ func (d *DARTS) Init(v schedulers.View) error {
 		if n == nil {
 			n = &node{id: id, present: make([]bool, nd), pulled: make([]int32, nd), planned: make([]int32, nd),
 				miss: make([]uint8, nt), s0n: make([]int32, nd), s1n: make([]int32, nd), s0w: make([]int64, nd),
-				inList: make([]uint32, nd), first: true, nb: make([]uint32, nd), nbPos: make([]int32, nd), dur: make([]int64, nt)}
+				inList: make([]uint32, nd), first: true, prioOf: make([]float64, nd), prioOK: make([]bool, nd), nb: make([]uint32, nd), nbPos: make([]int32, nd), dur: make([]int64, nt)}
 			d.nodes[id] = n
 		}
 		n.worker = k
@@ -386,6 +389,7 @@ func (d *DARTS) count(n *node, t int32, sign int32) {
 			if !n.onNode(x) {
 				n.s0n[x] += sign
 				n.s0w[x] += int64(sign) * n.dur[t]
+				n.prioOK[x] = false
 				return
 			}
 		}
@@ -393,6 +397,7 @@ func (d *DARTS) count(n *node, t int32, sign int32) {
 		for _, x := range d.inputs[t] {
 			if !n.onNode(x) {
 				n.s1n[x] += sign
+				n.prioOK[x] = false
 			}
 		}
 	}
@@ -577,6 +582,10 @@ func (d *DARTS) priority(n *node, c *candidate) {
 	if c.nfree == 0 && c.n1 == 0 {
 		return
 	}
+	if n.prioOK[c.data] { // S_0 and S_1 of this data unchanged since (count)
+		c.prio = n.prioOf[c.data]
+		return
+	}
 	want := uint8(2)
 	if c.nfree > 0 {
 		want = 1
@@ -586,6 +595,7 @@ func (d *DARTS) priority(n *node, c *candidate) {
 			c.prio = d.prio[t]
 		}
 	}
+	n.prioOf[c.data], n.prioOK[c.data] = c.prio, true
 }
 
 // bestOneFromFree is the highest-priority task of S_1(x), the latest ready
