@@ -28,7 +28,10 @@ type Spec struct {
 	// platform's runtime setting, -1 unbounded (StarPU's dmda family pushes
 	// every task to a worker queue and prefetches them all).
 	Buffer int
-	New    func(p Params) (Scheduler, error)
+	// NodeBuffer: the workers of a memory node share one task buffer
+	// (StarPU's trees that decide per memory node, as DARTS's).
+	NodeBuffer bool
+	New        func(p Params) (Scheduler, error)
 }
 
 // Params holds a scheduler's parameters, validated and with defaults filled.

@@ -77,6 +77,10 @@ type Config struct {
 	Platform  *hardware.Platform
 	Scheduler schedulers.Scheduler
 	Buffer    int // tasks per worker buffer; <0 unbounded
+	// NodeBuffer makes the workers of a memory node share one task buffer
+	// of Buffer tasks (StarPU's modular trees that decide per memory node,
+	// STARPU_SCHED_SIMPLE_DECIDE_MEMNODES: one fifo per node, DARTS).
+	NodeBuffer bool
 	Pipeline  int // popped tasks per GPU worker (a CPU core pops one)
 	Seed      uint64
 	// Clock, when set, measures the scheduler's wall time (a monotonic
@@ -286,7 +290,11 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		if ws.Kind == hardware.CPU {
 			depth = 1 // StarPU's CPU driver runs one task at a time (drivers/cpu/driver_cpu.c)
 		}
-		e.workers = append(e.workers, &worker{id: i, node: ws.Node, kind: k, depth: depth})
+		buffer := new([]int)
+		if mates := e.nodes[ws.Node].workers; cfg.NodeBuffer && len(mates) > 0 {
+			buffer = e.workers[mates[0]].buffer
+		}
+		e.workers = append(e.workers, &worker{id: i, node: ws.Node, kind: k, depth: depth, buffer: buffer})
 		e.nodes[ws.Node].workers = append(e.nodes[ws.Node].workers, i)
 	}
 	e.compute = make([][]float64, len(e.kinds))
@@ -488,7 +496,7 @@ func (e *Engine) charging() bool { return e.cfg.ChargeSchedTime && e.cfg.Clock !
 func (e *Engine) Stuck() error {
 	msg := fmt.Sprintf("simulation stuck at t=%gs with %d of %d tasks done", e.now, e.done, len(e.w.Tasks))
 	for _, wk := range e.workers {
-		msg += fmt.Sprintf("; worker%d: buffer %d, pipeline %d", wk.id, len(wk.buffer), len(wk.pipe))
+		msg += fmt.Sprintf("; worker%d: buffer %d, pipeline %d", wk.id, len(*wk.buffer), len(wk.pipe))
 	}
 	for i, n := range e.nodes {
 		if i != e.home {

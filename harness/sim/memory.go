@@ -474,7 +474,7 @@ func (e *Engine) afterLeave(ni, d int) {
 func (e *Engine) modeOn(n *node, d int) workloads.Mode {
 	for _, w := range n.workers {
 		wk := e.workers[w]
-		for _, list := range [][]int{wk.pipe, wk.buffer} {
+		for _, list := range [][]int{wk.pipe, *wk.buffer} {
 			for _, task := range list {
 				t := &e.w.Tasks[task]
 				for k, in := range t.Inputs {

@@ -39,7 +39,7 @@ func (e *Engine) Present(w, d int) bool {
 	return st == loading || st == resident
 }
 
-func (e *Engine) Buffer(w int) []int   { return e.workers[w].buffer }
+func (e *Engine) Buffer(w int) []int   { return *e.workers[w].buffer }
 func (e *Engine) Pipeline(w int) []int { return e.workers[w].pipe }
 
 // CanRun reports whether the worker's kind has a rate for the task's kernel.

@@ -14,7 +14,7 @@ type worker struct {
 	id, node int
 	kind     int // index into Engine.kinds
 	depth    int // pipeline depth
-	buffer   []int
+	buffer   *[]int // shared by the node's workers with Config.NodeBuffer
 	pipe     []int
 	busy     bool    // computing pipe[0]
 	pulling  bool    // the scheduler has nothing for it for now
@@ -98,7 +98,7 @@ func (e *Engine) fill(w int) {
 	n := e.nodes[wk.node]
 	for changed := true; changed; {
 		changed = false
-		for (e.cfg.Buffer < 0 || len(wk.buffer) < e.cfg.Buffer) && !wk.pulling {
+		for (e.cfg.Buffer < 0 || len(*wk.buffer) < e.cfg.Buffer) && !wk.pulling {
 			var task int
 			var ok bool
 			e.timed(w, func() error { task, ok = e.sched.Pull(w); return nil })
@@ -116,13 +116,13 @@ func (e *Engine) fill(w int) {
 		// popped task is still transferring its data
 		// (_starpu_get_multi_worker_task: "don't push a task if we are
 		// already transferring one").
-		for n.barrier < 0 && len(wk.pipe) < wk.depth && len(wk.buffer) > 0 && (e.rt.PopWhileFetching || e.readyPrefix(w) == len(wk.pipe)) {
+		for n.barrier < 0 && len(wk.pipe) < wk.depth && len(*wk.buffer) > 0 && (e.rt.PopWhileFetching || e.readyPrefix(w) == len(wk.pipe)) {
 			i := 0
 			if e.popper != nil {
-				e.timed(w, func() error { i = e.popper.Pop(w, wk.buffer); return nil })
+				e.timed(w, func() error { i = e.popper.Pop(w, *wk.buffer); return nil })
 			}
-			task := wk.buffer[i]
-			wk.buffer = append(wk.buffer[:i], wk.buffer[i+1:]...)
+			task := (*wk.buffer)[i]
+			*wk.buffer = append((*wk.buffer)[:i], (*wk.buffer)[i+1:]...)
 			e.popTask(w, task)
 			changed = true
 		}
@@ -161,7 +161,7 @@ func (e *Engine) addToBuffer(w, task int) {
 	}
 	e.waiting[task] = -1 // taken
 	n := e.nodes[wk.node]
-	wk.buffer = append(wk.buffer, task)
+	*wk.buffer = append(*wk.buffer, task)
 	t := &e.w.Tasks[task]
 	for k, d := range t.Inputs {
 		n.want[d]++
@@ -295,7 +295,7 @@ func (e *Engine) TaskDone(w, task int) {
 	// only need a kick when the scheduler may now have work for them
 	// (stealing).
 	for o, ok := range e.workers {
-		if o != w && ok.pulling && len(ok.buffer) == 0 {
+		if o != w && ok.pulling && len(*ok.buffer) == 0 {
 			ok.pulling = false
 			e.kick(ok.node)
 		}

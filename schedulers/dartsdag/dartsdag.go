@@ -71,6 +71,10 @@ func init() {
 			{Name: "threshold", Kind: "int", Default: "0",
 				Doc: "examine at most this many data of dataNotInMem per decision; 0 = all (upstream THRESHOLD=0, the chapter's setting)"},
 		},
+		// One taskBuffer per memory node: CPU cores sharing a RAM share it
+		// (thesis §5.7; the ICPP2023 tree, STARPU_SCHED_SIMPLE_DECIDE_MEMNODES,
+		// puts one fifo of STARPU_NTASKS_THRESHOLD tasks per memory node).
+		NodeBuffer: true,
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
 			if p.Int("threshold") < 0 {
 				return nil, fmt.Errorf("darts-dag: threshold=%d must be >= 0 (0 = every data)", p.Int("threshold"))
