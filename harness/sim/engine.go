@@ -81,8 +81,8 @@ type Config struct {
 	// of Buffer tasks (StarPU's modular trees that decide per memory node,
 	// STARPU_SCHED_SIMPLE_DECIDE_MEMNODES: one fifo per node, DARTS).
 	NodeBuffer bool
-	Pipeline  int // popped tasks per GPU worker (a CPU core pops one)
-	Seed      uint64
+	Pipeline   int // popped tasks per GPU worker (a CPU core pops one)
+	Seed       uint64
 	// Clock, when set, measures the scheduler's wall time (a monotonic
 	// clock from outside keeps the engine pure).
 	Clock func() time.Duration

@@ -12,8 +12,8 @@ import (
 // tasks and the task it computes.
 type worker struct {
 	id, node int
-	kind     int // index into Engine.kinds
-	depth    int // pipeline depth
+	kind     int    // index into Engine.kinds
+	depth    int    // pipeline depth
 	buffer   *[]int // shared by the node's workers with Config.NodeBuffer
 	pipe     []int
 	busy     bool    // computing pipe[0]
