@@ -7,20 +7,25 @@ import (
 	"github.com/memsched/memsched/workloads"
 )
 
-// Thesis Fig. 2.4's closed-form Cholesky priorities (3N-3k, 3N-(2k+m),
+// Thesis Fig. 2.4's closed-form Cholesky priorities (and the same forms for
+// LU in the thesis' xlu_implicit.c) (3N-3k, 3N-(2k+m),
 // 3N-(k+2n), 3N-(k+n+m)) are the bottom levels of the task graph with unit
 // weights, plus 2: the "bottom level" of the ICPP2023 code
 // (PRIORITY_ATTRIBUTION=1) is the chapter's definition with w = 1.
 func TestStaticCholeskyPrioritiesAreUnitBottomLevels(t *testing.T) {
-	for _, n := range []int{1, 2, 3, 6} {
-		w, err := workloads.Generate(workloads.Spec{Kind: "cholesky", N: n, Deps: true})
+	for _, n := range []int{1, 2, 3, 6, -2, -3, -6} { // negative: LU (xlu_implicit.c's "prio BL")
+		kind := "cholesky"
+		if n < 0 {
+			kind, n = "lu", -n
+		}
+		w, err := workloads.Generate(workloads.Spec{Kind: kind, N: n, Deps: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		bl := schedulers.BottomLevels(w, func(*workloads.Task) float64 { return 1 })
 		for i, task := range w.Tasks {
 			if float64(task.Priority) != bl[i]+2 {
-				t.Fatalf("N=%d task %d (%s %v): static %d, unit bottom level %g", n, i, task.Kernel, task.Coords, task.Priority, bl[i])
+				t.Fatalf("%s N=%d task %d (%s %v): static %d, unit bottom level %g", kind, n, i, task.Kernel, task.Coords, task.Priority, bl[i])
 			}
 		}
 	}
