@@ -4,6 +4,7 @@ package cli
 import (
 	_ "github.com/memsched/memsched/schedulers/baseline"
 	_ "github.com/memsched/memsched/schedulers/darts"
+	_ "github.com/memsched/memsched/schedulers/dartsdag"
 	_ "github.com/memsched/memsched/schedulers/external" // exec:PATH, docs/protocol.md
 	_ "github.com/memsched/memsched/schedulers/givenorder"
 	_ "github.com/memsched/memsched/schedulers/heteroprio"

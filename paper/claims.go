@@ -93,7 +93,22 @@ const (
 	SettingModel = "model" // a model computation (toy examples, derived sizes)
 )
 
+// Checks of the claims of thesis chapter 5 (harness/report/checks.go):
+// ratios to another scheduler or to a bound line (value claims), bounds
+// and winners (qualitative claims, reproduced when they hold).
+const (
+	CheckRatio            = "ratio"
+	CheckOverLowerBound   = "over_lower_bound"
+	CheckUnderPCIe        = "under_pcie"
+	CheckWorstImprovement = "worst_improvement"
+	CheckBest             = "best"
+	CheckLowest           = "lowest"
+	CheckAbovePCIe        = "above_pcie"
+	CheckOnlyBelowPCIe    = "only_below_pcie"
+)
+
 var (
+	checks       = []string{CheckRatio, CheckOverLowerBound, CheckUnderPCIe, CheckWorstImprovement, CheckBest, CheckLowest, CheckAbovePCIe, CheckOnlyBelowPCIe}
 	publications = []string{"coloc2021", "ipdps2022", "thesis2023", "multreeprio2022", "heteroprio2019"}
 	kinds        = []string{KindImprovement, KindValue, KindQualitative}
 	statuses     = []string{StatusReproducible, StatusNotYet}
@@ -126,6 +141,7 @@ var displayNames = []string{
 	"HeteroPrio", "MulTreePrio", "MulTreePrio+CP", "CP",
 	"Heteroprio", "LAHeteroprio", "LAHeteroprio AUTO", "LAHeteroprio LaRU", "LAHeteroprio MC_StarPU",
 	"LAHeteroprio LS_SDH", "LAHeteroprio LS_SDH2", "LAHeteroprio LS_SDHB", "LAHeteroprio LC_SMWB",
+	"DMDAS", "LWS", "PaRSEC AP",
 }
 
 // DisplayNames returns the scheduler display names used by claims that a suite reproduces and
@@ -173,6 +189,11 @@ type Claim struct {
 	// than half": at_least (reproduced when value ≥ published − tolerance)
 	// or at_most (value ≤ published + tolerance); "" compares within ±.
 	Bound string `toml:"bound"`
+
+	// Check names how the report computes a claim that is neither an
+	// improvement nor a value read at a point (one of Checks; see
+	// harness/report/checks.go).
+	Check string `toml:"check"`
 
 	Suite   string `toml:"suite"`   // suite file reproducing the claim, "" if none yet
 	Status  string `toml:"status"`  // reproducible | not-yet
@@ -470,6 +491,9 @@ func (c Claim) problems() []string {
 		}
 	case StatusNotYet:
 		req(c.Missing, "missing (status not-yet: say what is missing)")
+	}
+	if c.Check != "" && !slices.Contains(checks, c.Check) {
+		p = append(p, fmt.Sprintf("check %q is not one of %s", c.Check, strings.Join(checks, ", ")))
 	}
 	if c.Suite != "" && (!strings.HasPrefix(c.Suite, "suites/") || !strings.HasSuffix(c.Suite, ".toml")) {
 		p = append(p, fmt.Sprintf("suite %q must be a suites/....toml path relative to the repository root", c.Suite))

@@ -22,6 +22,7 @@ import (
 	"github.com/memsched/memsched/schedulers"
 	_ "github.com/memsched/memsched/schedulers/baseline"
 	_ "github.com/memsched/memsched/schedulers/darts"
+	_ "github.com/memsched/memsched/schedulers/dartsdag"
 	_ "github.com/memsched/memsched/schedulers/heteroprio"
 	_ "github.com/memsched/memsched/schedulers/multreeprio"
 	_ "github.com/memsched/memsched/schedulers/static"
@@ -95,6 +96,13 @@ var configs = []config{
 	{"darts-2d-random-writec-2gpu", "darts", nil, 2, 50, workloads.Spec{Kind: "matmul2d", N: 5, Order: "random", WriteC: true}, false},
 	{"dmdar-cholesky-deps-4gpu-nvlink", "dmdar", nil, 4, 12, cholD, true},
 	{"eager-2d-2gpu-noise", "eager", nil, 2, 50, mm2d, false},
+	// Thesis chapter 5's schedulers on task graphs (the gemini mesh, out of core).
+	{"dmdas-cholesky-deps-4gpu-mesh", "dmdas", nil, 4, 12, cholD, true},
+	{"lws-cholesky-deps-4gpu-mesh", "lws", nil, 4, 12, cholD, true},
+	{"ap-lu-deps-2gpu", "ap", nil, 2, 12, luD, false},
+	{"darts-dag-cholesky-deps-4gpu-mesh", "darts-dag", nil, 4, 12, cholD, true},
+	{"darts-dag-lu-deps-ooc-4cpus", "darts-dag", nil, 0, 12, luD, false},
+	{"lws-lu-deps-ooc-4cpus", "lws", nil, 0, 12, luD, false},
 	// CPU+GPU schedulers and the seeds' applications (presets below).
 	{"heteroprio-tree-2gpu-4cpus", "heteroprio", nil, 2, 0, workloads.Spec{Kind: "tree", N: 2}, false},
 	{"multreeprio-fmm-2gpu-4cpus", "multreeprio", nil, 2, 0, workloads.Spec{Kind: "fmm", N: 3}, false},
@@ -108,6 +116,11 @@ var configs = []config{
 // presets name the platform of configurations run elsewhere than on the
 // V100 node (v100-gemini).
 var presets = map[string]string{
+	"dmdas-cholesky-deps-4gpu-mesh":           "v100-gemini-1920",
+	"lws-cholesky-deps-4gpu-mesh":             "v100-gemini-1920",
+	"darts-dag-cholesky-deps-4gpu-mesh":       "v100-gemini-1920",
+	"darts-dag-lu-deps-ooc-4cpus":             "epyc7642-ooc",
+	"lws-lu-deps-ooc-4cpus":                   "epyc7642-ooc",
 	"heteroprio-tree-2gpu-4cpus":              "compas2022-tc1",
 	"multreeprio-fmm-2gpu-4cpus":              "compas2022-tc2",
 	"multreeprio+cp-cholesky-deps-2gpu-4cpus": "compas2022-tc1",
@@ -127,6 +140,8 @@ var setups = map[string]func(p *hardware.Platform){
 		withCPURates(p)
 	},
 	"eager-2d-2gpu-noise":                     func(p *hardware.Platform) { p.Runtime.DurationCV = 0.1 },
+	"darts-dag-lu-deps-ooc-4cpus":             func(p *hardware.Platform) { p.CPUs = 4 },
+	"lws-lu-deps-ooc-4cpus":                   func(p *hardware.Platform) { p.CPUs = 4 },
 	"heteroprio-tree-2gpu-4cpus":              func(p *hardware.Platform) { p.CPUs = 4 },
 	"multreeprio-fmm-2gpu-4cpus":              func(p *hardware.Platform) { p.CPUs = 4 },
 	"multreeprio+cp-cholesky-deps-2gpu-4cpus": func(p *hardware.Platform) { p.CPUs = 4 },

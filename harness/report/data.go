@@ -147,7 +147,8 @@ type Set struct {
 	Present  int                         // of those, with a record
 	Stale    int                         // records of this suite whose key the suite no longer produces
 	Errors   int
-	Preview  bool // from a quick sweep: titles say so
+	Preview  bool                 // from a quick sweep: titles say so
+	configs  map[string]*pointRun // point id -> its workload spec and platform (checks.go)
 }
 
 // commit names the code of a record: its commit, "-dirty" when the tree had

@@ -101,7 +101,7 @@ func Run(cfg Config) (rec Record, err error) {
 	}()
 	sc := sim.Config{
 		Workload: cfg.Workload, Platform: p, Scheduler: sch,
-		Buffer:   spec.BufferDepth(params, p.Runtime.Buffer),
+		Buffer: spec.BufferDepth(params, p.Runtime.Buffer), NodeBuffer: spec.NodeBuffer,
 		Pipeline: p.Runtime.Pipeline, Seed: cfg.Seed,
 		Clock: monotonic, ChargeSchedTime: cfg.ChargeSched,
 		Trace: cfg.Trace, Decisions: cfg.Decisions, Context: cfg.Context,

@@ -78,8 +78,12 @@ type Config struct {
 	Platform  *hardware.Platform
 	Scheduler schedulers.Scheduler
 	Buffer    int // tasks per worker buffer; <0 unbounded
-	Pipeline  int // popped tasks per GPU worker (a CPU core pops one)
-	Seed      uint64
+	// NodeBuffer makes the workers of a memory node share one task buffer
+	// of Buffer tasks (StarPU's modular trees that decide per memory node,
+	// STARPU_SCHED_SIMPLE_DECIDE_MEMNODES: one fifo per node, DARTS).
+	NodeBuffer bool
+	Pipeline   int // popped tasks per GPU worker (a CPU core pops one)
+	Seed       uint64
 	// Clock, when set, measures the scheduler's wall time (a monotonic
 	// clock from outside keeps the engine pure).
 	Clock func() time.Duration
@@ -204,7 +208,9 @@ type Engine struct {
 	links      []hardware.Link
 	down, up   [][]int
 	linkIndex  map[string]int
-	peer       map[[2]int][]int // NVLink path of each GPU pair
+	peerLinks  [][][]int   // [from GPU][to GPU]: the links of a peer copy
+	peerGBps   [][]float64 // [from GPU][to GPU]: its uncontended bandwidth; nil without peer copies
+	upGBps     []float64   // per node: the bottleneck of its path to home
 	rateMemo   map[pathSet][]float64
 	rateMemo64 map[uint64][]float64 // the same, for sets of paths below 64
 	flows      []*flow
@@ -277,7 +283,6 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e.obs, _ = cfg.Scheduler.(schedulers.Observer)
 	e.links, e.down, e.up = p.Links()
 	e.linkIndex = map[string]int{}
-	e.peer = map[[2]int][]int{}
 	e.rateMemo = map[pathSet][]float64{}
 	e.rateMemo64 = map[uint64][]float64{}
 	for i, l := range e.links {
@@ -289,7 +294,15 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	for i, ns := range specs {
 		e.nodes = append(e.nodes, newNode(i, ns, nd))
 		e.homeGBps = append(e.homeGBps, p.HomeGBps(i))
+		up := 0.0
+		for j, l := range e.up[i] {
+			if j == 0 || e.links[l].GBps < up {
+				up = e.links[l].GBps
+			}
+		}
+		e.upGBps = append(e.upGBps, up)
 	}
+	e.peerRoutes()
 	for i := range nd { // every data starts valid at home
 		e.nodes[e.home].state[i] = resident
 	}
@@ -313,7 +326,11 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		if ws.Kind == hardware.CPU {
 			depth = 1 // StarPU's CPU driver runs one task at a time (drivers/cpu/driver_cpu.c)
 		}
-		e.workers = append(e.workers, &worker{id: i, node: ws.Node, kind: k, depth: depth})
+		buffer := new([]int)
+		if mates := e.nodes[ws.Node].workers; cfg.NodeBuffer && len(mates) > 0 {
+			buffer = e.workers[mates[0]].buffer
+		}
+		e.workers = append(e.workers, &worker{id: i, node: ws.Node, kind: k, depth: depth, buffer: buffer})
 		e.nodes[ws.Node].workers = append(e.nodes[ws.Node].workers, i)
 	}
 	e.compute = make([][]float64, len(e.kinds))
@@ -528,7 +545,7 @@ func (e *Engine) Finish() *Stats {
 func (e *Engine) Stuck() error {
 	msg := fmt.Sprintf("simulation stuck at t=%gs with %d of %d tasks done", e.now, e.done, len(e.w.Tasks))
 	for _, wk := range e.workers {
-		msg += fmt.Sprintf("; worker%d: buffer %d, pipeline %d", wk.id, len(wk.buffer), len(wk.pipe))
+		msg += fmt.Sprintf("; worker%d: buffer %d, pipeline %d", wk.id, len(*wk.buffer), len(wk.pipe))
 	}
 	for i, n := range e.nodes {
 		if i != e.home {

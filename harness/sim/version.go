@@ -11,4 +11,7 @@ package sim
 // write-backs), protected NVLink sources.
 // 3: the worker whose task released others pulls first (StarPU pushes them
 // from that worker's thread).
-const ModelVersion = 3
+// 4: copies come from the fastest valid source (NVLink table, PCIe peer
+// copies), workers sharing a node fill their buffers before the node's
+// requests are handled, LU submits its TRSMs in the thesis' order.
+const ModelVersion = 4
