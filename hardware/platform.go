@@ -503,10 +503,15 @@ func (p *Platform) KernelSeconds(kernel, kind string, flops float64) (secs float
 	if !ok {
 		return 0, false, nil
 	}
+	return r.Duration(flops), true, nil
+}
+
+// Duration is the time a kernel of the given flops takes at this rate.
+func (r Rate) Duration(flops float64) float64 {
 	if r.Seconds > 0 {
-		return r.Seconds, true, nil
+		return r.Seconds
 	}
-	return flops / (r.GFlops * 1e9), true, nil
+	return flops / (r.GFlops * 1e9)
 }
 
 // Node is one memory node: a GPU's memory, main RAM or a disk.

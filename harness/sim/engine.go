@@ -339,21 +339,31 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	}
 	e.waiting = make([]int32, len(w.Tasks))
 	e.popSeq = make([]int32, len(w.Tasks))
-	e.children = make([][]int, len(w.Tasks))
 	e.version = make([]uint32, nd)
 	noise := durationNoise(cfg.Seed, p.Runtime.DurationCV)
-	for i, t := range w.Tasks {
+	rates := make([]hardware.Rate, len(e.kinds)) // of the last kernel looked up
+	canRun := make([]bool, len(e.kinds))
+	lastKernel := ""
+	for i := range w.Tasks {
+		t := &w.Tasks[i]
+		if i == 0 || t.Kernel != lastKernel { // tasks come in runs of one kernel
+			k, known := p.Kernels[t.Kernel]
+			if !known {
+				return nil, fmt.Errorf("platform %s has no performance model for kernel %q", p.Name, t.Kernel)
+			}
+			for ki, kind := range e.kinds {
+				rates[ki], canRun[ki] = k.On(kind)
+			}
+			lastKernel = t.Kernel
+		}
 		runnable := false
 		factor := noise(i)
-		for k, kind := range e.kinds {
-			s, ok, err := p.KernelSeconds(t.Kernel, kind, t.Flops)
-			if err != nil {
-				return nil, err
+		for k := range e.kinds {
+			s := math.NaN()
+			if canRun[k] {
+				s = rates[k].Duration(t.Flops)
+				runnable = true
 			}
-			if !ok {
-				s = math.NaN()
-			}
-			runnable = runnable || ok
 			e.compute[k][i] = s * factor
 		}
 		if !runnable {
@@ -361,6 +371,9 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		}
 		e.flops += t.Flops
 		e.waiting[i] = int32(len(t.Deps))
+		if len(t.Deps) > 0 && e.children == nil {
+			e.children = make([][]int, len(w.Tasks)) // a task graph
+		}
 		for _, d := range t.Deps {
 			e.children[d] = append(e.children[d], i)
 		}
@@ -445,11 +458,13 @@ func (e *Engine) Run() (st *Stats, err error) {
 	if e.cfg.Context != nil {
 		done = e.cfg.Context.Done()
 	}
-	for {
-		select {
-		case <-done:
-			return nil, e.cfg.Context.Err()
-		default:
+	for i := 0; ; i++ {
+		if i&255 == 0 { // a cancelled run stops within 256 events
+			select {
+			case <-done:
+				return nil, e.cfg.Context.Err()
+			default:
+			}
 		}
 		if e.Done() && !e.flushed {
 			e.flush()
@@ -561,7 +576,6 @@ func (e *Engine) Stuck() error {
 func (e *Engine) timed(worker int, f func() error) error {
 	prev := e.current
 	e.current = worker
-	defer func() { e.current = prev }()
 	ops0 := e.stats.SchedOps
 	var t0 time.Duration
 	if e.cfg.Clock != nil {
@@ -588,6 +602,7 @@ func (e *Engine) timed(worker int, f func() error) error {
 			}
 		}
 	}
+	e.current = prev
 	return err
 }
 

@@ -113,7 +113,7 @@ func (e *Engine) issue(ni int) {
 		}
 		for len(n.fetchQ) > 0 {
 			if d := n.fetchQ[0].data; n.state[d] != absent || n.pin[d] == 0 {
-				n.fetchQ = n.fetchQ[1:]
+				n.fetchQ = popFront(n.fetchQ)
 				continue
 			}
 			break
@@ -127,7 +127,7 @@ func (e *Engine) issue(ni int) {
 			if ok, waiting = e.allocate(ni, r, e.forHead(n, r.data)); !ok {
 				return // wait for memory: a copy or a task to end
 			}
-			n.fetchQ = n.fetchQ[1:]
+			n.fetchQ = popFront(n.fetchQ)
 			continue
 		}
 		for n.prefHead < len(n.prefQ) {
@@ -527,4 +527,12 @@ func (n *node) lruRemove(di int) {
 	} else {
 		n.lruTail = p
 	}
+}
+
+// popFront removes a queue's first element in place: the queues are a few
+// requests long, and keeping their array avoids reallocating it as a
+// sliding window would.
+func popFront[T any](q []T) []T {
+	copy(q, q[1:])
+	return q[:len(q)-1]
 }

@@ -37,7 +37,7 @@ func (e *Engine) startCopy(ni int) {
 		return
 	}
 	n.waitHome = -1
-	n.copyQ = n.copyQ[1:]
+	n.copyQ = popFront(n.copyQ)
 	e.load(ni, r.data, src, r.prefetch)
 }
 
@@ -195,7 +195,7 @@ func (e *Engine) startOut(ni int) {
 		return
 	}
 	d := n.outQ[0]
-	n.outQ = n.outQ[1:]
+	n.outQ = popFront(n.outQ)
 	n.busyOut = true
 	bytes := e.w.Data[d].Bytes
 	f := e.newFlow()

@@ -116,7 +116,10 @@ func (e *Engine) fill(w int) {
 		// popped task is still transferring its data
 		// (_starpu_get_multi_worker_task: "don't push a task if we are
 		// already transferring one").
-		for n.barrier < 0 && len(wk.pipe) < wk.depth && len(*wk.buffer) > 0 && (e.rt.PopWhileFetching || e.readyPrefix(w) == len(wk.pipe)) {
+		// Popping changes no residency: once the popped tasks are known to
+		// be ready, only the task just popped needs checking.
+		ready := e.rt.PopWhileFetching || e.readyPrefix(w) == len(wk.pipe)
+		for n.barrier < 0 && len(wk.pipe) < wk.depth && len(*wk.buffer) > 0 && ready {
 			i := 0
 			if e.popper != nil {
 				e.timed(w, func() error { i = e.popper.Pop(w, *wk.buffer); return nil })
@@ -124,6 +127,7 @@ func (e *Engine) fill(w int) {
 			task := (*wk.buffer)[i]
 			*wk.buffer = append((*wk.buffer)[:i], (*wk.buffer)[i+1:]...)
 			e.popTask(w, task)
+			ready = e.rt.PopWhileFetching || n.holds(e.w.Tasks[task].Inputs)
 			changed = true
 		}
 	}
@@ -135,13 +139,21 @@ func (e *Engine) readyPrefix(w int) int {
 	wk := e.workers[w]
 	n := e.nodes[wk.node]
 	for i, t := range wk.pipe {
-		for _, d := range e.w.Tasks[t].Inputs {
-			if n.state[d] != resident {
-				return i
-			}
+		if !n.holds(e.w.Tasks[t].Inputs) {
+			return i
 		}
 	}
 	return len(wk.pipe)
+}
+
+// holds reports whether every one of the data is on the node.
+func (n *node) holds(data []int) bool {
+	for _, d := range data {
+		if n.state[d] != resident {
+			return false
+		}
+	}
+	return true
 }
 
 // addToBuffer gives a task to a worker. Like StarPU's push-time prefetch
@@ -286,7 +298,11 @@ func (e *Engine) TaskDone(w, task int) {
 		e.tasksEnd = e.now
 	}
 	released := false
-	for _, c := range e.children[task] {
+	var children []int
+	if e.children != nil {
+		children = e.children[task]
+	}
+	for _, c := range children {
 		e.waiting[c]--
 		if e.waiting[c] == 0 {
 			e.timed(w, func() error { e.sched.Push(c); return nil })
