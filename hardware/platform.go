@@ -40,8 +40,8 @@ const MiB = 1 << 20
 type Platform struct {
 	Name        string  `toml:"name" json:"name"`
 	Description string  `toml:"description" json:"-"`
-	MaxGPUs     int     `toml:"max_gpus" json:"-"`
-	MaxCPUs     int     `toml:"max_cpus" json:"-"`
+	MaxGPUs     int     `toml:"max_gpus" json:"max_gpus"`
+	MaxCPUs     int     `toml:"max_cpus" json:"max_cpus,omitempty"`
 	PhysicalMiB float64 `toml:"physical_memory_mib" json:"-"`
 	MemoryMiB   float64 `toml:"memory_mib" json:"memory_mib"`
 	// Home is where data live at the start and are written back to: "ram"
@@ -54,9 +54,16 @@ type Platform struct {
 	CPUs        int   `toml:"cpus" json:"cpus,omitempty"`
 	MemoryBytes int64 `toml:"-" json:"memory_bytes"` // per capped node; derived from MemoryMiB unless set directly
 
-	Topology Topology          `toml:"-" json:"topology"`
-	Kernels  map[string]Kernel `toml:"-" json:"kernels"`
-	Runtime  Runtime           `toml:"-" json:"runtime"`
+	Topology Topology `toml:"-" json:"topology"`
+	// NVLinkPairs is the [topology] key nvlink_pairs: the NVLink
+	// connections as [gpu a, gpu b, links] triples (the gemini node pairs
+	// some GPUs with two links, thesis Fig. 4.1). Empty with nvlink on:
+	// every pair has one link. A pair not listed has no NVLink; its peer
+	// copies cross PCIe (PeerPath). Kept outside Topology so that the hash
+	// of platforms without a table is unchanged.
+	NVLinkPairs [][]int           `toml:"-" json:"nvlink_pairs,omitempty"`
+	Kernels     map[string]Kernel `toml:"-" json:"kernels"`
+	Runtime     Runtime           `toml:"-" json:"runtime"`
 }
 
 // Topology is a tree of PCIe links from host RAM (NUMA node 0) to the GPUs,
@@ -189,9 +196,16 @@ type presetFile struct {
 	// preset's cited numbers.
 	Fitted   string            `toml:"fitted"`
 	Platform Platform          `toml:"platform"`
-	Topology Topology          `toml:"topology"`
+	Topology topologyFile      `toml:"topology"`
 	Kernel   map[string]Kernel `toml:"kernel"`
 	Runtime  Runtime           `toml:"runtime"`
+}
+
+// topologyFile is the [topology] table: the Topology numbers and the
+// NVLink table.
+type topologyFile struct {
+	Topology
+	NVLinkPairs [][]int `toml:"nvlink_pairs"`
 }
 
 // Presets lists the embedded preset names.
@@ -311,7 +325,8 @@ func parse(name string, data []byte, read func(rel string) ([]byte, error)) (*Pl
 		return nil, fmt.Errorf("platform %s: no [kernel.NAME] table; give each kernel's speed, e.g. [kernel.gemm] gflops = 13253", name)
 	}
 	p := f.Platform
-	p.Topology = f.Topology
+	p.Topology = f.Topology.Topology
+	p.NVLinkPairs = f.Topology.NVLinkPairs
 	p.Kernels = f.Kernel
 	p.Runtime = f.Runtime
 	if p.GPUs == 0 && p.CPUs == 0 {
@@ -422,6 +437,8 @@ func (p *Platform) Check() error {
 		return fmt.Errorf("platform %s: gpus_per_switch = %d, gpus_per_numa = %d; need 1 <= gpus_per_switch <= gpus_per_numa", p.Name, t.GPUsPerSwitch, t.GPUsPerNUMA)
 	case t.NVLink && !positive(t.NVLinkGBps):
 		return fmt.Errorf("platform %s: nvlink is on but nvlink_gbps = %g; give a positive bandwidth in GB/s", p.Name, t.NVLinkGBps)
+	case t.NVLink && p.nvlinkTableError() != "":
+		return fmt.Errorf("platform %s: nvlink_pairs: %s", p.Name, p.nvlinkTableError())
 	case t.NVLinkGBps < 0 || math.IsNaN(t.NVLinkGBps) || math.IsInf(t.NVLinkGBps, 1):
 		return fmt.Errorf("platform %s: nvlink_gbps = %g; give a positive bandwidth in GB/s", p.Name, t.NVLinkGBps)
 	case !(t.StridedGBps >= 0) || math.IsInf(t.StridedGBps, 1):
@@ -470,6 +487,10 @@ func (p *Platform) kernelNames() []string {
 // Clone returns a deep copy, for per-run overrides.
 func (p *Platform) Clone() *Platform {
 	q := *p
+	q.NVLinkPairs = make([][]int, len(p.NVLinkPairs))
+	for i, pr := range p.NVLinkPairs {
+		q.NVLinkPairs[i] = append([]int(nil), pr...)
+	}
 	q.Kernels = make(map[string]Kernel, len(p.Kernels))
 	for k, v := range p.Kernels {
 		if v.CPU != nil {
@@ -489,6 +510,8 @@ func (p *Platform) SetMemoryCap(mib float64) error {
 	switch {
 	case math.IsNaN(mib) || math.IsInf(mib, 0) || mib < 0:
 		return fmt.Errorf("%g is not a memory size; give MiB per GPU > 0, or 0 for the GPU's whole memory", mib)
+	case mib == 0 && p.Topology.NoTransfers:
+		return nil // memory is unlimited without transfers
 	case mib == 0 && p.PhysicalMiB <= 0:
 		return fmt.Errorf("0 means the GPU's whole memory, which platform %s does not declare (physical_memory_mib); give a size in MiB", p.Name)
 	case mib == 0:
@@ -539,10 +562,15 @@ func (p *Platform) KernelSeconds(kernel, kind string, flops float64) (secs float
 	if !ok {
 		return 0, false, nil
 	}
+	return r.Duration(flops), true, nil
+}
+
+// Duration is the time a kernel of the given flops takes at this rate.
+func (r Rate) Duration(flops float64) float64 {
 	if r.Seconds > 0 {
-		return r.Seconds, true, nil
+		return r.Seconds
 	}
-	return flops / (r.GFlops * 1e9), true, nil
+	return flops / (r.GFlops * 1e9)
 }
 
 // Node is one memory node: a GPU's memory, main RAM or a disk.
@@ -660,13 +688,102 @@ func (p *Platform) Links() (links []Link, down, up [][]int) {
 // StridedName names the cap on a node's strided copies (Topology.StridedGBps).
 func StridedName(node int) string { return fmt.Sprintf("strided-copy%d", node) }
 
-// NVLinkName names the link of a peer copy between two GPUs (one single
-// NVLink per pair in this model).
+// NVLinkName names the NVLink connection of two GPUs (its links count as
+// one link of their summed bandwidth).
 func (p *Platform) NVLinkName(a, b int) string {
 	if a > b {
 		a, b = b, a
 	}
 	return fmt.Sprintf("nvlink-%d-%d", a, b)
+}
+
+// NVLinks is the number of NVLink links between two GPUs: from the
+// platform's table, else one for every pair when NVLink is on.
+func (p *Platform) NVLinks(a, b int) int {
+	if !p.Topology.NVLink || a == b {
+		return 0
+	}
+	if len(p.NVLinkPairs) == 0 {
+		return 1
+	}
+	for _, pr := range p.NVLinkPairs {
+		if (pr[0] == a && pr[1] == b) || (pr[0] == b && pr[1] == a) {
+			return pr[2]
+		}
+	}
+	return 0
+}
+
+func (p *Platform) nvlinkTableError() string {
+	seen := map[[2]int]bool{}
+	for _, pr := range p.NVLinkPairs {
+		if len(pr) != 3 {
+			return fmt.Sprintf("%v: want [gpu a, gpu b, links]", pr)
+		}
+		a, b := min(pr[0], pr[1]), max(pr[0], pr[1])
+		switch {
+		case a < 0 || a == b || (p.MaxGPUs > 0 && b >= p.MaxGPUs):
+			return fmt.Sprintf("%v: want two different GPUs of the node", pr)
+		case pr[2] < 1:
+			return fmt.Sprintf("%v: a listed pair has at least one link", pr)
+		case seen[[2]int{a, b}]:
+			return fmt.Sprintf("%v: pair listed twice", pr)
+		}
+		seen[[2]int{a, b}] = true
+	}
+	return ""
+}
+
+// PeerPath is the route of a copy from GPU a to GPU b when peer copies are
+// on (Topology.NVLink): their NVLink connection, of bandwidth links ×
+// nvlink_gbps, or, for a pair without NVLink, PCIe peer to peer: up from a
+// and down to b through their closest common switch (StarPU copies
+// directly between GPUs whenever the driver allows peer access,
+// datawizard/coherency.c link_supports_direct_transfers). names are link
+// names of Links (or the NVLink's); gbps is the NVLink's bandwidth, 0 for
+// a PCIe path (its links carry their own).
+func (p *Platform) PeerPath(a, b int) (names []string, gbps float64) {
+	if n := p.NVLinks(a, b); n > 0 {
+		return []string{p.NVLinkName(a, b)}, float64(n) * p.Topology.NVLinkGBps
+	}
+	links, down, up := p.Links()
+	name := func(l int) string { return strings.TrimSuffix(links[l].Name, "-up") }
+	for i, u := range up[a] {
+		for j, d := range down[b] {
+			if name(u) == name(d) { // the closest common switch
+				for _, l := range up[a][:i] {
+					names = append(names, links[l].Name)
+				}
+				for _, l := range down[b][:j] {
+					names = append(names, links[l].Name)
+				}
+				return names, 0
+			}
+		}
+	}
+	for _, l := range append(append([]int(nil), up[a]...), down[b]...) {
+		names = append(names, links[l].Name)
+	}
+	return names, 0
+}
+
+// PeerGBps is the uncontended bandwidth of a peer copy from GPU a to b:
+// the bottleneck of PeerPath.
+func (p *Platform) PeerGBps(a, b int) float64 {
+	names, gbps := p.PeerPath(a, b)
+	if gbps > 0 {
+		return gbps
+	}
+	links, _, _ := p.Links()
+	min := 0.0
+	for _, l := range links {
+		for _, n := range names {
+			if l.Name == n && (min == 0 || l.GBps < min) {
+				min = l.GBps
+			}
+		}
+	}
+	return min
 }
 
 // HomeGBps is the uncontended bandwidth from home to a memory node: the

@@ -130,3 +130,75 @@ func TestSetTopologyAndKernel(t *testing.T) {
 		t.Errorf("unknown kernel: %v", err)
 	}
 }
+
+// The gemini-1 NVLink table is the DGX-1 hybrid cube mesh measured by
+// StarPU: six links per V100, pairs of one or two links, and the pairs
+// without NVLink copy peer to peer over PCIe.
+func TestGeminiNVLinkTable(t *testing.T) {
+	p, err := Load("v100-gemini-1920")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g := 0; g < 8; g++ {
+		links, peers := 0, 0
+		for o := 0; o < 8; o++ {
+			if n := p.NVLinks(g, o); n > 0 {
+				links += n
+				peers++
+			}
+		}
+		if links != 6 || peers != 4 {
+			t.Errorf("GPU %d has %d NVLinks to %d GPUs, want 6 to 4", g, links, peers)
+		}
+	}
+	if got := p.PeerGBps(0, 3); got != 48 {
+		t.Errorf("GPU0-GPU3 (two links) %g GB/s, want 48", got)
+	}
+	if got := p.PeerGBps(2, 6); got != 24 {
+		t.Errorf("GPU2-GPU6 (one link) %g GB/s, want 24", got)
+	}
+	names, gbps := p.PeerPath(0, 5)
+	want := []string{"pcie-gpu0-up", "pcie-switch0-up", "pcie-numa0-up", "pcie-gpu5", "pcie-switch2", "pcie-numa1", "inter-numa"}
+	if gbps != 0 || strings.Join(names, ",") != strings.Join(want, ",") {
+		t.Errorf("GPU0->GPU5 (no NVLink) path %v (%g GB/s), want PCIe %v", names, gbps, want)
+	}
+	if p.PeerGBps(0, 5) != 12 {
+		t.Errorf("GPU0->GPU5 over PCIe %g GB/s, want 12", p.PeerGBps(0, 5))
+	}
+	q, _ := Load("v100-gemini")
+	q.GPUs = 4
+	if names, _ := q.PeerPath(2, 3); strings.Join(names, ",") != "pcie-gpu2-up,pcie-gpu3" {
+		t.Errorf("two GPUs of one switch: path %v, want through the switch only", names)
+	}
+	q.Topology.NVLink = true
+	if q.NVLinks(1, 2) != 1 || q.PeerGBps(1, 2) != 24 {
+		t.Error("without a table every pair has one NVLink")
+	}
+	bad := p.Clone()
+	bad.NVLinkPairs = append(bad.NVLinkPairs, []int{1, 0, 1})
+	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("duplicate pair: %v", err)
+	}
+}
+
+func TestEPYCPreset(t *testing.T) {
+	p := mustLoad(t, "epyc7642-ooc")
+	if !p.OutOfCore() || p.CPUs != 16 || p.GPUs != 0 || p.HomeGBps(0) != 0.25 {
+		t.Errorf("unexpected out-of-core preset: %+v", p)
+	}
+	if s, ok, _ := p.KernelSeconds("gemm", CPU, 2*320*320*320); !ok || s < 1e-3 || s > 1.2e-3 {
+		t.Errorf("sgemm 320 on a core takes %g s", s)
+	}
+	if _, ok, _ := p.KernelSeconds("gemm", GPU, 1); ok {
+		t.Error("the CPU preset has GPU kernels")
+	}
+}
+
+func mustLoad(t *testing.T, name string) *Platform {
+	t.Helper()
+	p, err := Load(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

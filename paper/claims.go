@@ -26,6 +26,7 @@
 //	points      = { n = [5, 10, 15] }            # the exact points an improvement averages
 //	nature      = ""                             # "" | definition | implementation-time | platform-input
 //	restates    = ""                             # id of the claim whose number this one restates
+//	bound       = ""                             # "" | at_least | at_most: published is a bound
 //	suite       = "suites/thesis/ch3-2d.toml"    # "" when no suite reproduces it yet
 //	status      = "reproducible"                 # reproducible | not-yet
 //	missing     = ""                             # for not-yet: what is missing
@@ -92,7 +93,22 @@ const (
 	SettingModel = "model" // a model computation (toy examples, derived sizes)
 )
 
+// Checks of the claims of thesis chapter 5 (harness/report/checks.go):
+// ratios to another scheduler or to a bound line (value claims), bounds
+// and winners (qualitative claims, reproduced when they hold).
+const (
+	CheckRatio            = "ratio"
+	CheckOverLowerBound   = "over_lower_bound"
+	CheckUnderPCIe        = "under_pcie"
+	CheckWorstImprovement = "worst_improvement"
+	CheckBest             = "best"
+	CheckLowest           = "lowest"
+	CheckAbovePCIe        = "above_pcie"
+	CheckOnlyBelowPCIe    = "only_below_pcie"
+)
+
 var (
+	checks       = []string{CheckRatio, CheckOverLowerBound, CheckUnderPCIe, CheckWorstImprovement, CheckBest, CheckLowest, CheckAbovePCIe, CheckOnlyBelowPCIe}
 	publications = []string{"coloc2021", "ipdps2022", "thesis2023", "multreeprio2022", "heteroprio2019"}
 	kinds        = []string{KindImprovement, KindValue, KindQualitative}
 	statuses     = []string{StatusReproducible, StatusNotYet}
@@ -120,6 +136,12 @@ var displayNames = []string{
 	"DARTS", "DARTS+LUF", "DARTS+LUF-3inputs", "DARTS+LUF+OPTI", "DARTS+LUF+OPTI-3inputs",
 	"DARTS+LUF threshold",
 	"given order",
+	// COMPAS 2022 and PeerJ CS 2019 (the PeerJ suites label each push
+	// formula of LAHeteroprio by its name alone).
+	"HeteroPrio", "MulTreePrio", "MulTreePrio+CP", "CP",
+	"Heteroprio", "LAHeteroprio", "LAHeteroprio AUTO", "LAHeteroprio LaRU", "LAHeteroprio MC_StarPU",
+	"LAHeteroprio LS_SDH", "LAHeteroprio LS_SDH2", "LAHeteroprio LS_SDHB", "LAHeteroprio LC_SMWB",
+	"DMDAS", "LWS", "PaRSEC AP",
 }
 
 // DisplayNames returns the scheduler display names used by claims that a suite reproduces and
@@ -163,6 +185,15 @@ type Claim struct {
 	// Restates names the claim whose number this one repeats (a thesis restating a paper):
 	// it is listed, but counted once, there.
 	Restates string `toml:"restates"`
+	// Bound makes the published number a bound, for statements like "more
+	// than half": at_least (reproduced when value ≥ published − tolerance)
+	// or at_most (value ≤ published + tolerance); "" compares within ±.
+	Bound string `toml:"bound"`
+
+	// Check names how the report computes a claim that is neither an
+	// improvement nor a value read at a point (one of Checks; see
+	// harness/report/checks.go).
+	Check string `toml:"check"`
 
 	Suite   string `toml:"suite"`   // suite file reproducing the claim, "" if none yet
 	Status  string `toml:"status"`  // reproducible | not-yet
@@ -196,7 +227,14 @@ func (c Claim) Within(x float64) bool {
 	if c.Published == nil || c.Tolerance == nil || math.IsNaN(x) {
 		return false
 	}
-	return math.Abs(x-*c.Published) <= *c.Tolerance
+	tol := *c.Tolerance + 1e-9*math.Abs(*c.Published) // rounding of a computed ratio (0.7/0.1)
+	switch c.Bound {
+	case BoundAtLeast:
+		return x >= *c.Published-tol
+	case BoundAtMost:
+		return x <= *c.Published+tol
+	}
+	return math.Abs(x-*c.Published) <= tol
 }
 
 // MaxTolerance is the widest tolerance the project allows a claim: ±5 points for an
@@ -214,6 +252,12 @@ func MaxTolerance(c Claim) (limit float64, ok bool) {
 	}
 	return 0.1 * math.Abs(*c.Published), true
 }
+
+// Bounds of a claim (Claim.Bound).
+const (
+	BoundAtLeast = "at_least"
+	BoundAtMost  = "at_most"
+)
 
 // claimsFile is the layout of one claims file.
 type claimsFile struct {
@@ -409,6 +453,9 @@ func (c Claim) problems() []string {
 			p = append(p, fmt.Sprintf("points.%s is empty", k))
 		}
 	}
+	if c.Bound != "" && c.Bound != BoundAtLeast && c.Bound != BoundAtMost {
+		p = append(p, fmt.Sprintf("bound %q is not one of %s, %s (or empty)", c.Bound, BoundAtLeast, BoundAtMost))
+	}
 
 	switch c.Kind {
 	case KindImprovement:
@@ -421,7 +468,7 @@ func (c Claim) problems() []string {
 		if c.Tolerance == nil {
 			p = append(p, "missing tolerance (kind improvement)")
 		}
-		if c.Status == StatusReproducible && c.Restates == "" && len(c.Points) == 0 {
+		if c.Status == StatusReproducible && c.Restates == "" && len(c.Points) == 0 && !WholeSuites(c.Publication) {
 			p = append(p, "missing points (kind improvement): name the exact points it averages, e.g. points = { n = [5, 10, 15] }")
 		}
 	case KindValue:
@@ -445,8 +492,19 @@ func (c Claim) problems() []string {
 	case StatusNotYet:
 		req(c.Missing, "missing (status not-yet: say what is missing)")
 	}
+	if c.Check != "" && !slices.Contains(checks, c.Check) {
+		p = append(p, fmt.Sprintf("check %q is not one of %s", c.Check, strings.Join(checks, ", ")))
+	}
 	if c.Suite != "" && (!strings.HasPrefix(c.Suite, "suites/") || !strings.HasSuffix(c.Suite, ".toml")) {
 		p = append(p, fmt.Sprintf("suite %q must be a suites/....toml path relative to the repository root", c.Suite))
 	}
 	return p
+}
+
+// WholeSuites says whether a publication's claims are computed over every
+// point of the suites they name (a glob): the CPU+GPU papers average over
+// configurations, applications and test cases, which their suite files
+// declare, rather than over points of one axis.
+func WholeSuites(publication string) bool {
+	return publication == "multreeprio2022" || publication == "heteroprio2019"
 }

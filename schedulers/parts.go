@@ -1,5 +1,7 @@
 package schedulers
 
+import "github.com/memsched/memsched/hardware"
+
 // Ready is StarPU's Ready reordering (thesis Algorithm 2): among the first
 // window buffered tasks (window <= 0: all), pop the first one with the fewest
 // bytes of input not yet present on the worker.
@@ -125,4 +127,18 @@ func (l *Lists) steal(thief int) bool {
 		l.OnSteal(victim, thief, l.lists[thief])
 	}
 	return true
+}
+
+// PipelineRoom says whether a worker needs a task under StarPU's drivers,
+// which pop only when their pipeline has room: it holds (buffered and
+// popped) fewer tasks than its pipeline depth, STARPU_CUDA_PIPELINE on a
+// GPU (the platform's runtime pipeline) and one task on a CPU core
+// (drivers/cpu/driver_cpu.c). Schedulers that hand tasks out only on
+// demand (Heteroprio, MulTreePrio) decline a Pull otherwise.
+func PipelineRoom(v View, w int) bool {
+	depth := 1
+	if v.WorkerKind(w) == hardware.GPU {
+		depth = max(1, v.Platform().Runtime.Pipeline)
+	}
+	return len(v.Buffer(w))+len(v.Pipeline(w)) < depth
 }

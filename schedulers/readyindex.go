@@ -13,6 +13,11 @@ import "container/heap"
 // buffer, or planned for it), forwards its Observer events, and takes
 // Ready's choice with Next (or Pop, for a buffer).
 type ReadyIndex struct {
+	// Prio, when set, breaks ties of missing bytes by priority, higher
+	// first, before arrival: StarPU's pop of the first ready task of a
+	// queue sorted by priority (dmdas: fifo_queues.c
+	// _starpu_fifo_pop_first_ready_task).
+	Prio    []float64
 	v       View
 	missing []int64 // bytes of the task's inputs not present on its worker
 	where   []int32 // worker whose buffer holds the task, -1 none
@@ -33,7 +38,13 @@ func (h *readyHeap) Len() int { return len(h.tasks) }
 func (h *readyHeap) Less(i, j int) bool {
 	a, b := h.tasks[i], h.tasks[j]
 	ma, mb := h.r.missing[a], h.r.missing[b]
-	return ma < mb || (ma == mb && h.r.seq[a] < h.r.seq[b])
+	if ma != mb {
+		return ma < mb
+	}
+	if p := h.r.Prio; p != nil && p[a] != p[b] {
+		return p[a] > p[b]
+	}
+	return h.r.seq[a] < h.r.seq[b]
 }
 func (h *readyHeap) Swap(i, j int) {
 	h.tasks[i], h.tasks[j] = h.tasks[j], h.tasks[i]
@@ -76,8 +87,9 @@ func (r *ReadyIndex) Add(worker, task int) {
 }
 
 // Observe keeps missing bytes current: data becomes present when its load
-// starts and absent when evicted.
-func (r *ReadyIndex) Observe(kind EventKind, worker, id int) {
+// starts and absent when evicted, on a memory node, for the tasks queued
+// to any of its workers (CPU cores share one).
+func (r *ReadyIndex) Observe(kind EventKind, node, id int) {
 	var delta int64
 	switch kind {
 	case LoadStarted:
@@ -87,11 +99,10 @@ func (r *ReadyIndex) Observe(kind EventKind, worker, id int) {
 	default:
 		return
 	}
-	h := r.heaps[worker]
 	for _, t := range r.users[id] {
-		if int(r.where[t]) == worker {
+		if w := int(r.where[t]); w >= 0 && r.v.WorkerNode(w) == node {
 			r.missing[t] += delta
-			heap.Fix(h, r.pos[t])
+			heap.Fix(r.heaps[w], r.pos[t])
 		}
 	}
 }

@@ -36,10 +36,13 @@ type Spec struct {
 	// platform's runtime setting, -1 unbounded (StarPU's dmda family pushes
 	// every task to a worker queue and prefetches them all).
 	Buffer int
-	New    func(p Params) (Scheduler, error)
+	// NodeBuffer: the workers of a memory node share one task buffer
+	// (StarPU's trees that decide per memory node, as DARTS's).
+	NodeBuffer bool
+	New        func(p Params) (Scheduler, error)
 	// Code identifies scheduler code from outside this module (an external
-	// program, a Go plugin's module); nil for memsched's own schedulers,
-	// which run.Version covers. Register fills it for Go plugins.
+	// program, a Go plugin's module); nil for memsched's own schedulers.
+	// Register fills it for Go plugins.
 	Code *Code
 }
 

@@ -36,12 +36,15 @@ import (
 //     inputs, priorities and submission order are those of thesis Fig 2.4.
 //     Coords are [k,m,n] where A[m][n] is the tile the task writes:
 //     POTRF [k,k,k], TRSM [k,m,k], SYRK [k,n,n], GEMM [k,m,n].
-//   - lu: tiled LU without pivoting (thesis ch. 5; loops of Chameleon's
-//     getrf_nopiv, which the thesis does not list), tiles A[m][n] with id
-//     m·N+n. Per k: GETRF(k) on A[k][k]; TRSM(k,n) on the row A[k][n], n>k;
-//     TRSM(k,m) on the column A[m][k], m>k; GEMM(k,m,n) on A[m][n], m,n>k.
-//     Coords [k,m,n] name the written tile A[m][n] as for cholesky. No
-//     priorities: the thesis gives none for LU.
+//   - lu: tiled LU without pivoting, tiles A[m][n] with id m·N+n, in the
+//     order of the thesis' code (examples/lu/xlu_implicit.c on branch
+//     papers/ICPP2023 of starpu-runtime/starpu, which the chapter's
+//     lu.sh runs). Per k: GETRF(k) on A[k][k]; for each i > k, TRSM(k,i) on
+//     the row tile A[k][i] then TRSM(k,i) on the column tile A[i][k]; then
+//     GEMM(k,m,n) on A[m][n], m outer, n inner. Coords [k,m,n] name the
+//     written tile A[m][n] as for cholesky. Priorities are that code's
+//     ("prio BL", the unit-weight bottom level as Fig. 2.4's):
+//     GETRF 3N-3k, TRSM 3N-(2k+i), GEMM 3N-(k+m+n).
 //
 // With Deps, the tile a task updates (the C tile of matmul3d, the tile
 // named by the coords of cholesky and lu) is accessed in mode RW, as
@@ -80,8 +83,10 @@ func Generate(s Spec) (*Workload, error) {
 		genCholesky(b, s)
 	case KindLU:
 		genLU(b, s)
+	default:
+		genApp(b, s)
 	}
-	if s.Deps {
+	if s.Deps || isApp(s.Kind) {
 		b.setUpdateModes()
 		b.addSeqDeps()
 	}
@@ -248,16 +253,14 @@ func genLU(b *builder, s Spec) {
 	t := float64(s.Tile)
 	t3 := t * t * t
 	for k := range n {
-		b.addTask("getrf", 2*t3/3, 0, a(k, k), []int{k, k, k}, a(k, k))
-		for j := k + 1; j < n; j++ {
-			b.addTask("trsm", t3, 0, a(k, j), []int{k, k, j}, a(k, k), a(k, j))
-		}
-		for m := k + 1; m < n; m++ {
-			b.addTask("trsm", t3, 0, a(m, k), []int{k, m, k}, a(k, k), a(m, k))
+		b.addTask("getrf", 2*t3/3, 3*n-3*k, a(k, k), []int{k, k, k}, a(k, k))
+		for i := k + 1; i < n; i++ {
+			b.addTask("trsm", t3, 3*n-(2*k+i), a(k, i), []int{k, k, i}, a(k, k), a(k, i))
+			b.addTask("trsm", t3, 3*n-(2*k+i), a(i, k), []int{k, i, k}, a(k, k), a(i, k))
 		}
 		for m := k + 1; m < n; m++ {
 			for j := k + 1; j < n; j++ {
-				b.addTask("gemm", 2*t3, 0, a(m, j), []int{k, m, j}, a(m, k), a(k, j), a(m, j))
+				b.addTask("gemm", 2*t3, 3*n-(k+m+j), a(m, j), []int{k, m, j}, a(m, k), a(k, j), a(m, j))
 			}
 		}
 	}

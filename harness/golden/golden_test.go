@@ -22,6 +22,9 @@ import (
 	"github.com/memsched/memsched/schedulers"
 	_ "github.com/memsched/memsched/schedulers/baseline"
 	_ "github.com/memsched/memsched/schedulers/darts"
+	_ "github.com/memsched/memsched/schedulers/dartsdag"
+	_ "github.com/memsched/memsched/schedulers/heteroprio"
+	_ "github.com/memsched/memsched/schedulers/multreeprio"
 	_ "github.com/memsched/memsched/schedulers/static"
 	"github.com/memsched/memsched/workloads"
 )
@@ -86,6 +89,73 @@ var configs = []config{
 	{"darts-cholesky-2gpu-opti", "darts", map[string]string{"opti": "true"}, 2, 12, chol, false},
 	{"darts-randompairs-4gpu", "darts", map[string]string{"threshold": "2", "threshold_min_tasks": "0", "order": "natural", "fallback": "rank"}, 4, 50, pairs, false},
 	{"darts-lu-deps-2gpu", "darts", map[string]string{"free_tasks": "false"}, 2, 12, luD, false},
+	// The data model: CPU workers, out of core, scratch outputs, coherence
+	// over NVLink, duration noise (their platforms are set in setups).
+	{"eager-cholesky-deps-1gpu-4cpus", "eager", nil, 1, 12, cholD, false},
+	{"dmda-lu-deps-ooc-4cpus", "dmda", nil, 0, 12, luD, false},
+	{"darts-2d-random-writec-2gpu", "darts", nil, 2, 50, workloads.Spec{Kind: "matmul2d", N: 5, Order: "random", WriteC: true}, false},
+	{"dmdar-cholesky-deps-4gpu-nvlink", "dmdar", nil, 4, 12, cholD, true},
+	{"eager-2d-2gpu-noise", "eager", nil, 2, 50, mm2d, false},
+	// Thesis chapter 5's schedulers on task graphs (the gemini mesh, out of core).
+	{"dmdas-cholesky-deps-4gpu-mesh", "dmdas", nil, 4, 12, cholD, true},
+	{"lws-cholesky-deps-4gpu-mesh", "lws", nil, 4, 12, cholD, true},
+	{"ap-lu-deps-2gpu", "ap", nil, 2, 12, luD, false},
+	{"darts-dag-cholesky-deps-4gpu-mesh", "darts-dag", nil, 4, 12, cholD, true},
+	{"darts-dag-lu-deps-ooc-4cpus", "darts-dag", nil, 0, 12, luD, false},
+	{"lws-lu-deps-ooc-4cpus", "lws", nil, 0, 12, luD, false},
+	// CPU+GPU schedulers and the seeds' applications (presets below).
+	{"heteroprio-tree-2gpu-4cpus", "heteroprio", nil, 2, 0, workloads.Spec{Kind: "tree", N: 2}, false},
+	{"multreeprio-fmm-2gpu-4cpus", "multreeprio", nil, 2, 0, workloads.Spec{Kind: "fmm", N: 3}, false},
+	{"multreeprio+cp-cholesky-deps-2gpu-4cpus", "multreeprio+cp", nil, 2, 0, cholD, false},
+	{"critical-path-tree-2gpu-4cpus", "critical-path", nil, 2, 0, workloads.Spec{Kind: "tree", N: 2}, false},
+	{"laheteroprio-stencil-2gpu-k40", "laheteroprio", nil, 2, 0, workloads.Spec{Kind: "stencil", N: 1}, false},
+	{"laheteroprio-spldlt-1gpu-p100", "laheteroprio", map[string]string{"dlaf": "auto"}, 1, 0, workloads.Spec{Kind: "spldlt", N: 2}, false},
+	{"heteroprio-qrmumps-2gpu-k40", "heteroprio", nil, 2, 0, workloads.Spec{Kind: "qrmumps", N: 1, Opts: "root_cols=4"}, false},
+}
+
+// presets name the platform of configurations run elsewhere than on the
+// V100 node (v100-gemini).
+var presets = map[string]string{
+	"dmdas-cholesky-deps-4gpu-mesh":           "v100-gemini-1920",
+	"lws-cholesky-deps-4gpu-mesh":             "v100-gemini-1920",
+	"darts-dag-cholesky-deps-4gpu-mesh":       "v100-gemini-1920",
+	"darts-dag-lu-deps-ooc-4cpus":             "epyc7642-ooc",
+	"lws-lu-deps-ooc-4cpus":                   "epyc7642-ooc",
+	"heteroprio-tree-2gpu-4cpus":              "compas2022-tc1",
+	"multreeprio-fmm-2gpu-4cpus":              "compas2022-tc2",
+	"multreeprio+cp-cholesky-deps-2gpu-4cpus": "compas2022-tc1",
+	"critical-path-tree-2gpu-4cpus":           "compas2022-tc2-swapped",
+	"laheteroprio-stencil-2gpu-k40":           "plafrim-k40",
+	"laheteroprio-spldlt-1gpu-p100":           "plafrim-p100",
+	"heteroprio-qrmumps-2gpu-k40":             "plafrim-k40",
+}
+
+// setups change the platform of the configurations that need more than a
+// GPU count, a memory cap and NVLink. CPU rates are test values (a core
+// 30x slower than a GPU), not a preset's.
+var setups = map[string]func(p *hardware.Platform){
+	"eager-cholesky-deps-1gpu-4cpus": func(p *hardware.Platform) { p.CPUs, p.MaxCPUs = 4, 4; withCPURates(p) },
+	"dmda-lu-deps-ooc-4cpus": func(p *hardware.Platform) {
+		p.Home, p.CPUs, p.MaxCPUs, p.Topology.DiskGBps = hardware.HomeDisk, 4, 4, 0.25
+		withCPURates(p)
+	},
+	"eager-2d-2gpu-noise":                     func(p *hardware.Platform) { p.Runtime.DurationCV = 0.1 },
+	"darts-dag-lu-deps-ooc-4cpus":             func(p *hardware.Platform) { p.CPUs = 4 },
+	"lws-lu-deps-ooc-4cpus":                   func(p *hardware.Platform) { p.CPUs = 4 },
+	"heteroprio-tree-2gpu-4cpus":              func(p *hardware.Platform) { p.CPUs = 4 },
+	"multreeprio-fmm-2gpu-4cpus":              func(p *hardware.Platform) { p.CPUs = 4 },
+	"multreeprio+cp-cholesky-deps-2gpu-4cpus": func(p *hardware.Platform) { p.CPUs = 4 },
+	"critical-path-tree-2gpu-4cpus":           func(p *hardware.Platform) { p.CPUs = 4 },
+	"laheteroprio-stencil-2gpu-k40":           func(p *hardware.Platform) { p.CPUs = 22 },
+	"laheteroprio-spldlt-1gpu-p100":           func(p *hardware.Platform) { p.CPUs = 23 },
+	"heteroprio-qrmumps-2gpu-k40":             func(p *hardware.Platform) { p.CPUs = 22 },
+}
+
+func withCPURates(p *hardware.Platform) {
+	for name, k := range p.Kernels {
+		k.CPU = &hardware.Rate{GFlops: k.GFlops / 30, Seconds: k.Seconds * 30} // a kernel given in seconds (fitted potrf) too
+		p.Kernels[name] = k
+	}
 }
 
 // output runs a configuration and returns its golden record and trace.
@@ -96,7 +166,11 @@ func (c config) output(t *testing.T) (record, tr []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := hardware.Load("v100-gemini")
+	preset := "v100-gemini"
+	if name, ok := presets[c.name]; ok {
+		preset = name
+	}
+	p, err := hardware.Load(preset)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,6 +180,9 @@ func (c config) output(t *testing.T) (record, tr []byte) {
 		// The preset has no getrf timing (no published one); this regression
 		// test borrows potrf's, the other one-tile factorisation.
 		p.Kernels["getrf"] = p.Kernels["potrf"]
+	}
+	if setup := setups[c.name]; setup != nil {
+		setup(p)
 	}
 	if err := p.SetMemoryCap(c.memMiB); err != nil {
 		t.Fatal(err)

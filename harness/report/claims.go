@@ -77,6 +77,8 @@ func EvaluateClaim(c paper.Claim, s *suite.Suite, set *Set, average string) Clai
 			res.Status += ": " + c.Missing
 		}
 		return res
+	case c.Check != "" && s != nil:
+		return checkResult(c, set)
 	case c.Kind == paper.KindQualitative:
 		res.Status = StatusQualitative
 		return res

@@ -63,6 +63,10 @@ var Metrics = map[string]Metric{
 	"model_loads":  {"model_loads", "loads in the model of thesis §2.2", false, func(r run.Record) float64 { return float64(r.ModelLoads) }},
 	"makespan_s":   {"makespan_s", "makespan (s)", false, func(r run.Record) float64 { return r.MakespanS }},
 	"sched_time_s": {"sched_time_s", "scheduling wall time (s)", false, func(r run.Record) float64 { return r.SchedWallS }},
+	// PeerJ 2019's "total memory transfer": every copy, write-backs included.
+	"all_transfers_mib": {"all_transfers_mib", "all transfers (MiB, host→GPU + GPU→GPU + GPU→host)", false, func(r run.Record) float64 { return float64(r.BytesH2D+r.BytesD2D+r.BytesD2H) / mib }},
+	// LAHeteroprio's best-memory-node difference, % of popped tasks.
+	"bmd_pct": {"bmd_pct", "BMD (% of tasks)", false, func(r run.Record) float64 { return r.SchedStats["bmd_pct"] }},
 }
 
 // tableMetrics are the per-point tables of a report, in order.
@@ -143,7 +147,8 @@ type Set struct {
 	Present  int                         // of those, with a record
 	Stale    int                         // records of this suite whose key the suite no longer produces
 	Errors   int
-	Preview  bool // from a quick sweep: titles say so
+	Preview  bool                 // from a quick sweep: titles say so
+	configs  map[string]*pointRun // point id -> its workload spec and platform (checks.go)
 }
 
 // commit names the code of a record: its commit, "-dirty" when the tree had

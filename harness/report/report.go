@@ -83,7 +83,7 @@ func setSections(set *Set, opt Options, level int) ([]Section, error) {
 			if !SameSuite(c.Suite, set.Suite.RelFile()) {
 				continue
 			}
-			r := EvaluateClaim(c, set.Suite, set, opt.Average)
+			r := evaluateAny(c, map[string]*SuiteResults{set.Suite.RelFile(): {Suite: set.Suite, Set: set}}, opt.Average)
 			rows = append(rows, claimRow(r, false))
 		}
 		if len(rows) > 0 {

@@ -67,12 +67,7 @@ func Reproduction(claims []paper.Claim, suites map[string]*SuiteResults, opt Opt
 	d := &Doc{Title: "Reproduction report"}
 	results := make([]ClaimResult, len(claims))
 	for i, c := range claims {
-		var s *suite.Suite
-		var set *Set
-		if sr := suites[c.Suite]; sr != nil {
-			s, set = sr.Suite, sr.Set
-		}
-		results[i] = EvaluateClaim(c, s, set, opt.Average)
+		results[i] = evaluateAny(c, suites, opt.Average)
 	}
 
 	if opt.Preview {
@@ -240,12 +235,7 @@ func Counts(claims []paper.Claim, suites map[string]*SuiteResults, average strin
 	out := map[string]int{}
 	results := make([]ClaimResult, len(claims))
 	for i, c := range claims {
-		var s *suite.Suite
-		var set *Set
-		if sr := suites[c.Suite]; sr != nil {
-			s, set = sr.Suite, sr.Set
-		}
-		results[i] = EvaluateClaim(c, s, set, average)
+		results[i] = evaluateAny(c, suites, average)
 		out[statusKey(results[i].Status)]++
 	}
 	return out, headline(results, "")

@@ -63,7 +63,10 @@ type Record struct {
 	SchedArrayOps int64   `json:"sched_array_ops,omitempty"` // array comparisons counted for sched_cost = "model"
 	SimWallS      float64 `json:"sim_wall_s"`
 	Partition     string  `json:"partitioner,omitempty"`
-	Error         string  `json:"error,omitempty"`
+	// SchedStats are counters a scheduler reports about its own decisions
+	// (LAHeteroprio's BMD and stolen tasks), by name.
+	SchedStats map[string]float64 `json:"sched_stats,omitempty"`
+	Error      string             `json:"error,omitempty"`
 }
 
 // Identity says which run a record is, whether it succeeded or not: an

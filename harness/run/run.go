@@ -27,6 +27,7 @@ type Config struct {
 	ChargeSched bool
 	Executor    string // "sim" (default) or "cuda"
 	Trace       func(sim.Event)
+	Decisions   bool            // Trace also gets pop and sched events (sim.Config.Decisions)
 	Context     context.Context // cancels the run (nil: never)
 	// Spec, when set, is the scheduler to run instead of looking Scheduler
 	// up in the registry (a scheduler under test, not registered).
@@ -100,10 +101,10 @@ func Run(cfg Config) (rec Record, err error) {
 	}()
 	sc := sim.Config{
 		Workload: cfg.Workload, Platform: p, Scheduler: sch,
-		Buffer:   spec.BufferDepth(params, p.Runtime.Buffer),
+		Buffer: spec.BufferDepth(params, p.Runtime.Buffer), NodeBuffer: spec.NodeBuffer,
 		Pipeline: p.Runtime.Pipeline, Seed: cfg.Seed,
 		Clock: monotonic, ChargeSchedTime: cfg.ChargeSched,
-		Trace: cfg.Trace, Context: cfg.Context,
+		Trace: cfg.Trace, Decisions: cfg.Decisions, Context: cfg.Context,
 	}
 	t0 := time.Now()
 	st, device, err := ex(sc)
@@ -130,6 +131,9 @@ func Run(cfg Config) (rec Record, err error) {
 		if rec.ModelLoads, err = modelLoads(cfg.Workload, p.MemoryBytes, mp.ModelPlan); err != nil {
 			return rec, err
 		}
+	}
+	if ss, ok := sch.(interface{ SchedStats() map[string]float64 }); ok {
+		rec.SchedStats = ss.SchedStats()
 	}
 	return rec, nil
 }

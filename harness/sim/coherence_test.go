@@ -294,15 +294,15 @@ func TestDurationNoise(t *testing.T) {
 	}
 }
 
-// counting pulls 1,000 operations per decision.
-type counting struct {
+// opCounting pulls 1,000 operations per decision.
+type opCounting struct {
 	listed
 	v     schedulers.View
 	pulls int
 }
 
-func (c *counting) Init(v schedulers.View) error { c.v = v; return c.listed.Init(v) }
-func (c *counting) Pull(w int) (int, bool) {
+func (c *opCounting) Init(v schedulers.View) error { c.v = v; return c.listed.Init(v) }
+func (c *opCounting) Pull(w int) (int, bool) {
 	c.v.Count(1000)
 	c.pulls++
 	return c.listed.Pull(w)
@@ -319,7 +319,7 @@ func TestSchedCostModel(t *testing.T) {
 	makespan := func(cost string) float64 {
 		p := gpuNode(t, 1, 0, 10, false)
 		p.Runtime.SchedCost, p.Runtime.OpSeconds = cost, 1e-6
-		c := &counting{listed: listed{plan: [][]int{{0, 1, 2}}}}
+		c := &opCounting{listed: listed{plan: [][]int{{0, 1, 2}}}}
 		st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: c, Buffer: 1, Pipeline: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -337,5 +337,49 @@ func TestSchedCostModel(t *testing.T) {
 	}
 	if makespan("model") != charged {
 		t.Errorf("model charging is not reproducible")
+	}
+}
+
+// On the gemini NVLink mesh a written tile reaches a GPU over its two
+// NVLinks from the writer (48 GB/s), and a GPU without NVLink to any holder
+// gets it peer to peer over PCIe (12 GB/s) rather than through main
+// memory, as StarPU's source selection does; the validator accepts both.
+func TestPeerRoutesOnTheNVLinkMesh(t *testing.T) {
+	w := &workloads.Workload{Data: []workloads.Data{{ID: 0, Bytes: 12 << 20}}}
+	w.Tasks = []workloads.Task{
+		{ID: 0, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}, Modes: []workloads.Mode{workloads.RW}},
+		{ID: 1, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}, Deps: []int{0}},
+		{ID: 2, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}, Deps: []int{1}},
+	}
+	p, err := hardware.Load("v100-gemini-1920")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := make([][]int, 8)
+	plan[0], plan[3], plan[5] = []int{0}, []int{1}, []int{2}
+	var events []sim.Event
+	st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: &listed{plan: plan}, Buffer: 1, Pipeline: 1, Trace: func(e sim.Event) { events = append(events, e) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := map[int]sim.Event{}
+	for _, e := range events {
+		switch e.Ev {
+		case "load_start":
+			starts[e.Node] = e
+		case "load_end":
+			s := starts[e.Node]
+			want := map[int]float64{0: 12e9, 3: 48e9, 5: 12e9}[e.Node]
+			if wantSrc := map[int]int{0: p.HomeNode(), 3: 0, 5: 0}[e.Node]; s.Src != wantSrc || !near(e.T-s.T, float64(12<<20)/want) {
+				t.Errorf("load on GPU %d from node %d took %g s; want from node %d at %g GB/s", e.Node, s.Src, e.T-s.T, wantSrc, want/1e9)
+			}
+		}
+	}
+	if st.BytesD2D != 2*(12<<20) || st.BytesH2D != 12<<20 {
+		t.Errorf("h2d %d, d2d %d bytes", st.BytesH2D, st.BytesD2D)
+	}
+	tr := &trace.Trace{Header: trace.Header{Platform: p}, Events: events}
+	if bad := trace.Validate(tr, w); len(bad) > 0 {
+		t.Errorf("%v", bad)
 	}
 }

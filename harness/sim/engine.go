@@ -78,8 +78,12 @@ type Config struct {
 	Platform  *hardware.Platform
 	Scheduler schedulers.Scheduler
 	Buffer    int // tasks per worker buffer; <0 unbounded
-	Pipeline  int // popped tasks per GPU worker (a CPU core pops one)
-	Seed      uint64
+	// NodeBuffer makes the workers of a memory node share one task buffer
+	// of Buffer tasks (StarPU's modular trees that decide per memory node,
+	// STARPU_SCHED_SIMPLE_DECIDE_MEMNODES: one fifo per node, DARTS).
+	NodeBuffer bool
+	Pipeline   int // popped tasks per GPU worker (a CPU core pops one)
+	Seed       uint64
 	// Clock, when set, measures the scheduler's wall time (a monotonic
 	// clock from outside keeps the engine pure).
 	Clock func() time.Duration
@@ -91,6 +95,12 @@ type Config struct {
 	ChargeSchedTime bool
 	// Trace, when set, receives every event.
 	Trace func(Event)
+	// Decisions adds, for a Trace consumer such as the simulated-time
+	// profile, the events that explain a worker's waits and are not part of
+	// the trace format: pop (a task enters the worker's pipeline, in the
+	// order the scheduler or its Popper chose) and sched (the worker is busy
+	// with charged scheduling time until Until).
+	Decisions bool
 	// Context, when set, cancels the run (a sweep's per-run timeout): Run
 	// checks it between events and returns its error.
 	Context context.Context
@@ -111,6 +121,10 @@ type Event struct {
 	Bytes  int64   `json:"bytes"` // data events
 	Kind   string  `json:"kind"`  // fetch or prefetch, on load_start
 	Src    int     `json:"src"`   // the source node, on loads
+
+	// Until ends the charged scheduling time of a sched event
+	// (Config.Decisions only: never in a trace file).
+	Until float64 `json:"until,omitempty"`
 }
 
 // Stats are a run's totals. Bytes are counted per direction: from home to
@@ -197,8 +211,10 @@ type Engine struct {
 	links      []hardware.Link
 	down, up   [][]int
 	linkIndex  map[string]int
-	peer       map[[2]int][]int // NVLink path of each GPU pair
 	strided    map[int][2][]int // per GPU node, the paths of strided loads and write-backs
+	peerLinks  [][][]int        // [from GPU][to GPU]: the links of a peer copy
+	peerGBps   [][]float64      // [from GPU][to GPU]: its uncontended bandwidth; nil without peer copies
+	upGBps     []float64        // per node: the bottleneck of its path to home
 	rateMemo   map[pathSet][]float64
 	rateMemo64 map[uint64][]float64 // the same, for sets of paths below 64
 	flows      []*flow
@@ -271,7 +287,6 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e.obs, _ = cfg.Scheduler.(schedulers.Observer)
 	e.links, e.down, e.up = p.Links()
 	e.linkIndex = map[string]int{}
-	e.peer = map[[2]int][]int{}
 	e.rateMemo = map[pathSet][]float64{}
 	e.rateMemo64 = map[uint64][]float64{}
 	for i, l := range e.links {
@@ -283,7 +298,15 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	for i, ns := range specs {
 		e.nodes = append(e.nodes, newNode(i, ns, nd))
 		e.homeGBps = append(e.homeGBps, p.HomeGBps(i))
+		up := 0.0
+		for j, l := range e.up[i] {
+			if j == 0 || e.links[l].GBps < up {
+				up = e.links[l].GBps
+			}
+		}
+		e.upGBps = append(e.upGBps, up)
 	}
+	e.peerRoutes()
 	for i := range nd { // every data starts valid at home
 		e.nodes[e.home].state[i] = resident
 	}
@@ -307,7 +330,11 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		if ws.Kind == hardware.CPU {
 			depth = 1 // StarPU's CPU driver runs one task at a time (drivers/cpu/driver_cpu.c)
 		}
-		e.workers = append(e.workers, &worker{id: i, node: ws.Node, kind: k, depth: depth})
+		buffer := new([]int)
+		if mates := e.nodes[ws.Node].workers; cfg.NodeBuffer && len(mates) > 0 {
+			buffer = e.workers[mates[0]].buffer
+		}
+		e.workers = append(e.workers, &worker{id: i, node: ws.Node, kind: k, depth: depth, buffer: buffer})
 		e.nodes[ws.Node].workers = append(e.nodes[ws.Node].workers, i)
 	}
 	e.compute = make([][]float64, len(e.kinds))
@@ -316,21 +343,31 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	}
 	e.waiting = make([]int32, len(w.Tasks))
 	e.popSeq = make([]int32, len(w.Tasks))
-	e.children = make([][]int, len(w.Tasks))
 	e.version = make([]uint32, nd)
 	noise := durationNoise(cfg.Seed, p.Runtime.DurationCV)
-	for i, t := range w.Tasks {
+	rates := make([]hardware.Rate, len(e.kinds)) // of the last kernel looked up
+	canRun := make([]bool, len(e.kinds))
+	lastKernel := ""
+	for i := range w.Tasks {
+		t := &w.Tasks[i]
+		if i == 0 || t.Kernel != lastKernel { // tasks come in runs of one kernel
+			k, known := p.Kernels[t.Kernel]
+			if !known {
+				return nil, fmt.Errorf("platform %s has no performance model for kernel %q", p.Name, t.Kernel)
+			}
+			for ki, kind := range e.kinds {
+				rates[ki], canRun[ki] = k.On(kind)
+			}
+			lastKernel = t.Kernel
+		}
 		runnable := false
 		factor := noise(i)
-		for k, kind := range e.kinds {
-			s, ok, err := p.KernelSeconds(t.Kernel, kind, t.Flops)
-			if err != nil {
-				return nil, err
+		for k := range e.kinds {
+			s := math.NaN()
+			if canRun[k] {
+				s = rates[k].Duration(t.Flops)
+				runnable = true
 			}
-			if !ok {
-				s = math.NaN()
-			}
-			runnable = runnable || ok
 			e.compute[k][i] = s * factor
 		}
 		if !runnable {
@@ -338,6 +375,9 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		}
 		e.flops += t.Flops
 		e.waiting[i] = int32(len(t.Deps))
+		if len(t.Deps) > 0 && e.children == nil {
+			e.children = make([][]int, len(w.Tasks)) // a task graph
+		}
 		for _, d := range t.Deps {
 			e.children[d] = append(e.children[d], i)
 		}
@@ -422,11 +462,13 @@ func (e *Engine) Run() (st *Stats, err error) {
 	if e.cfg.Context != nil {
 		done = e.cfg.Context.Done()
 	}
-	for {
-		select {
-		case <-done:
-			return nil, e.cfg.Context.Err()
-		default:
+	for i := 0; ; i++ {
+		if i&255 == 0 { // a cancelled run stops within 256 events
+			select {
+			case <-done:
+				return nil, e.cfg.Context.Err()
+			default:
+			}
 		}
 		if e.Done() && !e.flushed {
 			e.flush()
@@ -485,6 +527,9 @@ func (e *Engine) Begin() error {
 		}
 		for _, wk := range e.workers {
 			wk.blockedT = start
+			if e.cfg.Decisions && start > 0 {
+				e.emit(Event{Ev: "sched", Worker: wk.id, Node: wk.node, Until: start})
+			}
 		}
 	}
 	e.kickAll()
@@ -528,7 +573,7 @@ func (e *Engine) Finish() *Stats {
 func (e *Engine) Stuck() error {
 	msg := fmt.Sprintf("simulation stuck at t=%gs with %d of %d tasks done", e.now, e.done, len(e.w.Tasks))
 	for _, wk := range e.workers {
-		msg += fmt.Sprintf("; worker%d: buffer %d, pipeline %d", wk.id, len(wk.buffer), len(wk.pipe))
+		msg += fmt.Sprintf("; worker%d: buffer %d, pipeline %d", wk.id, len(*wk.buffer), len(wk.pipe))
 	}
 	for i, n := range e.nodes {
 		if i != e.home {
@@ -544,7 +589,6 @@ func (e *Engine) Stuck() error {
 func (e *Engine) timed(worker int, f func() error) error {
 	prev := e.current
 	e.current = worker
-	defer func() { e.current = prev }()
 	ops0, arr0 := e.stats.SchedOps, e.stats.SchedArrayOps
 	var t0 time.Duration
 	if e.cfg.Clock != nil {
@@ -566,8 +610,12 @@ func (e *Engine) timed(worker int, f func() error) error {
 		} else {
 			wk := e.workers[worker]
 			wk.blockedT = math.Max(wk.blockedT, e.now) + cost
+			if e.cfg.Decisions {
+				e.emit(Event{Ev: "sched", Worker: worker, Node: wk.node, Until: wk.blockedT})
+			}
 		}
 	}
+	e.current = prev
 	return err
 }
 

@@ -53,6 +53,9 @@ type node struct {
 	// allocated says an allocation for a write completed during a step:
 	// the node's other workers may start a task.
 	allocated bool
+	// batch: the node's workers are being started together (kick), and
+	// refetch says one of them queued a fetch to handle after them.
+	batch, refetch bool
 }
 
 func newNode(id int, ns hardware.Node, nd int) *node {
@@ -110,7 +113,7 @@ func (e *Engine) issue(ni int) {
 		}
 		for len(n.fetchQ) > 0 {
 			if d := n.fetchQ[0].data; n.state[d] != absent || n.pin[d] == 0 {
-				n.fetchQ = n.fetchQ[1:]
+				n.fetchQ = popFront(n.fetchQ)
 				continue
 			}
 			break
@@ -124,7 +127,7 @@ func (e *Engine) issue(ni int) {
 			if ok, waiting = e.allocate(ni, r, e.forHead(n, r.data)); !ok {
 				return // wait for memory: a copy or a task to end
 			}
-			n.fetchQ = n.fetchQ[1:]
+			n.fetchQ = popFront(n.fetchQ)
 			continue
 		}
 		for n.prefHead < len(n.prefQ) {
@@ -157,6 +160,12 @@ func (e *Engine) issue(ni int) {
 func (e *Engine) issueShared(ni, pending int) bool {
 	n := e.nodes[ni]
 	all := true
+	// The head does not change while requests are handled; a fetch (not
+	// for the head) that found no memory tells that every other one of its
+	// size would find none either (it evicted all it could), so they wait
+	// without asking: 48 cores share a queue of about as many fetches.
+	h, running := e.head(n)
+	failed := int64(-1)
 	for i := 0; i < len(n.fetchQ); {
 		r := n.fetchQ[i]
 		if n.state[r.data] != absent || n.pin[r.data] == 0 {
@@ -166,7 +175,17 @@ func (e *Engine) issueShared(ni, pending int) bool {
 		if pending >= maxPendingFetch {
 			return false
 		}
-		if ok, _ := e.allocate(ni, r, e.forHead(n, r.data)); !ok {
+		head := h >= 0 && !running && e.w.Tasks[h].Reads(r.data)
+		size := e.w.Data[r.data].Bytes
+		if !head && size == failed {
+			all = false
+			i++
+			continue
+		}
+		if ok, _ := e.allocate(ni, r, head); !ok {
+			if !head {
+				failed = size
+			}
 			all = false
 			i++
 			continue
@@ -462,7 +481,7 @@ func (e *Engine) afterLeave(ni, d int) {
 func (e *Engine) modeOn(n *node, d int) workloads.Mode {
 	for _, w := range n.workers {
 		wk := e.workers[w]
-		for _, list := range [][]int{wk.pipe, wk.buffer} {
+		for _, list := range [][]int{wk.pipe, *wk.buffer} {
 			for _, task := range list {
 				t := &e.w.Tasks[task]
 				for k, in := range t.Inputs {
@@ -508,4 +527,12 @@ func (n *node) lruRemove(di int) {
 	} else {
 		n.lruTail = p
 	}
+}
+
+// popFront removes a queue's first element in place: the queues are a few
+// requests long, and keeping their array avoids reallocating it as a
+// sliding window would.
+func popFront[T any](q []T) []T {
+	copy(q, q[1:])
+	return q[:len(q)-1]
 }

@@ -21,10 +21,9 @@ type flow struct {
 }
 
 // startCopy starts the oldest queued copy of a node if its incoming copy
-// engine is idle. Its source is a peer GPU holding a valid copy when NVLink
-// links them, else home; when home has no valid copy either, the copy waits
-// for one (fetchHome), as StarPU routes a GPU-to-GPU copy without a direct
-// link through main memory.
+// engine is idle, from the source StarPU would pick (source); when no valid
+// copy can reach the node directly, the copy waits for one at home
+// (fetchHome), as StarPU routes it through main memory.
 func (e *Engine) startCopy(ni int) {
 	n := e.nodes[ni]
 	if n.busyIn || len(n.copyQ) == 0 {
@@ -38,24 +37,60 @@ func (e *Engine) startCopy(ni int) {
 		return
 	}
 	n.waitHome = -1
-	n.copyQ = n.copyQ[1:]
+	n.copyQ = popFront(n.copyQ)
 	e.load(ni, r.data, src, r.prefetch)
 }
 
 // source is the node a copy of d to node ni comes from, -1 when no valid
-// copy can reach it directly.
+// copy can reach it directly. As StarPU's _starpu_select_src_node, it is
+// the valid copy with the fastest route, home first on a tie; GPUs copy
+// peer to peer when peer copies are on (Topology.NVLink): over their
+// NVLinks, or over PCIe for a pair without (hardware.Platform.PeerPath).
 func (e *Engine) source(ni, d int) int {
-	if e.p.Topology.NVLink && e.be == nil && e.nodes[ni].gpu {
+	best, bw := -1, 0.0
+	if e.nodes[e.home].state[d] == resident {
+		best, bw = e.home, e.homeGBps[ni]
+	}
+	if e.peerGBps != nil && e.nodes[ni].gpu {
 		for o, m := range e.nodes {
-			if o != ni && m.gpu && m.state[d] == resident {
-				return o
+			if o != ni && m.gpu && m.state[d] == resident && e.peerGBps[o][ni] > bw {
+				best, bw = o, e.peerGBps[o][ni]
 			}
 		}
 	}
-	if e.nodes[e.home].state[d] == resident {
-		return e.home
+	return best
+}
+
+// peerRoutes prepares the links of every peer copy between GPUs when peer
+// copies are on: the NVLink connections as links of their own, PCIe paths
+// over the tree's links.
+func (e *Engine) peerRoutes() {
+	g := e.p.GPUs
+	if !e.p.Topology.NVLink || e.be != nil || g < 2 {
+		return
 	}
-	return -1
+	e.peerLinks = make([][][]int, g)
+	e.peerGBps = make([][]float64, g)
+	for a := range g {
+		e.peerLinks[a] = make([][]int, g)
+		e.peerGBps[a] = make([]float64, g)
+		for b := range g {
+			if a == b {
+				continue
+			}
+			names, gbps := e.p.PeerPath(a, b)
+			if gbps > 0 {
+				if _, ok := e.linkIndex[names[0]]; !ok {
+					e.linkIndex[names[0]] = len(e.links)
+					e.links = append(e.links, hardware.Link{Name: names[0], GBps: gbps})
+				}
+			}
+			for _, name := range names {
+				e.peerLinks[a][b] = append(e.peerLinks[a][b], e.linkIndex[name])
+			}
+			e.peerGBps[a][b] = e.p.PeerGBps(a, b)
+		}
+	}
 }
 
 func (e *Engine) load(ni, d, src int, prefetch bool) {
@@ -78,7 +113,7 @@ func (e *Engine) load(ni, d, src int, prefetch bool) {
 	if src == e.home {
 		f.links, f.path = e.homePath(ni, d, false)
 	} else {
-		f.links = e.nvlinkPath(ni, src)
+		f.links = e.peerLinks[src][ni]
 		f.path = 2*len(e.nodes) + ni*len(e.nodes) + src
 		e.nodes[src].reading[d]++
 	}
@@ -160,7 +195,7 @@ func (e *Engine) startOut(ni int) {
 		return
 	}
 	d := n.outQ[0]
-	n.outQ = n.outQ[1:]
+	n.outQ = popFront(n.outQ)
 	n.busyOut = true
 	bytes := e.w.Data[d].Bytes
 	f := e.newFlow()
@@ -259,23 +294,6 @@ func (e *Engine) homePath(ni, d int, up bool) ([]int, int) {
 		e.strided[ni] = p
 	}
 	return p[dir], 2*n + n*n + dir*n + ni
-}
-
-// nvlinkPath is the one-link path of a peer copy between two GPUs.
-func (e *Engine) nvlinkPath(a, b int) []int {
-	key := [2]int{min(a, b), max(a, b)}
-	if p, ok := e.peer[key]; ok {
-		return p
-	}
-	name := e.p.NVLinkName(a, b)
-	i, ok := e.linkIndex[name]
-	if !ok {
-		e.links = append(e.links, hardware.Link{Name: name, GBps: e.p.Topology.NVLinkGBps})
-		i = len(e.links) - 1
-		e.linkIndex[name] = i
-	}
-	e.peer[key] = []int{i}
-	return e.peer[key]
 }
 
 // startFlow adds a copy to the links; without transfers (Topology.NoTransfers)

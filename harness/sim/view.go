@@ -39,7 +39,7 @@ func (e *Engine) Present(w, d int) bool {
 	return st == loading || st == resident
 }
 
-func (e *Engine) Buffer(w int) []int   { return e.workers[w].buffer }
+func (e *Engine) Buffer(w int) []int   { return *e.workers[w].buffer }
 func (e *Engine) Pipeline(w int) []int { return e.workers[w].pipe }
 
 // CanRun reports whether the worker's kind has a rate for the task's kernel.
@@ -49,12 +49,27 @@ func (e *Engine) CanRun(w, t int) bool { return !math.IsNaN(e.compute[e.workers[
 // run it).
 func (e *Engine) ComputeSeconds(w, t int) float64 { return e.compute[e.workers[w].kind][t] }
 
-// TransferSeconds is the uncontended time to bring data from home to the
-// worker's memory (0 for a worker computing from home).
+// TransferSeconds is the uncontended time to bring data to the worker's
+// memory from where the runtime would copy it (source: the fastest valid
+// copy, as StarPU's starpu_data_expected_transfer_time), two hops when
+// the only valid copies must go through home; 0 for a worker computing
+// from home.
 func (e *Engine) TransferSeconds(w, d int) float64 {
 	n := e.workers[w].node
 	if n == e.home || e.homeGBps[n] <= 0 {
 		return 0
 	}
-	return float64(e.w.Data[d].Bytes) / (e.homeGBps[n] * 1e9)
+	bytes := float64(e.w.Data[d].Bytes) / 1e9
+	switch src := e.source(n, d); {
+	case src == e.home:
+		return bytes / e.homeGBps[n]
+	case src >= 0:
+		return bytes / e.peerGBps[src][n]
+	}
+	for o, m := range e.nodes {
+		if o != e.home && m.state[d] == resident && e.upGBps[o] > 0 {
+			return bytes/e.upGBps[o] + bytes/e.homeGBps[n]
+		}
+	}
+	return bytes / e.homeGBps[n]
 }

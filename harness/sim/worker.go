@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
@@ -11,9 +12,9 @@ import (
 // tasks and the task it computes.
 type worker struct {
 	id, node int
-	kind     int // index into Engine.kinds
-	depth    int // pipeline depth
-	buffer   []int
+	kind     int    // index into Engine.kinds
+	depth    int    // pipeline depth
+	buffer   *[]int // shared by the node's workers with Config.NodeBuffer
 	pipe     []int
 	busy     bool    // computing pipe[0]
 	pulling  bool    // the scheduler has nothing for it for now
@@ -27,18 +28,36 @@ func (e *Engine) kickAll() {
 }
 
 // kick makes the workers of a memory node progress as far as they can now.
+// The workers sharing a node (CPU cores) each fill their buffer and
+// pipeline, then the node handles the requests of all of them at once, so
+// that 48 cores do not handle the same queue 48 times per event.
 func (e *Engine) kick(n int) {
-	for _, w := range e.nodes[n].workers {
-		e.step(w)
+	node := e.nodes[n]
+	shared := len(node.workers) > 1
+	for _, w := range node.workers {
+		e.step(w, !shared)
 	}
-	if len(e.nodes[n].workers) == 0 {
+	if shared || len(node.workers) == 0 {
 		e.startTransfer(n)
+	}
+	if shared {
+		node.allocated = false
+		node.batch = true // fetches requested again are handled once, below
+		for _, w := range node.workers {
+			e.startCompute(w)
+		}
+		node.batch = false
+		if node.refetch {
+			node.refetch = false
+			e.startTransfer(n)
+		}
 	}
 }
 
 // step makes a worker progress: refill its buffer and pipeline, start its
-// node's next transfers and its next task.
-func (e *Engine) step(w int) {
+// node's next transfers (unless the caller does it for the node) and its
+// next task.
+func (e *Engine) step(w int, issue bool) {
 	wk := e.workers[w]
 	n := e.nodes[wk.node]
 	if wk.blockedT > e.now {
@@ -50,6 +69,9 @@ func (e *Engine) step(w int) {
 		if wk.blockedT > e.now {
 			e.push(wk.blockedT, w, -1)
 			return
+		}
+		if !issue {
+			return // the caller handles the node's requests and starts its workers
 		}
 		blocked := n.barrier >= 0
 		e.startTransfer(wk.node)
@@ -76,7 +98,7 @@ func (e *Engine) fill(w int) {
 	n := e.nodes[wk.node]
 	for changed := true; changed; {
 		changed = false
-		for (e.cfg.Buffer < 0 || len(wk.buffer) < e.cfg.Buffer) && !wk.pulling {
+		for (e.cfg.Buffer < 0 || len(*wk.buffer) < e.cfg.Buffer) && !wk.pulling {
 			var task int
 			var ok bool
 			e.timed(w, func() error { task, ok = e.sched.Pull(w); return nil })
@@ -94,14 +116,18 @@ func (e *Engine) fill(w int) {
 		// popped task is still transferring its data
 		// (_starpu_get_multi_worker_task: "don't push a task if we are
 		// already transferring one").
-		for n.barrier < 0 && len(wk.pipe) < wk.depth && len(wk.buffer) > 0 && (e.rt.PopWhileFetching || e.readyPrefix(w) == len(wk.pipe)) {
+		// Popping changes no residency: once the popped tasks are known to
+		// be ready, only the task just popped needs checking.
+		ready := e.rt.PopWhileFetching || e.readyPrefix(w) == len(wk.pipe)
+		for n.barrier < 0 && len(wk.pipe) < wk.depth && len(*wk.buffer) > 0 && ready {
 			i := 0
 			if e.popper != nil {
-				e.timed(w, func() error { i = e.popper.Pop(w, wk.buffer); return nil })
+				e.timed(w, func() error { i = e.popper.Pop(w, *wk.buffer); return nil })
 			}
-			task := wk.buffer[i]
-			wk.buffer = append(wk.buffer[:i], wk.buffer[i+1:]...)
+			task := (*wk.buffer)[i]
+			*wk.buffer = append((*wk.buffer)[:i], (*wk.buffer)[i+1:]...)
 			e.popTask(w, task)
+			ready = e.rt.PopWhileFetching || n.holds(e.w.Tasks[task].Inputs)
 			changed = true
 		}
 	}
@@ -113,13 +139,21 @@ func (e *Engine) readyPrefix(w int) int {
 	wk := e.workers[w]
 	n := e.nodes[wk.node]
 	for i, t := range wk.pipe {
-		for _, d := range e.w.Tasks[t].Inputs {
-			if n.state[d] != resident {
-				return i
-			}
+		if !n.holds(e.w.Tasks[t].Inputs) {
+			return i
 		}
 	}
 	return len(wk.pipe)
+}
+
+// holds reports whether every one of the data is on the node.
+func (n *node) holds(data []int) bool {
+	for _, d := range data {
+		if n.state[d] != resident {
+			return false
+		}
+	}
+	return true
 }
 
 // addToBuffer gives a task to a worker. Like StarPU's push-time prefetch
@@ -139,7 +173,7 @@ func (e *Engine) addToBuffer(w, task int) {
 	}
 	e.waiting[task] = -1 // taken
 	n := e.nodes[wk.node]
-	wk.buffer = append(wk.buffer, task)
+	*wk.buffer = append(*wk.buffer, task)
 	t := &e.w.Tasks[task]
 	for k, d := range t.Inputs {
 		n.want[d]++
@@ -162,6 +196,9 @@ func (e *Engine) popTask(w, task int) {
 	wk.pipe = append(wk.pipe, task)
 	e.pops++
 	e.popSeq[task] = e.pops
+	if e.cfg.Decisions {
+		e.emit(Event{Ev: "pop", Worker: w, Node: wk.node, Task: task})
+	}
 	t := &e.w.Tasks[task]
 	for k, d := range t.Inputs {
 		if n.state[d] != resident && n.pin[d] == 0 {
@@ -194,9 +231,22 @@ func (e *Engine) startCompute(w int) {
 	for k, d := range t.Inputs {
 		if n.state[d] != resident {
 			if n.state[d] == absent {
-				// Evicted while it waited: fetch it first.
-				n.fetchQ = append([]request{{d, false, t.Mode(k) == workloads.W}}, n.fetchQ...)
-				e.startTransfer(wk.node)
+				// Evicted while it waited: fetch it first (once: the
+				// request may be queued already, by afterLeave or by an
+				// earlier call; several workers share a node's queue).
+				r := request{d, false, t.Mode(k) == workloads.W}
+				i := slices.IndexFunc(n.fetchQ, func(q request) bool { return q.data == d })
+				if i < 0 {
+					n.fetchQ = append(n.fetchQ, r)
+					i = len(n.fetchQ) - 1
+				}
+				copy(n.fetchQ[1:i+1], n.fetchQ[:i])
+				n.fetchQ[0] = r
+				if n.batch {
+					n.refetch = true
+				} else {
+					e.startTransfer(wk.node)
+				}
 			}
 			return
 		}
@@ -248,7 +298,11 @@ func (e *Engine) TaskDone(w, task int) {
 		e.tasksEnd = e.now
 	}
 	released := false
-	for _, c := range e.children[task] {
+	var children []int
+	if e.children != nil {
+		children = e.children[task]
+	}
+	for _, c := range children {
 		e.waiting[c]--
 		if e.waiting[c] == 0 {
 			e.timed(w, func() error { e.sched.Push(c); return nil })
@@ -259,6 +313,10 @@ func (e *Engine) TaskDone(w, task int) {
 		for _, o := range e.workers {
 			o.pulling = false
 		}
+		// The worker that released the tasks pulls first: in StarPU it
+		// pushes them itself and returns to its driver loop, while idle
+		// workers are only woken (starpu_wake_worker_relax_light).
+		e.kick(wk.node)
 		e.kickAll()
 		return
 	}
@@ -268,7 +326,7 @@ func (e *Engine) TaskDone(w, task int) {
 	// only need a kick when the scheduler may now have work for them
 	// (stealing).
 	for o, ok := range e.workers {
-		if o != w && ok.pulling && len(ok.buffer) == 0 {
+		if o != w && ok.pulling && len(*ok.buffer) == 0 {
 			ok.pulling = false
 			e.kick(ok.node)
 		}

@@ -95,7 +95,7 @@ func (s *Suite) checkPoints(p *parser) {
 			for _, nz := range nzs {
 				for _, keep := range keeps {
 					specs = append(specs, workloads.Spec{Kind: w.Kind, N: n, Tile: w.Tile, Z: w.Z, NZ: nz,
-						Order: w.Order, Keep: keep, Deps: w.Deps, WriteC: w.WriteC}.WithDefaults())
+						Order: w.Order, Keep: keep, Deps: w.Deps, WriteC: w.WriteC, Opts: w.Opts}.WithDefaults())
 				}
 			}
 		}
@@ -129,14 +129,14 @@ func (s *Suite) checkPoints(p *parser) {
 		memKey, mems = "memory_bytes", len(ps.MemoryBytes)
 	}
 	reported := map[string]bool{}
-	for _, g := range ps.GPUs {
+	for gi, g := range ps.GPUs {
 		for mi := 0; mi < mems; mi++ {
 			for _, rt := range runtimes {
 				pl := ps.Base.Clone()
-				pl.GPUs, pl.CPUs = g, ps.CPUs
+				pl.GPUs, pl.CPUs = g, ps.CPUsAt(gi)
 				coords := map[string]any{"gpus": g}
-				if ps.CPUs > 0 {
-					coords["cpus"] = ps.CPUs
+				if pl.CPUs > 0 {
+					coords["cpus"] = pl.CPUs
 				}
 				var memMiB float64
 				var memBytes int64
@@ -160,8 +160,9 @@ func (s *Suite) checkPoints(p *parser) {
 				}
 				var tooSmall []int // specs whose tasks cannot fit
 				var need int64
+				fits := func(i int) bool { return pl.Topology.NoTransfers || info[i].max <= pl.MemoryBytes }
 				for i := range specs {
-					if info[i].max > pl.MemoryBytes {
+					if !fits(i) {
 						tooSmall = append(tooSmall, i)
 						need = max(need, info[i].max)
 					}
@@ -183,7 +184,7 @@ func (s *Suite) checkPoints(p *parser) {
 					}
 				}
 				for i, sp := range specs {
-					if info[i].max > pl.MemoryBytes {
+					if !fits(i) {
 						continue
 					}
 					c := map[string]any{}

@@ -42,17 +42,20 @@
 //	labels = { EAGER = "EAGER", DMDAR = "DMDAR" }
 //
 // More keys: [platform] memory_bytes (exact bytes, toy instances; an axis
-// too), cpus (CPU-core workers), every [runtime] setting of the preset
+// too), cpus (CPU-core workers), cpus_gpus (paired configurations, an axis:
+// [[16, 4], [18, 10]] instead of cpus and gpus), every [runtime] setting of the preset
 // (hardware.RuntimeKeys: buffer, pipeline, reclaim_factor, alloc_sync,
 // sched_cost, op_seconds, duration_cv...; a list or range is an axis whose
 // value is a coordinate of the points), any [topology] number; [workload] nz and keep (axes), tile, z,
 // order ("random"), deps (the task graph, updated tiles in mode RW),
-// write_c (2D: each task writes its C tile in mode W), seed (fixes the instance for every repetition; by default it derives from
+// write_c (2D: each task writes its C tile in mode W), opts (the options
+// of an application kind, a table: opts = { dim = 3 }), seed (fixes the instance for every repetition; by default it derives from
 // the suite seed, the point and the repetition, shared by the schedulers)
 // or file (a workload JSON instead of a generator); [[scheduler]]
 // charge_sched_time overrides the suite's for one block; [report] lines
-// (ceiling, one_matrix, both_matrices, all_inputs, lower_bound, pcie) and
-// reference_csv. Without labels, a reference series maps its schedulers to
+// (ceiling, one_matrix, both_matrices, all_inputs, lower_bound, pcie),
+// reference_csv and style (the figures: curves against the x axis, or the
+// bar charts of the CPU+GPU papers, see Styles). Without labels, a reference series maps its schedulers to
 // the suite labels of the same display name.
 //
 // Every mistake is reported before anything runs, as "file:line: problem;
@@ -106,6 +109,7 @@ type Platform struct {
 	Preset      string
 	GPUs        []int
 	CPUs        int       // CPU-core workers
+	PairedCPUs  []int     // with cpus_gpus: the CPU workers of each GPUs value (same index)
 	MemoryMiB   []float64 // per GPU; 0 = physical memory. Empty when MemoryBytes is used
 	MemoryBytes []int64
 	// Runtime overrides the preset's [runtime] settings, each by its key;
@@ -134,6 +138,7 @@ type Workload struct {
 	WriteC bool
 	Seed   *uint64 // nil: derived per point and repetition from the suite seed
 	File   string  // a workload JSON file instead of a generator
+	Opts   string  // options of an application kind (workloads.Spec.Opts)
 }
 
 // Scheduler is one [[scheduler]] block.
@@ -156,7 +161,17 @@ type Report struct {
 	Lines        []string // bounds to draw
 	ReferenceCSV string
 	References   []Reference
+	Style        string // one of Styles
 }
+
+// Styles of a suite's figures: curves of the metrics against the x axis
+// (the memory papers), or the bar charts of the CPU+GPU papers:
+// makespan-bars (COMPAS 2022 Fig. 3: makespan per configuration and
+// scheduler, with the critical-path length), locality-coefficient (PeerJ
+// 2019 Fig. 5: speedups over Heteroprio per (l_CPU, l_GPU) pair) and
+// dlaf-details (PeerJ 2019 Figs. 6-8: speedup, transfers and BMD per
+// formula and GPU count).
+var Styles = []string{"curves", "makespan-bars", "locality-coefficient", "dlaf-details"}
 
 // Reference overlays measured points of one series of the reference CSV.
 type Reference struct {
@@ -168,7 +183,7 @@ type Reference struct {
 
 // Metrics the report knows, with their display names; transfers_mb is the
 // claims files' spelling of transfers_mib (the papers' MB are MiB).
-var Metrics = []string{"gflops", "transfers_mib", "h2d_mib", "d2d_mib", "loads", "fetches", "prefetches", "evictions", "pop_missing", "model_loads", "makespan_s", "sched_time_s"}
+var Metrics = []string{"gflops", "transfers_mib", "h2d_mib", "d2d_mib", "loads", "fetches", "prefetches", "evictions", "pop_missing", "model_loads", "makespan_s", "sched_time_s", "all_transfers_mib", "bmd_pct"}
 
 // Lines the report can draw.
 // one_matrix and both_matrices are the 2D memory lines (red, orange; for 3D
@@ -349,10 +364,24 @@ func (s *Suite) parsePlatform(t *tbl) {
 	if base != nil {
 		defGPUs, defCPUs = int64(base.GPUs), int64(base.CPUs)
 	}
-	for _, g := range t.axisInt("gpus", defGPUs) {
-		ps.GPUs = append(ps.GPUs, int(g))
+	if t.has("cpus_gpus") {
+		for _, k := range []string{"cpus", "gpus"} {
+			if t.has(k) {
+				t.errf(k, "%s is set with cpus_gpus, which gives both; remove %s", k, k)
+			}
+		}
+		ps.parsePairs(t)
+	} else {
+		for _, g := range t.axisInt("gpus", defGPUs) {
+			ps.GPUs = append(ps.GPUs, int(g))
+		}
 	}
 	ps.CPUs = int(t.integer("cpus", defCPUs))
+	for _, c := range ps.PairedCPUs {
+		if base != nil && (c < 0 || c > base.MaxCPUs) {
+			t.errf("cpus_gpus", "cpus_gpus: %d CPUs; platform %s has 0 to %d CPU cores for workers", c, ps.Preset, base.MaxCPUs)
+		}
+	}
 	if base != nil && (ps.CPUs < 0 || ps.CPUs > base.MaxCPUs) {
 		t.errf("cpus", "cpus = %d; platform %s has 0 to %d CPU cores for workers", ps.CPUs, ps.Preset, base.MaxCPUs)
 	}
@@ -384,12 +413,12 @@ func (s *Suite) parsePlatform(t *tbl) {
 			}
 		}
 	}
-	for _, g := range ps.GPUs {
+	for i, g := range ps.GPUs {
 		switch {
 		case base != nil && (g < 0 || g > base.MaxGPUs):
 			t.errf("gpus", "gpus = %d; platform %s has 0 to %d GPUs", g, ps.Preset, base.MaxGPUs)
-		case g+ps.CPUs < 1:
-			t.errf("gpus", "gpus = %d with cpus = %d: no worker; ask for at least one GPU or CPU core", g, ps.CPUs)
+		case g+ps.CPUsAt(i) < 1:
+			t.errf("gpus", "gpus = %d with cpus = %d: no worker; ask for at least one GPU or CPU core", g, ps.CPUsAt(i))
 		}
 	}
 	if base != nil {
@@ -447,7 +476,7 @@ func (s *Suite) parsePlatform(t *tbl) {
 		ps.Runtime = parseRuntime(t, base)
 		ps.Base = base
 	}
-	t.unknown(append(append([]string{"preset", "gpus", "cpus", "memory_mb", "memory_bytes", "nvlink", "kernel"}, topologyKeys...), hardware.RuntimeKeys()...)...)
+	t.unknown(append(append([]string{"preset", "gpus", "cpus", "cpus_gpus", "memory_mb", "memory_bytes", "nvlink", "kernel"}, topologyKeys...), hardware.RuntimeKeys()...)...)
 }
 
 // parseRuntime reads the [platform] keys that are [runtime] settings of the
@@ -516,6 +545,43 @@ func (ps Platform) runtimePoints() []map[string]any {
 	return combos
 }
 
+// parsePairs reads cpus_gpus = [[cpus, gpus], ...]: configurations whose
+// CPU and GPU counts change together (COMPAS 2022 Table 1).
+func (ps *Platform) parsePairs(t *tbl) {
+	v, _ := t.get("cpus_gpus")
+	list, ok := v.([]any)
+	bad := func() {
+		t.errf("cpus_gpus", "cpus_gpus must be a list of [cpus, gpus] pairs, e.g. [[16, 4], [18, 10]]")
+	}
+	if !ok || len(list) == 0 {
+		bad()
+		return
+	}
+	for _, e := range list {
+		pair, ok := e.([]any)
+		if !ok || len(pair) != 2 {
+			bad()
+			return
+		}
+		c, ok1 := pair[0].(int64)
+		g, ok2 := pair[1].(int64)
+		if !ok1 || !ok2 {
+			bad()
+			return
+		}
+		ps.PairedCPUs = append(ps.PairedCPUs, int(c))
+		ps.GPUs = append(ps.GPUs, int(g))
+	}
+}
+
+// CPUsAt is the CPU workers of the i-th GPUs value.
+func (ps *Platform) CPUsAt(i int) int {
+	if ps.PairedCPUs != nil {
+		return ps.PairedCPUs[i]
+	}
+	return ps.CPUs
+}
+
 func (s *Suite) presetPath(name string) string {
 	if strings.HasSuffix(name, ".toml") && !filepath.IsAbs(name) {
 		return s.Path(name)
@@ -527,7 +593,7 @@ func (s *Suite) parseWorkload(t *tbl) {
 	w := &s.Workload
 	w.File = t.str("file", "")
 	if w.File != "" {
-		for _, k := range []string{"kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed"} {
+		for _, k := range []string{"kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed", "opts"} {
 			if t.has(k) {
 				t.errf(k, "%s is set with file; a workload file fixes the task set: remove %s", k, k)
 			}
@@ -535,7 +601,7 @@ func (s *Suite) parseWorkload(t *tbl) {
 		if _, err := os.Stat(s.Path(w.File)); err != nil {
 			t.errf("file", "workload file %s: %v; give a path relative to the repository root", w.File, err)
 		}
-		t.unknown("file", "kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed")
+		t.unknown("file", "kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed", "opts")
 		return
 	}
 	w.Kind = t.str("kind", "")
@@ -586,7 +652,22 @@ func (s *Suite) parseWorkload(t *tbl) {
 		v := uint64(seed)
 		w.Seed = &v
 	}
-	t.unknown("kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed", "file")
+	if ot := t.sub("opts", false); ot != nil {
+		opts := map[string]float64{}
+		for k, v := range ot.m {
+			ot.used[k] = true
+			switch x := v.(type) {
+			case int64:
+				opts[k] = float64(x)
+			case float64:
+				opts[k] = x
+			default:
+				t.errf("opts", "opts.%s = %v: an option is a number", k, v)
+			}
+		}
+		w.Opts = workloads.FormatOpts(opts)
+	}
+	t.unknown("kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed", "file", "opts")
 }
 
 func (s *Suite) parseScheduler(i int, t *tbl) {
@@ -666,6 +747,7 @@ func (s *Suite) parseReport(t *tbl) {
 	r.X = "working_set"
 	r.Lines = append([]string(nil), LineNames...)
 	r.ReferenceCSV = "paper/reference/gonthier-raw-results.csv"
+	r.Style = "curves"
 	if t == nil {
 		if len(s.Schedulers) > 0 {
 			r.Baseline = s.Schedulers[0].Label
@@ -696,6 +778,10 @@ func (s *Suite) parseReport(t *tbl) {
 		}
 	}
 	r.ReferenceCSV = t.str("reference_csv", r.ReferenceCSV)
+	r.Style = t.str("style", "curves")
+	if !contains(Styles, r.Style) {
+		t.errf("style", "unknown style %q%s; use one of %s", r.Style, schedulers.Suggest(r.Style, Styles), strings.Join(Styles, ", "))
+	}
 	for i, rt := range t.array("reference") {
 		ref := Reference{Figure: rt.str("figure", ""), Labels: map[string]string{}, Line: t.p.loc.line(rt.path, "figure"), LabelsLine: t.p.loc.line(rt.path, "labels")}
 		if ref.Figure == "" {
@@ -719,7 +805,7 @@ func (s *Suite) parseReport(t *tbl) {
 		rt.unknown("figure", "labels")
 		r.References = append(r.References, ref)
 	}
-	t.unknown("baseline", "metric", "x", "lines", "reference_csv", "reference")
+	t.unknown("baseline", "metric", "x", "lines", "reference_csv", "reference", "style")
 }
 
 // NormaliseMetric maps the claims files' names to the report's.

@@ -268,3 +268,57 @@ func TestRootAndPaths(t *testing.T) {
 		t.Errorf("RelFile = %q", s.RelFile())
 	}
 }
+
+const heteroGood = `[suite]
+name = "h"
+[platform]
+preset = "compas2022-tc1"
+cpus_gpus = [[16, 4], [18, 10], [20, 50]]
+[workload]
+kind = "fmm"
+n = [3, 4]
+opts = { group = 16, dim = 2 }
+[[scheduler]]
+name = "eager"
+[report]
+metric = "makespan_s"
+style = "makespan-bars"
+`
+
+// Paired CPU/GPU configurations, application options and a figure style;
+// platforms without transfers need no memory cap.
+func TestCPUGPUSuite(t *testing.T) {
+	s, err := parse(t, heteroGood)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Points() != 6 || s.Workload.Opts != "dim=2,group=16" || s.Report.Style != "makespan-bars" {
+		t.Fatalf("points %d, opts %q, style %q", s.Points(), s.Workload.Opts, s.Report.Style)
+	}
+	seen := map[[2]int]bool{}
+	for _, r := range s.Runs() {
+		seen[[2]int{r.Platform.CPUs, r.Platform.GPUs}] = true
+		if r.Point["cpus"] != r.Platform.CPUs || r.Spec.Opts != "dim=2,group=16" {
+			t.Fatalf("run %v: platform %d CPUs, spec %+v", r.Point, r.Platform.CPUs, r.Spec)
+		}
+	}
+	if len(seen) != 3 || !seen[[2]int{18, 10}] {
+		t.Errorf("configurations %v, want the three pairs", seen)
+	}
+	s.Thin(2)
+	if s.Points() != 4 {
+		t.Errorf("thinned to %d points, want 2 pairs × 2 sizes", s.Points())
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{"cpus_gpus = [[16, 4], [18, 10], [20, 50]]", "cpus_gpus = [[16, 4], [18]]", "list of [cpus, gpus] pairs"},
+		{"cpus_gpus = [[16, 4], [18, 10], [20, 50]]", "cpus_gpus = [[16, 4]]\ngpus = 2", "gpus is set with cpus_gpus"},
+		{"cpus_gpus = [[16, 4], [18, 10], [20, 50]]", "cpus_gpus = [[30, 4]]", "30 CPUs"},
+		{"group = 16", "grup = 16", `did you mean "group"`},
+		{`style = "makespan-bars"`, `style = "makespan-bar"`, `did you mean "makespan-bars"`},
+	} {
+		text := strings.Replace(heteroGood, c.from, c.to, 1)
+		if _, err := parse(t, text); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.to, err, c.want)
+		}
+	}
+}

@@ -57,8 +57,13 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	return tw, tw.err
 }
 
-// Event writes one event (errors are kept for Result to report).
+// Event writes one event (errors are kept for Result to report). The
+// events of sim.Config.Decisions (pop, sched) are not part of the trace
+// format: they are skipped.
 func (w *Writer) Event(ev sim.Event) {
+	if ev.Ev == "pop" || ev.Ev == "sched" {
+		return
+	}
 	if w.err == nil {
 		w.err = w.enc.Encode(ev)
 	}
@@ -180,9 +185,9 @@ func readHeader(b []byte, h *Header) error {
 	if p == nil {
 		return fmt.Errorf("trace header has no platform")
 	}
-	// A trace carries the GPUs the run used, not the machine's count.
+	// A trace carries the workers the run used, not the machine's counts.
 	q := p.Clone()
-	q.MaxGPUs = max(q.MaxGPUs, q.GPUs)
+	q.MaxGPUs, q.MaxCPUs = max(q.MaxGPUs, q.GPUs), max(q.MaxCPUs, q.CPUs)
 	if err := q.Check(); err != nil {
 		return fmt.Errorf("trace header: %v", err)
 	}

@@ -147,7 +147,11 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 			}
 			links := down[n]
 			if src != home {
-				links = []string{p.NVLinkName(n, src)}
+				var nv float64
+				links, nv = p.PeerPath(src, n)
+				if nv > 0 {
+					linkNames[links[0]] = nv
+				}
 			}
 			x := &xfer{links: links, src: src, version: ver[src][d], start: ev.T, bytes: w.Data[d].Bytes}
 			open[key] = x
