@@ -1,15 +1,25 @@
 package schedulers
 
+import "github.com/memsched/memsched/hardware"
+
 // Ready is StarPU's Ready reordering (thesis Algorithm 2): among the first
 // window buffered tasks (window <= 0: all), pop the first one with the fewest
 // bytes of input not yet present on the worker.
+//
+// It counts (View.Count) what StarPU's implementation examines: one data
+// status query per input of every task it scans (fifo_queues.c
+// _starpu_fifo_pop_first_ready_task calls _starpu_size_non_ready_buffers,
+// one starpu_data_query_status2 per buffer, for each task until one has
+// nothing missing).
 func Ready(v View, worker int, buffer []int, window int) int {
 	n := len(buffer)
 	if window > 0 && window < n {
 		n = window
 	}
 	best, bestMissing := 0, int64(-1)
+	ops := 0
 	for i := 0; i < n; i++ {
+		ops += len(v.Workload().Tasks[buffer[i]].Inputs)
 		missing := MissingBytes(v, worker, buffer[i])
 		if bestMissing < 0 || missing < bestMissing {
 			best, bestMissing = i, missing
@@ -18,6 +28,7 @@ func Ready(v View, worker int, buffer []int, window int) int {
 			}
 		}
 	}
+	v.Count(ops)
 	return best
 }
 
@@ -116,4 +127,18 @@ func (l *Lists) steal(thief int) bool {
 		l.OnSteal(victim, thief, l.lists[thief])
 	}
 	return true
+}
+
+// PipelineRoom says whether a worker needs a task under StarPU's drivers,
+// which pop only when their pipeline has room: it holds (buffered and
+// popped) fewer tasks than its pipeline depth, STARPU_CUDA_PIPELINE on a
+// GPU (the platform's runtime pipeline) and one task on a CPU core
+// (drivers/cpu/driver_cpu.c). Schedulers that hand tasks out only on
+// demand (Heteroprio, MulTreePrio) decline a Pull otherwise.
+func PipelineRoom(v View, w int) bool {
+	depth := 1
+	if v.WorkerKind(w) == hardware.GPU {
+		depth = max(1, v.Platform().Runtime.Pipeline)
+	}
+	return len(v.Buffer(w))+len(v.Pipeline(w)) < depth
 }

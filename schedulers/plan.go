@@ -2,6 +2,7 @@ package schedulers
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/memsched/memsched/workloads"
 )
@@ -52,9 +53,10 @@ type Planned struct {
 	Window int // Ready looks at the first Window buffered tasks (0 = all)
 	Belady bool
 
-	v     View
-	lists *Lists
-	index *ReadyIndex // Ready over the whole plan, when Window is 0
+	v       View
+	lists   *Lists
+	index   *ReadyIndex // Ready over the whole plan, when Window is 0
+	initial [][]int     // the plan as computed, for ModelPlan
 }
 
 func (s *Planned) Init(v View) error {
@@ -84,6 +86,10 @@ func (s *Planned) Init(v View) error {
 	}
 	if n != len(seen) {
 		return fmt.Errorf("%s planned %d of %d tasks", s.Name, n, len(seen))
+	}
+	s.initial = make([][]int, len(plans)) // Lists reorders plans in place
+	for w, l := range plans {
+		s.initial[w] = slices.Clone(l)
 	}
 	s.lists = NewLists(plans, s.Steal)
 	if s.Ready && s.Window <= 0 {
@@ -118,9 +124,7 @@ func (s *Planned) Pull(worker int) (int, bool) {
 		return 0, false
 	}
 	if s.index != nil {
-		t := s.index.Next(worker)
-		s.lists.Take(worker, t)
-		return t, true
+		return s.lists.TakeAt(worker, s.index.Pop(worker, s.lists.Remaining(worker))), true
 	}
 	rem := s.lists.Remaining(worker)
 	return s.lists.TakeAt(worker, Ready(s.v, worker, rem, s.Window)), true
@@ -133,6 +137,11 @@ func (s *Planned) Observe(kind EventKind, worker, id int) {
 	}
 }
 
+// ModelPlan is the plan as computed in Init (before Ready and stealing
+// change it at run time) and whether it is run with Belady, for the loads of
+// the abstract model (harness/run's model_loads).
+func (s *Planned) ModelPlan() (plans [][]int, belady bool) { return s.initial, s.Belady }
+
 // Remaining is the worker's plan not yet pulled.
 func (s *Planned) Remaining(worker int) []int { return s.lists.Remaining(worker) }
 
@@ -144,9 +153,15 @@ func (s *Planned) Victim(worker int, candidates []int, prefetch bool) int {
 	if !s.Belady {
 		return candidates[0]
 	}
+	// StarPU's belady_victim_selector (HFP.c) walks the worker's upcoming
+	// tasks for the next use of each data on the node: count the inputs of
+	// the tasks walked.
+	ops := len(candidates)
+	defer func() { s.v.Count(ops) }()
 	return Belady(s.v.Workload(), candidates, func(yield func(int) bool) {
 		for _, seq := range [][]int{s.v.Pipeline(worker), s.v.Buffer(worker), s.lists.Remaining(worker)} {
 			for _, t := range seq {
+				ops += len(s.v.Workload().Tasks[t].Inputs)
 				if !yield(t) {
 					return
 				}

@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -26,6 +27,9 @@ type Config struct {
 	Event func(Event)
 	// Plans adds the reservations of every pass to the events (large).
 	Plans bool
+	// Context cancels the run between events (nil: never), as
+	// sim.Config.Context does: a sweep's timed-out run stops.
+	Context context.Context
 }
 
 // JobResult is a job's outcome; a job the simulation did not start (an
@@ -59,6 +63,7 @@ type fileEntry struct {
 
 type engine struct {
 	cfg    Config
+	err    error // the context's, when it cancelled the run
 	js     []jobs.Job
 	res    []JobResult
 	sch    sched.Scheduler
@@ -140,6 +145,9 @@ func Run(cfg Config) (*Result, error) {
 		return &e.out, nil
 	}
 	e.loop()
+	if e.err != nil {
+		return nil, e.err
+	}
 	if cfg.Event != nil {
 		started := 0
 		for i := range e.res {
@@ -164,7 +172,12 @@ func (e *engine) loop() {
 	}
 	onGrid := func(t int64) bool { return t >= t0+throttle && (t-phase)%throttle == 0 }
 	forceAt, last := int64(-1), t0
-	for e.evalLeft > 0 {
+	for step := 0; e.evalLeft > 0; step++ {
+		if e.cfg.Context != nil && step&255 == 0 {
+			if e.err = e.cfg.Context.Err(); e.err != nil {
+				return
+			}
+		}
 		// The next second with something to do.
 		t := int64(1 << 62)
 		if next < len(e.js) {

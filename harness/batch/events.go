@@ -38,14 +38,17 @@ type Event struct {
 
 // Header is a batch trace's first line: what ran.
 type Header struct {
-	Ev        string            `json:"ev"` // "batch"
-	Workload  string            `json:"workload"`
-	Cluster   Cluster           `json:"cluster"`
-	Rules     Rules             `json:"rules"`
-	Scheduler string            `json:"scheduler"`
-	Params    map[string]string `json:"params"`
-	Backfill  bool              `json:"backfill"`
-	Plans     bool              `json:"plans"` // plan events included
+	Ev               string            `json:"ev"`                // "batch"
+	Schema           int               `json:"schema"`            // run.Schema
+	ModelVersion     int               `json:"model_version"`     // ModelVersion
+	SchedulerVersion int               `json:"scheduler_version"` // the batch scheduler's Version
+	Workload         string            `json:"workload"`
+	Cluster          Cluster           `json:"cluster"`
+	Rules            Rules             `json:"rules"`
+	Scheduler        string            `json:"scheduler"`
+	Params           map[string]string `json:"params"`
+	Backfill         bool              `json:"backfill"`
+	Plans            bool              `json:"plans"` // plan events included
 }
 
 // HeaderEv marks a batch trace's first line.

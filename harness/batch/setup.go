@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -115,9 +116,10 @@ type Setup struct {
 	Params    map[string]string
 	// Phase of the release loop's grid: nil takes the one the release's
 	// outputs show (Rackham weeks), else the first submission's.
-	Phase *int
-	Event func(Event)
-	Plans bool
+	Phase   *int
+	Event   func(Event)
+	Plans   bool
+	Context context.Context // cancels the run (nil: never)
 }
 
 // Report is a batch run's result, as records carry it.
@@ -165,7 +167,7 @@ func Execute(s Setup) (*Report, *jobs.Trace, *Result, error) {
 		phase = t.Outcomes.Phase
 	}
 	t0 := time.Now()
-	res, err := Run(Config{Trace: t, Cluster: s.Cluster, Rules: s.Rules, Scheduler: sch, Phase: phase, Event: s.Event, Plans: s.Plans})
+	res, err := Run(Config{Trace: t, Cluster: s.Cluster, Rules: s.Rules, Scheduler: sch, Phase: phase, Event: s.Event, Plans: s.Plans, Context: s.Context})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -55,8 +55,8 @@ func (w *batchWeek) title() string {
 	return w.name
 }
 
-// baselineOf is the label a label is compared with.
-func baselineOf(s *suite.Suite, label string) string {
+// batchBaseline is the label a batch label is compared with.
+func batchBaseline(s *suite.Suite, label string) string {
 	if strings.HasSuffix(label, "-BF") && s.Batch.BaselineBF != "" {
 		return s.Batch.BaselineBF
 	}
@@ -203,7 +203,7 @@ func BatchSections(sr *SuiteResults) ([]Section, error) {
 			t.Right = append(t.Right, len(t.Right) >= 2)
 		}
 		for _, l := range set.Labels {
-			base := baselineOf(s, l)
+			base := batchBaseline(s, l)
 			if l == base {
 				continue
 			}
@@ -242,7 +242,7 @@ func BatchSections(sr *SuiteResults) ([]Section, error) {
 		t.Right = append(t.Right, len(t.Right) >= 2)
 	}
 	for _, l := range set.Labels {
-		base := baselineOf(s, l)
+		base := batchBaseline(s, l)
 		if l == base {
 			continue
 		}
@@ -403,14 +403,6 @@ func evaluateBatchClaim(c paper.Claim, s *suite.Suite, set *Set, res ClaimResult
 			return res
 		}
 	}
-	res.Value, res.Detail = v, detail
-	if pub, ok := c.Value(); ok {
-		res.Diff = v - pub
-	}
-	if c.Within(v) {
-		res.Status = StatusReproduced
-	} else {
-		res.Status = StatusOff
-	}
-	return res
+	res.Detail = detail
+	return judge(c, v, false, res)
 }

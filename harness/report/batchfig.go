@@ -43,7 +43,7 @@ func WriteBatchFigures(set *Set, dir string) ([]string, error) {
 	for _, g := range groups {
 		var series []boxSeries
 		for _, l := range set.Labels {
-			base := baselineOf(s, l)
+			base := batchBaseline(s, l)
 			if l == base || strings.HasSuffix(l, "-BF") != g.bf {
 				continue
 			}
@@ -74,7 +74,7 @@ func WriteBatchFigures(set *Set, dir string) ([]string, error) {
 	for _, w := range ws {
 		var series []boxSeries
 		for _, l := range set.Labels {
-			base := baselineOf(s, l)
+			base := batchBaseline(s, l)
 			if l == base || strings.HasSuffix(l, "-BF") {
 				continue
 			}

@@ -169,7 +169,7 @@ func (s *Suite) parseBatchScheduler(i int, t *tbl) {
 		if sc.Params, err = schedulers.ResolveParams(spec.Name, spec.Params, sc.Raw); err != nil {
 			t.errf("", "%v", err)
 		}
-		sc.Name = spec.Name
+		sc.Name, sc.Version = spec.Name, spec.Version
 	}
 	for j, o := range s.Schedulers {
 		if o.Label == sc.Label {
@@ -179,9 +179,9 @@ func (s *Suite) parseBatchScheduler(i int, t *tbl) {
 	s.Schedulers = append(s.Schedulers, sc)
 }
 
-// batchKey is what a batch run's result depends on.
+// batchKey is a batch run's configuration: everything outside the code
+// that its result depends on (run.BatchKey adds the code versions).
 type batchKey struct {
-	Version   string         `json:"version"`
 	Workload  batch.Workload `json:"workload"`
 	Cluster   batch.Cluster  `json:"cluster"`
 	Rules     batch.Rules    `json:"rules"`
@@ -200,15 +200,16 @@ func (s *Suite) batchRuns() []Run {
 			point = map[string]any{"workload": w.Name()}
 		}
 		for _, sc := range s.Schedulers {
-			b, _ := json.Marshal(batchKey{run.Version, w, s.Batch.Cluster, s.Batch.Rules, sc.Name, sc.Params.Canonical()})
+			b, _ := json.Marshal(batchKey{w, s.Batch.Cluster, s.Batch.Rules, sc.Name, sc.Params.Canonical()})
 			sum := sha256.Sum256(b)
+			config := hex.EncodeToString(sum[:12])
 			params := map[string]string{}
 			for k, v := range sc.Params {
 				params[k] = v
 			}
 			setup := &batch.Setup{Workload: w, Cluster: s.Batch.Cluster, Rules: s.Batch.Rules, Scheduler: sc.Name, Params: params}
-			out = append(out, Run{Key: hex.EncodeToString(sum[:12]), Suite: s.Name, Label: sc.Label, Scheduler: sc.Name,
-				Params: sc.Params, Point: point, Executor: run.BatchExecutor, Timeout: int64(s.Timeout), Batch: setup})
+			out = append(out, Run{Key: run.BatchKey(config, sc.Version), ConfigID: config, Suite: s.Name, Label: sc.Label,
+				Scheduler: sc.Name, SchedulerVersion: sc.Version, Params: sc.Params, Point: point, Executor: run.BatchExecutor, Timeout: int64(s.Timeout), Batch: setup})
 		}
 	}
 	return out

@@ -77,10 +77,13 @@ type Scheduler interface {
 
 // Spec registers a scheduler with its typed parameters.
 type Spec struct {
-	Name   string
-	Doc    string
-	Params []schedulers.Param
-	New    func(p schedulers.Params) (Scheduler, error)
+	Name string
+	Doc  string
+	// Version counts the scheduler's decision changes, from 1, as
+	// schedulers.Spec.Version: it enters batch result keys (run.BatchKey).
+	Version int
+	Params  []schedulers.Param
+	New     func(p schedulers.Params) (Scheduler, error)
 }
 
 // BackfillParam is accepted by every batch scheduler.
@@ -93,6 +96,9 @@ var registry = map[string]Spec{}
 func Register(s Spec) {
 	if _, dup := registry[s.Name]; dup {
 		panic("batch: duplicate registration of " + s.Name)
+	}
+	if s.Version < 1 {
+		panic("batch: " + s.Name + " registers no Version (start at 1)")
 	}
 	s.Params = append([]schedulers.Param{BackfillParam}, s.Params...)
 	registry[s.Name] = s

@@ -19,23 +19,23 @@ var (
 )
 
 func init() {
-	Register(Spec{Name: "fcfs", Doc: "First-Come-First-Served: each job in submission order on the node with the earliest availability t_k (Algorithm 13; ties to the first node)",
+	Register(Spec{Name: "fcfs", Version: 1, Doc: "First-Come-First-Served: each job in submission order on the node with the earliest availability t_k (Algorithm 13; ties to the first node)",
 		New: func(p schedulers.Params) (Scheduler, error) { return fcfs{bf: p.Bool("backfill")}, nil }})
-	Register(Spec{Name: "eft", Doc: "Earliest-Finish-Time: the node where File(J) is available first, t'_k (Algorithm 14)",
+	Register(Spec{Name: "eft", Version: 1, Doc: "Earliest-Finish-Time: the node where File(J) is available first, t'_k (Algorithm 14)",
 		New: func(p schedulers.Params) (Scheduler, error) {
 			return &score{bf: p.Bool("backfill"), load: 1}, nil
 		}})
-	Register(Spec{Name: "lea", Doc: "Locality and Eviction Aware: min t_k + W·(t'_k − t_k) + EvictionPenalty (Algorithm 15)",
+	Register(Spec{Name: "lea", Version: 1, Doc: "Locality and Eviction Aware: min t_k + W·(t'_k − t_k) + EvictionPenalty (Algorithm 15)",
 		Params: []schedulers.Param{weightParam, evictParam},
 		New: func(p schedulers.Params) (Scheduler, error) {
 			return newScore(p, modeLEA)
 		}})
-	Register(Spec{Name: "leo", Doc: "Locality and Eviction Opportunistic: EFT's score on nodes that can start the job now, LEA's elsewhere (Algorithm 16)",
+	Register(Spec{Name: "leo", Version: 1, Doc: "Locality and Eviction Opportunistic: EFT's score on nodes that can start the job now, LEA's elsewhere (Algorithm 16)",
 		Params: []schedulers.Param{weightParam, evictParam, stickyParam},
 		New: func(p schedulers.Params) (Scheduler, error) {
 			return newScore(p, modeLEO)
 		}})
-	Register(Spec{Name: "lem", Doc: "Locality and Eviction Mixed: LEA when every node runs a job, EFT otherwise (Algorithm 17)",
+	Register(Spec{Name: "lem", Version: 1, Doc: "Locality and Eviction Mixed: LEA when every node runs a job, EFT otherwise (Algorithm 17)",
 		Params: []schedulers.Param{weightParam, evictParam, busyParam},
 		New: func(p schedulers.Params) (Scheduler, error) {
 			return newScore(p, modeLEM)
