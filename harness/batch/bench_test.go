@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"flag"
 	"syscall"
 	"testing"
 	"time"
@@ -34,13 +35,22 @@ func benchSetup(b *testing.B, s Setup) {
 	b.ReportMetric(float64(rep.Plannings), "plannings")
 }
 
+// benchFull adds the long batch benchmarks: the saturated week and the
+// thesis rules (minutes per run) and a million jobs. make bench runs every
+// benchmark six times, so by default only the light week under the
+// release's rules runs.
+var benchFull = flag.Bool("batch.full", false, "batch benchmarks: also week 2022-02-07, the thesis rules and a million jobs (long)")
+
 // BenchmarkWeek runs the ten schedulers of the thesis on a Rackham week
 // (02-07 is the saturated one: the most planning) under both rule sets.
 //
-//	go test ./harness/batch -run xxx -bench Week -benchtime 1x
+//	go test ./harness/batch -run xxx -bench Week -benchtime 1x -batch.full
 func BenchmarkWeek(b *testing.B) {
 	for _, week := range []string{"2022-02-07", "2022-09-05"} {
 		for _, rules := range []string{"release", "thesis"} {
+			if !*benchFull && (week == "2022-02-07" || rules == "thesis") {
+				continue
+			}
 			for _, name := range jobs.ReleaseSchedulers {
 				n, p, _ := ReleaseScheduler(name)
 				if rules == "thesis" {
@@ -57,6 +67,9 @@ func BenchmarkWeek(b *testing.B) {
 
 // BenchmarkSynthetic1M: a million jobs (about 15 Rackham weeks) complete.
 func BenchmarkSynthetic1M(b *testing.B) {
+	if !*benchFull {
+		b.Skip("long: run with -batch.full")
+	}
 	for _, name := range []string{"FCFS", "LEA", "LEM-BF"} {
 		n, p, _ := ReleaseScheduler(name)
 		r, _ := Preset("release")
