@@ -373,3 +373,18 @@ func TestValidatorCatchesCorruptions(t *testing.T) {
 	})
 	_ = fmt.Sprint
 }
+
+// A load outlives its loader killed at the walltime: J1 starts loading its
+// file at 0 (10 s) and is killed at 5; J2 starts at 5 right after it on the
+// node, so the reuse rule serves it the file, and it waits for the load's
+// end at 10 (the release keeps the transfer end in the node's file entry).
+// The validator accepts the wait.
+func TestLoadOutlivesKilledLoader(t *testing.T) {
+	tr, res := run(t, tiny(1, 2), "thesis", "fcfs", nil, job(1, 0, 1, 100, 5, 1), job(2, 5, 1, 20, 100, 1))
+	check(t, tr, res, want{1, 0, 5, 0, 10, 0}, want{2, 5, 30, 0, 0, 5})
+	rl, _ := Preset("thesis")
+	h, evs := traceOf(t, tr, tiny(1, 2), rl, "fcfs", nil)
+	if bad := Validate(h, evs); len(bad) > 0 {
+		t.Errorf("%d violations, first: %s", len(bad), bad[0])
+	}
+}

@@ -230,8 +230,12 @@ func (v *validator) start(e Event) {
 				v.fail("job %d starts at %d s loading file %d for %d s without its load event", e.Job, e.T, j.file, e.Transfer)
 			}
 		case e.Wait > 0:
-			if f.users == 0 || f.loadUntil != e.T+e.Wait {
-				v.fail("job %d waits %d s at %d s for file %d on node %d, which no running job loads until then", e.Job, e.Wait, e.T, j.file, k)
+			// A load outlives a loader killed at its walltime: the node's
+			// file entry keeps its transfer end (add_data_in_node in the
+			// release's src/basic_functions.c), so a job the reuse rule
+			// lets use the file waits for it.
+			if !v.present(k, f, e.T) || f.loadUntil != e.T+e.Wait {
+				v.fail("job %d waits %d s at %d s for file %d on node %d, which is not there or not loaded until then", e.Job, e.Wait, e.T, j.file, k)
 			}
 		default:
 			if !v.present(k, f, e.T) || f.users > 0 && f.loadUntil > e.T {
