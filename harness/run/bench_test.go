@@ -34,12 +34,15 @@ func BenchmarkSchedulers(b *testing.B) {
 		{"rcm", "rcm", nil, 1},
 	}
 	for _, n := range []int{100, 200, 300, 600, 1000} {
-		w, err := workloads.Generate(workloads.Spec{Kind: "matmul2d", N: n})
-		if err != nil {
-			b.Fatal(err)
-		}
+		var w *workloads.Workload // generated for the first benchmark selected
 		for _, s := range scheds {
 			b.Run(fmt.Sprintf("%s/N=%d", s.label, n), func(b *testing.B) {
+				if w == nil {
+					var err error
+					if w, err = workloads.Generate(workloads.Spec{Kind: "matmul2d", N: n}); err != nil {
+						b.Fatal(err)
+					}
+				}
 				p, err := hardware.Load("v100-gemini")
 				if err != nil {
 					b.Fatal(err)
