@@ -6,6 +6,9 @@ import (
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/run"
+	_ "github.com/memsched/memsched/schedulers/baseline"
+	_ "github.com/memsched/memsched/schedulers/darts"
+	_ "github.com/memsched/memsched/schedulers/static"
 	"github.com/memsched/memsched/workloads"
 )
 

@@ -32,7 +32,7 @@ func (d *DARTS) Victim(k int, cands []int, prefetch bool) int {
 	pos := int32(0)
 	for _, list := range [2][]int{d.v.Pipeline(k), d.v.Buffer(k)} {
 		for _, t := range list {
-			for _, x := range d.inputs[t] {
+			for _, x := range d.inputs(int32(t)) {
 				pos++
 				if d.nbMark[x] != d.stamp {
 					d.nbMark[x], d.nbPos[x] = d.stamp, pos
@@ -96,16 +96,19 @@ func (d *DARTS) Observe(kind schedulers.EventKind, k, id int) {
 // tail, in plan order.
 func (d *DARTS) withdraw(k int, x int32) {
 	w := &d.w[k]
+	if w.planCnt[x] == 0 {
+		return
+	}
 	ts := d.tmp[:0]
-	for _, t := range d.users[x] {
-		if d.state[t] == stPlan && int(d.planOf[t]) == k {
+	for i := w.head; i < len(w.plan); i++ {
+		t := w.plan[i]
+		if d.state[t] == stPlan && int(d.planOf[t]) == k && int(d.planPos[t]) == i && slices.Contains(d.inputs(t), x) {
 			ts = append(ts, t)
 		}
 	}
-	slices.SortFunc(ts, func(a, b int32) int { return int(d.planPos[a] - d.planPos[b]) })
 	for _, t := range ts {
 		w.live--
-		for _, y := range d.inputs[t] {
+		for _, y := range d.inputs(t) {
 			w.planCnt[y]--
 		}
 		d.addToPool(t)
