@@ -26,9 +26,11 @@ type Options struct {
 	// ((50+b)/50)^d times the average.
 	UBFactor float64
 	// Runs is hMETIS's Nruns: each bisection is computed Runs times from
-	// independent random coarsenings and the best is kept; 0 means 20.
-	// The first 4 runs alternate the two coarsening schemes and the
-	// others use the one that did better.
+	// random coarsenings and the best is kept; 0 means 20. The first 4
+	// runs alternate the two coarsening schemes, each coarsening anew;
+	// the others reuse the hierarchies of the scheme that did better (the
+	// cheaper whole-edge scheme on a tie) with their own initial
+	// bisections.
 	Runs int
 	// VCycles is hMETIS's Vcycle mode: 1 refines the best of the Runs
 	// bisections with V-cycles, 2 every run at least as good as the best
@@ -84,15 +86,16 @@ const maxVCycleRounds = 5
 // The edges a bisection cuts are split between the two sub-hypergraphs, so
 // the bisection cuts add up exactly to the connectivity−1 of the result.
 // Each bisection is the best of opt.Runs multilevel runs:
-//   - coarsening by first-choice clustering or modified hyperedge
-//     coarsening (the first runs race the two, the rest use the winner);
+//   - coarsening by first-choice clustering (edges over 64 pins rated on
+//     a sample of their pins) or modified hyperedge coarsening (the first
+//     runs race the two, the rest reuse the winner's hierarchies);
 //   - initial bisections of the coarsest hypergraph by greedy growing or
 //     random fill, the best of several after FM;
 //   - uncoarsening with FM refinement on every level (boundary vertices,
 //     gain-ordered heaps, early exit, rollback to the best prefix) and
 //     edge-completion sweeps that move the minority pins of a cut edge at
 //     once;
-//   - V-cycles per opt.VCycles.
+//   - V-cycles per opt.VCycles, once per distinct bisection.
 //
 // Runs execute in parallel; the result does not depend on how they are
 // scheduled.
@@ -243,26 +246,64 @@ func splitmix(x uint64) uint64 {
 
 // bisect returns the best of opt.Runs multilevel bisections after the
 // V-cycles that opt.VCycles asks for.
+//
+// The first runs race the two coarsening schemes, each coarsening g its own
+// way; the other runs reuse the hierarchies of the winning scheme's race
+// runs, in turn, and differ by their initial bisection (PaToH and KaHyPar
+// likewise run several initial partitionings on one coarsest hypergraph).
+// Coarsening is most of a run's work, so Nruns cost about raceRuns
+// coarsenings plus Nruns initial bisections and refinements. A run whose
+// coarsest bisection equals an earlier one's on the same hierarchy would
+// refine to the same result, so it takes that result.
 func (p *partitioner) bisect(g *hg, b bisection, node uint64) []int8 {
 	runs := p.opt.Runs
 	res := make([]runResult, runs)
 	scheme := make([]int, runs)
-	run := func(from, to int) {
-		p.parallel(to-from, func(w *worker, i int) {
-			r := from + i
-			part := w.multilevel(g, b, scheme[r], p.rng(node, r, 0))
-			res[r] = w.evaluate(g, part, b)
+	hier := make([][]level, runs) // per run, its hierarchy (shared after the race)
+	coarse := make([][]int8, runs)
+	same := make([]int, runs) // the earlier run with the same coarsest bisection, or -1
+	refine := func(from, to int) {
+		for r := from; r < to; r++ {
+			same[r] = -1
+			for q := 0; q < r && same[r] < 0; q++ {
+				if &hier[q][0] == &hier[r][0] && slices.Equal(coarse[q], coarse[r]) {
+					same[r] = q
+				}
+			}
+		}
+		var todo []int
+		for r := from; r < to; r++ {
+			if same[r] < 0 {
+				todo = append(todo, r)
+			}
+		}
+		p.parallel(len(todo), func(w *worker, i int) {
+			r := todo[i]
+			res[r] = w.evaluate(g, w.uncoarsen(hier[r], slices.Clone(coarse[r]), b), b)
 		})
+		for r := from; r < to; r++ {
+			if q := same[r]; q >= 0 {
+				res[r] = res[q]
+			}
+		}
 	}
 	// Race the two coarsening schemes on the first runs, then give the
 	// rest to the winner: each scheme fails badly on some task sets
 	// (pairwise matching on 2D products, whole-edge contraction on
 	// Cholesky), and the race costs less than running both throughout.
+	// On a tie the whole-edge scheme wins: it rates no neighbours, which
+	// makes its V-cycles several times cheaper (the 2D product's halves
+	// tie, at the optimum).
 	race := min(runs, raceRuns)
 	for r := range race {
 		scheme[r] = r % 2
 	}
-	run(0, race)
+	p.parallel(race, func(w *worker, r int) {
+		rng := p.rng(node, r, 0)
+		hier[r], _ = w.coarsen(g, nil, scheme[r], rng)
+		coarse[r] = w.initial(hier[r][len(hier[r])-1].g, b, rng)
+	})
+	refine(0, race)
 	win := firstChoice
 	if race > 1 {
 		var best [2]runResult
@@ -271,14 +312,25 @@ func (p *partitioner) bisect(g *hg, b bisection, node uint64) []int8 {
 				best[r%2] = res[r]
 			}
 		}
-		if best[edgeCoarsening].better(best[firstChoice]) {
-			win = edgeCoarsening
+		if !best[firstChoice].better(best[edgeCoarsening]) {
+			win = edgeCoarsening // on a tie, the cheaper scheme
+		}
+	}
+	var own []int // the race runs of the winning scheme
+	for r := range race {
+		if scheme[r] == win {
+			own = append(own, r)
 		}
 	}
 	for r := race; r < runs; r++ {
 		scheme[r] = win
+		hier[r] = hier[own[(r-race)%len(own)]]
 	}
-	run(race, runs)
+	p.parallel(runs-race, func(w *worker, i int) {
+		r := race + i
+		coarse[r] = w.initial(hier[r][len(hier[r])-1].g, b, p.rng(node, r, 0))
+	})
+	refine(race, runs)
 	var todo []int
 	switch p.opt.VCycles {
 	case 1:
@@ -291,10 +343,12 @@ func (p *partitioner) bisect(g *hg, b bisection, node uint64) []int8 {
 				todo = append(todo, r)
 			}
 		}
+		todo = distinct(res, todo)
 	case 3:
 		for r := range res {
 			todo = append(todo, r)
 		}
+		todo = distinct(res, todo)
 	}
 	p.parallel(len(todo), func(w *worker, i int) {
 		r := todo[i]
@@ -307,6 +361,19 @@ func (p *partitioner) bisect(g *hg, b bisection, node uint64) []int8 {
 		}
 	})
 	return res[bestRun(res)].part
+}
+
+// distinct drops from runs those whose bisection equals that of an earlier
+// one: hMETIS refines each intermediate solution, and several runs often
+// reach the same one.
+func distinct(res []runResult, runs []int) []int {
+	var out []int
+	for _, r := range runs {
+		if !slices.ContainsFunc(out, func(q int) bool { return slices.Equal(res[q].part, res[r].part) }) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func bestRun(res []runResult) int {
