@@ -1,34 +1,48 @@
 package schedulers
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/memsched/memsched/workloads"
+)
 
 // ReadyIndex answers Ready's question — the first buffered task with the
 // fewest bytes not present — without scanning the buffer per pop, for
 // schedulers whose buffer holds thousands of tasks (dmdar queues every
-// task). Per worker it groups the tasks by missing bytes, and each group
-// keeps its tasks in a min-heap of arrival order; arrival order is buffer
-// order, so it picks exactly what Ready picks. A load or an eviction moves
-// each task reading the data to another group: a removal and an insertion
-// in heaps where the task usually stays near the bottom, instead of a
-// climb through one heap ordered by (missing bytes, arrival). Missing
-// bytes take few values (sums of a task's input sizes), so the groups are
-// few and found by a short search.
+// task). Per worker it groups the tasks by a recorded count of missing
+// bytes, and each group keeps its tasks in a min-heap of arrival order;
+// arrival order is buffer order, so it picks exactly what Ready picks.
+//
+// Keeping every count exact would move every queued task reading a data
+// at each load and eviction (600 tasks per event on the 2D product at
+// N = 600, 64 % of dmdar's time). The counts are lower bounds instead:
+// a task's count is the bytes of the inputs it counts as missing, which
+// were missing when counted. A load uncounts the data for the tasks that
+// count it (each data lists them); an eviction does nothing, leaving the
+// count low. Next checks the first task of the lowest group: if its count
+// is exact it is Ready's choice, since every other task's true count is
+// at least its group's; if not, the task counts its missing inputs anew
+// and moves up, and Next looks again. A task is thus recounted only when
+// it reaches the front, and a data reloaded before that costs nothing.
 //
 // The owner calls Add when a task is queued for a worker (handed to its
 // buffer, or planned for it), forwards its Observer events, and takes
 // Ready's choice with Next (or Pop, for a buffer).
 type ReadyIndex struct {
 	v       View
-	missing []int64  // bytes of the task's inputs not present on its worker
+	w       *workloads.Workload
+	off     []int32  // inputs of task t are slots off[t]..off[t+1]-1 (duplicates kept, as Ready counts them)
+	counted []bool   // per slot: its data is counted as missing
+	missing []int64  // per task: bytes of its counted inputs, <= its missing bytes
 	where   []int32  // worker whose buffer holds the task, -1 none
 	seq     []uint64 // arrival
 	pos     []int32  // index of the task in its group's heap
 	next    uint64
-	groups  [][]*readyGroup // per worker, by increasing missing bytes
-	users   [][]int
+	groups  [][]*readyGroup // per worker, by increasing count
+	waiting [][][]int32     // per worker and data: tasks that may count it
 }
 
-// readyGroup is the tasks of one worker missing the same bytes, in a
+// readyGroup is the tasks of one worker with the same count, in a
 // min-heap of arrival.
 type readyGroup struct {
 	missing int64
@@ -39,11 +53,18 @@ type readyGroup struct {
 func NewReadyIndex(v View) *ReadyIndex {
 	w := v.Workload()
 	n := len(w.Tasks)
-	r := &ReadyIndex{v: v, missing: make([]int64, n), where: make([]int32, n),
-		seq: make([]uint64, n), pos: make([]int32, n), users: w.Users(),
-		groups: make([][]*readyGroup, v.Workers())}
+	r := &ReadyIndex{v: v, w: w, off: make([]int32, n+1), missing: make([]int64, n), where: make([]int32, n),
+		seq: make([]uint64, n), pos: make([]int32, n),
+		groups: make([][]*readyGroup, v.Workers()), waiting: make([][][]int32, v.Workers())}
+	for t, task := range w.Tasks {
+		r.off[t+1] = r.off[t] + int32(len(task.Inputs))
+	}
+	r.counted = make([]bool, r.off[n])
 	for i := range r.where {
 		r.where[i] = -1
+	}
+	for k := range r.waiting {
+		r.waiting[k] = make([][]int32, len(w.Data))
 	}
 	return r
 }
@@ -51,50 +72,90 @@ func NewReadyIndex(v View) *ReadyIndex {
 // Add records that task entered worker's buffer.
 func (r *ReadyIndex) Add(worker, task int) {
 	r.next++
-	r.missing[task], r.where[task], r.seq[task] = MissingBytes(r.v, worker, task), int32(worker), r.next
+	r.where[task], r.seq[task], r.missing[task] = int32(worker), r.next, 0
+	r.count(worker, task)
 	r.push(worker, task)
 }
 
-// Observe keeps missing bytes current: data becomes present when its load
-// starts and absent when evicted.
+// count counts every missing input of a task that is not counted yet.
+func (r *ReadyIndex) count(worker, task int) {
+	for i, d := range r.w.Tasks[task].Inputs {
+		s := int(r.off[task]) + i
+		if !r.counted[s] && !r.v.Present(worker, d) {
+			r.counted[s] = true
+			r.missing[task] += r.w.Data[d].Bytes
+			r.waiting[worker][d] = append(r.waiting[worker][d], int32(task))
+		}
+	}
+}
+
+// Observe keeps the counts lower bounds: a data starting to load is no
+// longer missing for the tasks counting it; an eviction changes nothing
+// until the task reaches the front (see Next).
 func (r *ReadyIndex) Observe(kind EventKind, worker, id int) {
-	var delta int64
-	switch kind {
-	case LoadStarted:
-		delta = -r.v.Workload().Data[id].Bytes
-	case Evicted:
-		delta = r.v.Workload().Data[id].Bytes
-	default:
+	if kind != LoadStarted {
 		return
 	}
-	for _, t := range r.users[id] {
-		if int(r.where[t]) == worker {
+	ws := r.waiting[worker][id]
+	b := r.w.Data[id].Bytes
+	for _, t32 := range ws {
+		t := int(t32)
+		if int(r.where[t]) != worker {
+			continue // left the buffer, or queued elsewhere now
+		}
+		var drop int64
+		for i, d := range r.w.Tasks[t].Inputs {
+			if s := int(r.off[t]) + i; d == id && r.counted[s] {
+				r.counted[s] = false
+				drop += b
+			}
+		}
+		if drop > 0 {
 			r.remove(worker, t)
-			r.missing[t] += delta
+			r.missing[t] -= drop
 			r.push(worker, t)
 		}
 	}
+	r.waiting[worker][id] = ws[:0]
 }
 
 // Remove forgets a task, wherever it is queued.
 func (r *ReadyIndex) Remove(task int) {
 	if w := r.where[task]; w >= 0 {
-		r.remove(int(w), task)
-		r.where[task] = -1
+		r.forget(int(w), task)
 	}
 }
 
-// Next returns and forgets Ready's choice among the worker's tasks.
+func (r *ReadyIndex) forget(worker, task int) {
+	r.remove(worker, task)
+	r.where[task] = -1
+	clear(r.counted[r.off[task]:r.off[task+1]])
+}
+
+// Next returns and forgets Ready's choice among the worker's tasks: the
+// first task of the lowest group whose count is exact.
 func (r *ReadyIndex) Next(worker int) int {
-	for _, g := range r.groups[worker] {
-		if len(g.tasks) > 0 {
-			t := g.tasks[0]
-			r.remove(worker, t)
+	for {
+		var t int = -1
+		for _, g := range r.groups[worker] {
+			if len(g.tasks) > 0 {
+				t = g.tasks[0]
+				break
+			}
+		}
+		if t < 0 {
+			panic("schedulers: ReadyIndex.Next on a worker with no task")
+		}
+		before := r.missing[t]
+		r.remove(worker, t)
+		r.count(worker, t)
+		if r.missing[t] == before {
 			r.where[t] = -1
+			clear(r.counted[r.off[t]:r.off[t+1]])
 			return t
 		}
+		r.push(worker, t) // its count was low: it moves up
 	}
-	panic("schedulers: ReadyIndex.Next on a worker with no task")
 }
 
 // Pop returns the index in buffer of Ready's choice and forgets the task.
