@@ -16,11 +16,11 @@ const (
 	minCoarsest      = 8    // ... but never coarsen below this many
 	minShrink        = 0.95 // ... or when a level keeps more than this fraction
 	maxRatingEdge    = 1000 // larger edges are ignored when rating neighbours (KaHyPar's cmaxnet default)
-	sampleAbove      = 64   // larger edges rate a window of samplePins pins
-	samplePins       = 16
-	initialTries     = 10 // initial bisections of the coarsest hypergraph
-	maxFMPasses      = 8  // FM passes per level (stops earlier if no gain)
-	clusterWeightDiv = 60 // a cluster weighs at most W/clusterWeightDiv
+	sampleAbove      = 64   // larger edges are rated on a window of their pins (see sample)
+	samplePins       = 16   // ... of this many pins
+	initialTries     = 10   // initial bisections of the coarsest hypergraph
+	maxFMPasses      = 8    // FM passes per level (stops earlier if no gain)
+	clusterWeightDiv = 60   // a cluster weighs at most W/clusterWeightDiv
 	// A whole edge may be contracted up to W/edgeWeightDiv: a block-row of
 	// an N×N product weighs W/N, and W/60 would keep rows apart for N < 60.
 	edgeWeightDiv = 16
