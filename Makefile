@@ -1,35 +1,63 @@
 # memsched: build, test, and reproduce the papers' tables and figures.
 #   make reproduce-quick   preview of every suite (at most 4 values per axis) in out/quick/
-#   make reproduce         every suite in full: results/, paper/REPRODUCTION.md, paper/figures/
+#   make reproduce         every suite: results/, paper/REPRODUCTION.md, paper/figures/; the sweeps
+#                          resume, so on a fresh clone (every run in results/) it only rebuilds the report
+#   make reproduce-fresh   the same, rerunning every run from scratch
 
 GO      ?= go
 BIN     := bin/memsched
+# The commit (and -dirty) stamped into the binary, so records name their code
+# also under -buildvcs=false; empty outside a git checkout (see internal/buildinfo).
+COMMIT  := $(shell git describe --always --dirty --abbrev=40 --exclude='*' 2>/dev/null)
+LDFLAGS := -X github.com/memsched/memsched/internal/buildinfo.stamp=$(COMMIT)
 # Extra sweep flags, e.g. SWEEP="-j 8 --timeout 30m".
 SWEEP   ?=
 SUITES  := $(sort $(filter-out suites/quick.toml,$(wildcard suites/*.toml suites/*/*.toml)))
 RESULTS := $(patsubst suites/%.toml,results/%.jsonl,$(SUITES))
 QUICK   := out/quick
 
-.PHONY: build test bench reproduce reproduce-quick
+FIT     := paper/fit/v100-gemini.toml
+
+.PHONY: build test bench fit reproduce reproduce-fresh reproduce-quick
 
 build:
-	$(GO) build -o $(BIN) ./cmd/memsched
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/memsched
 
 test:
 	$(GO) test ./...
 
+# Benchmarks in the Go benchmark format, which benchstat compares:
+#   make bench > old.txt; (change the code); make bench > new.txt
+#   benchstat old.txt new.txt     (go install golang.org/x/perf/cmd/benchstat@latest)
+# BENCH selects benchmarks, PKGS packages, COUNT repetitions (6 by default:
+# benchstat needs 6 for a 95% confidence interval; all of them take ~6 min).
+BENCH ?= .
+PKGS  ?= ./...
+COUNT ?= 6
 bench:
-	$(GO) test -run xxx -bench . ./...
+	@$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(COUNT) $(PKGS)
+
+# Refit the preset's uncertain parameters on the declared training series (issue 11):
+# writes hardware/presets/fitted/v100-gemini.toml and results/fit/v100-gemini.json (training
+# and test errors, the search, each rule's sensitivity). Then `make reproduce` reruns what the
+# new values change. About 20 minutes on two cores.
+fit: build
+	$(BIN) fit $(FIT)
 
 # A sweep resumes where it stopped, so rerunning after an interruption (or
-# after adding a scheduler block) only runs what is missing.
+# after adding a scheduler block) only runs what is missing, and after a
+# scheduler or model version bump only that code's runs.
 reproduce: build
 	@set -e; for s in $(SUITES); do \
 	  r=results/$${s#suites/}; \
 	  $(BIN) sweep $$s $(SWEEP) -o $${r%.toml}.jsonl; \
 	done
 	$(BIN) report --reproduction paper/REPRODUCTION.md --claims paper --suites suites \
-	  --figures paper/figures $(RESULTS)
+	  --figures paper/figures --headline README.md --fit $(FIT) $(RESULTS)
+
+# Every run again, from empty results files.
+reproduce-fresh:
+	$(MAKE) reproduce SWEEP="--fresh $(SWEEP)"
 
 # The preview limits each run to 20 s: a point that takes longer shows as a
 # timeout row in the preview; make reproduce runs it in full.
@@ -40,6 +68,6 @@ reproduce-quick: build
 	  r=$(QUICK)/results/$${s#suites/}; \
 	  $(BIN) sweep $$s --quick 4 --timeout 20s $(SWEEP) -o $${r%.toml}.jsonl; \
 	done
-	$(BIN) report --reproduction $(QUICK)/REPRODUCTION.md --claims paper --suites suites \
-	  --figures $(QUICK)/figures $(patsubst suites/%.toml,$(QUICK)/results/%.jsonl,suites/quick.toml $(SUITES))
+	$(BIN) report --preview --reproduction $(QUICK)/REPRODUCTION.md --claims paper --suites suites \
+	  --figures $(QUICK)/figures --fit $(FIT) $(patsubst suites/%.toml,$(QUICK)/results/%.jsonl,suites/quick.toml $(SUITES))
 	@echo "preview: $(QUICK)/REPRODUCTION.md (figures in $(QUICK)/figures/)"

@@ -8,36 +8,62 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"os"
+	"path"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/memsched/memsched/internal/suggest"
 )
 
-//go:embed presets/*.toml
+//go:embed presets/*.toml presets/fitted/*.toml
 var presetFS embed.FS
 
 // MiB is the papers' "MB".
 const MiB = 1 << 20
 
-// Platform is one run's machine: how many GPUs are used, their memory cap,
-// the links from host memory to each GPU, and kernel speeds.
+// Platform is one run's machine: its workers (GPUs, CPU cores), the memory
+// nodes they compute from (each GPU's memory, main RAM, possibly capped),
+// the home node where data live at the start (main RAM, or a disk for the
+// out-of-core runs of thesis §5.7), the links between them, and kernel
+// speeds per worker kind. Nodes() and Workers() give the layout.
 type Platform struct {
 	Name        string  `toml:"name" json:"name"`
 	Description string  `toml:"description" json:"-"`
-	MaxGPUs     int     `toml:"max_gpus" json:"-"`
+	MaxGPUs     int     `toml:"max_gpus" json:"max_gpus"`
+	MaxCPUs     int     `toml:"max_cpus" json:"max_cpus,omitempty"`
 	PhysicalMiB float64 `toml:"physical_memory_mib" json:"-"`
 	MemoryMiB   float64 `toml:"memory_mib" json:"memory_mib"`
+	// Home is where data live at the start and are written back to: "ram"
+	// (the default: main memory, uncapped) or "disk" (out of core: data
+	// come from disk into a RAM capped at MemoryMiB, thesis §5.7).
+	Home string `toml:"home" json:"home,omitempty"`
 
-	GPUs        int   `toml:"-" json:"gpus"`
-	MemoryBytes int64 `toml:"-" json:"memory_bytes"` // per GPU; derived from MemoryMiB unless set directly
+	// GPUs and CPUs are the run's workers; a preset's values are defaults.
+	GPUs        int   `toml:"gpus" json:"gpus"`
+	CPUs        int   `toml:"cpus" json:"cpus,omitempty"`
+	MemoryBytes int64 `toml:"-" json:"memory_bytes"` // per capped node; derived from MemoryMiB unless set directly
 
-	Topology Topology          `toml:"-" json:"topology"`
-	Kernels  map[string]Kernel `toml:"-" json:"kernels"`
-	Runtime  Runtime           `toml:"-" json:"runtime"`
+	Topology Topology `toml:"-" json:"topology"`
+	// NVLinkPairs is the [topology] key nvlink_pairs: the NVLink
+	// connections as [gpu a, gpu b, links] triples (the gemini node pairs
+	// some GPUs with two links, thesis Fig. 4.1). Empty with nvlink on:
+	// every pair has one link. A pair not listed has no NVLink; its peer
+	// copies cross PCIe (PeerPath). Kept outside Topology so that the hash
+	// of platforms without a table is unchanged.
+	NVLinkPairs [][]int           `toml:"-" json:"nvlink_pairs,omitempty"`
+	Kernels     map[string]Kernel `toml:"-" json:"kernels"`
+	Runtime     Runtime           `toml:"-" json:"runtime"`
 }
 
 // Topology is a tree of PCIe links from host RAM (NUMA node 0) to the GPUs,
@@ -51,13 +77,53 @@ type Topology struct {
 	InterNUMAGBps  float64 `toml:"inter_numa_gbps" json:"inter_numa_gbps"`
 	NVLink         bool    `toml:"nvlink" json:"nvlink"`
 	NVLinkGBps     float64 `toml:"nvlink_gbps" json:"nvlink_gbps"`
+	// StridedGBps caps a copy of a strided datum (workloads.Data.Strided:
+	// a sub-block of a larger host matrix, copied row by row) between main
+	// memory and a GPU; 0 = no cap (the links alone).
+	StridedGBps float64 `toml:"strided_gbps" json:"strided_gbps,omitempty"`
+	// DiskGBps is the disk's bandwidth, shared by reads and writes, when
+	// Home is "disk".
+	DiskGBps float64 `toml:"disk_gbps" json:"disk_gbps,omitempty"`
+	// NoTransfers makes every copy instantaneous and memory unlimited:
+	// the communication-free simulation of MulTreePrio (COMPAS 2022 §4:
+	// "does not take into account data communication").
+	NoTransfers bool `toml:"no_transfers" json:"no_transfers,omitempty"`
 }
 
-// Kernel is the speed of one kernel on one GPU: a throughput, or a fixed
+// Rate is a kernel's speed on one kind of worker: a throughput, or a fixed
 // duration when Seconds > 0 (calibrated presets measure durations).
-type Kernel struct {
+type Rate struct {
 	GFlops  float64 `toml:"gflops" json:"gflops,omitempty"`
 	Seconds float64 `toml:"seconds" json:"seconds,omitempty"`
+}
+
+func (r Rate) ok() bool { return r.GFlops > 0 || r.Seconds > 0 }
+
+// Kernel is the speed of one kernel: its Rate on a GPU (the GPU is this
+// tool's first worker kind, so the rate of [kernel.gemm] is the GPU's),
+// and on a CPU core when CPU is set. A kernel with no rate for a kind
+// cannot run on that kind's workers.
+type Kernel struct {
+	Rate
+	CPU *Rate `toml:"cpu" json:"cpu,omitempty"`
+}
+
+// Worker kinds.
+const (
+	GPU = "gpu"
+	CPU = "cpu"
+)
+
+// On returns the kernel's rate on a worker kind, false when it cannot run
+// there.
+func (k Kernel) On(kind string) (Rate, bool) {
+	if kind == CPU {
+		if k.CPU == nil || !k.CPU.ok() {
+			return Rate{}, false
+		}
+		return *k.CPU, true
+	}
+	return k.Rate, k.Rate.ok()
 }
 
 // Runtime holds the StarPU settings that shape the pipeline and the memory
@@ -97,13 +163,49 @@ type Runtime struct {
 	// engine is idle (false: StarPU allocates each request as soon as it
 	// handles it and queues its copy on the GPU's host-to-GPU stream).
 	JustInTime bool `toml:"just_in_time" json:"just_in_time,omitempty"`
+	// SchedCost is what scheduling costs the worker a call is made for:
+	// "none" (the default: decisions are free, the papers' simulations),
+	// "measured" (this program's own wall time: not reproducible), or
+	// "model" (the elementary operations the papers' StarPU implementation
+	// of the scheduler performs, as each scheduler counts them, times
+	// OpSeconds: the papers' real runs, reproducibly).
+	SchedCost string `toml:"sched_cost" json:"sched_cost,omitempty"`
+	// OpSeconds is the cost of one elementary scheduler operation under
+	// SchedCost = "model" (a step through a linked structure: View.Count),
+	// ArrayOpSeconds of one comparison over a contiguous array
+	// (View.CountArray).
+	OpSeconds      float64 `toml:"op_seconds" json:"op_seconds,omitempty"`
+	ArrayOpSeconds float64 `toml:"array_op_seconds" json:"array_op_seconds,omitempty"`
+	// DurationCV is the coefficient of variation of task durations: each
+	// task's kernel time is multiplied by a lognormal factor of mean 1 and
+	// this relative spread, drawn from the run's seed and the task's id, so
+	// every scheduler sees the same durations for a seed (0: every task
+	// takes exactly its kernel's time).
+	DurationCV float64 `toml:"duration_cv" json:"duration_cv,omitempty"`
+	// FlushInMakespan counts the final write-back of modified data in the
+	// makespan (false: the timed region ends with the last task, as the
+	// papers' benchmarks stop their clock at starpu_task_wait_for_all and
+	// unregister the data afterwards).
+	FlushInMakespan bool `toml:"flush_in_makespan" json:"flush_in_makespan,omitempty"`
 }
 
 type presetFile struct {
+	// Fitted names a file of fitted values (relative to the preset) that
+	// override the preset's: [topology], [runtime] and [kernel.NAME] keys
+	// written by `memsched fit` (issue 11), so that a refit never edits the
+	// preset's cited numbers.
+	Fitted   string            `toml:"fitted"`
 	Platform Platform          `toml:"platform"`
-	Topology Topology          `toml:"topology"`
+	Topology topologyFile      `toml:"topology"`
 	Kernel   map[string]Kernel `toml:"kernel"`
 	Runtime  Runtime           `toml:"runtime"`
+}
+
+// topologyFile is the [topology] table: the Topology numbers and the
+// NVLink table.
+type topologyFile struct {
+	Topology
+	NVLinkPairs [][]int `toml:"nvlink_pairs"`
 }
 
 // Presets lists the embedded preset names.
@@ -111,7 +213,9 @@ func Presets() []string {
 	ents, _ := presetFS.ReadDir("presets")
 	var names []string
 	for _, e := range ents {
-		names = append(names, strings.TrimSuffix(e.Name(), ".toml"))
+		if !e.IsDir() {
+			names = append(names, strings.TrimSuffix(e.Name(), ".toml"))
+		}
 	}
 	sort.Strings(names)
 	return names
@@ -121,83 +225,321 @@ func Presets() []string {
 func Load(name string) (*Platform, error) {
 	var data []byte
 	var err error
+	var read func(rel string) ([]byte, error)
 	if strings.HasSuffix(name, ".toml") || strings.ContainsRune(name, filepath.Separator) {
 		data, err = os.ReadFile(name)
+		read = func(rel string) ([]byte, error) { return os.ReadFile(filepath.Join(filepath.Dir(name), rel)) }
 	} else {
 		data, err = presetFS.ReadFile("presets/" + name + ".toml")
 		if err != nil {
-			return nil, fmt.Errorf("unknown platform %q; presets: %s (or give a path to a .toml file)", name, strings.Join(Presets(), ", "))
+			return nil, fmt.Errorf("unknown platform %q%s; presets: %s (or give a path to a .toml file)", name, suggest.Closest(name, Presets()), strings.Join(Presets(), ", "))
 		}
+		read = func(rel string) ([]byte, error) { return presetFS.ReadFile(path.Join("presets", rel)) }
 	}
 	if err != nil {
 		return nil, err
 	}
-	return Parse(name, data)
+	return parse(name, data, read)
 }
 
-// Parse decodes a preset, rejecting unknown keys.
-func Parse(name string, data []byte) (*Platform, error) {
-	var f presetFile
-	md, err := toml.Decode(string(data), &f)
+// required are the keys a platform file must set (table.key) when its
+// condition holds; a missing one would silently be 0.
+var required = []struct {
+	key, what string
+	when      func(f *presetFile) bool
+}{
+	{"platform.name", "the platform's name", always},
+	{"platform.max_gpus", "how many GPUs the machine has (or give max_cpus for a machine computing on CPUs only)", func(f *presetFile) bool { return f.Platform.MaxCPUs == 0 }},
+	{"platform.memory_mib", "the default memory cap per GPU in MiB (the papers' 500), or of the RAM out of core", always},
+	{"topology.gpu_link_gbps", "the bandwidth of each GPU's PCIe link in GB/s", hasGPUs},
+	{"topology.gpus_per_switch", "how many GPUs share a PCIe switch", hasGPUs},
+	{"topology.switch_link_gbps", "the bandwidth of a switch's uplink in GB/s", hasGPUs},
+	{"topology.gpus_per_numa", "how many GPUs share a NUMA node's link", hasGPUs},
+	{"topology.numa_link_gbps", "the bandwidth of a NUMA node's link in GB/s", hasGPUs},
+	{"topology.inter_numa_gbps", "the bandwidth between NUMA nodes in GB/s", hasGPUs},
+	{"topology.disk_gbps", "the disk's bandwidth in GB/s (home = disk)", func(f *presetFile) bool { return f.Platform.Home == HomeDisk }},
+	{"runtime.buffer", "the task buffer depth per worker (StarPU's NTASKS_THRESHOLD, 10)", always},
+	{"runtime.pipeline", "the popped tasks per GPU (StarPU's CUDA_PIPELINE, 5)", always},
+}
+
+func always(*presetFile) bool    { return true }
+func hasGPUs(f *presetFile) bool { return f.Platform.MaxGPUs > 0 && !f.Topology.NoTransfers }
+
+// Parse decodes a platform file, rejecting unknown keys (with the closest
+// known one) and missing required keys, then checks it. A file naming a
+// fitted file must be loaded with Load, which finds it.
+func Parse(name string, data []byte) (*Platform, error) { return parse(name, data, nil) }
+
+func decodePreset(name string, data []byte, f *presetFile) (toml.MetaData, error) {
+	md, err := toml.Decode(string(data), f)
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return md, fmt.Errorf("platform %s: line %d: %s; fix the TOML syntax", name, pe.Position.Line, pe.Message)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("platform %s: %w", name, err)
+		return md, fmt.Errorf("platform %s: %w", name, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return nil, fmt.Errorf("platform %s: unknown key %q", name, und[0].String())
+		return md, fmt.Errorf("platform %s: unknown key %q%s", name, und[0].String(), closestKey(und[0]))
+	}
+	return md, nil
+}
+
+func parse(name string, data []byte, read func(rel string) ([]byte, error)) (*Platform, error) {
+	var f presetFile
+	md, err := decodePreset(name, data, &f)
+	if err != nil {
+		return nil, err
+	}
+	if f.Fitted != "" {
+		if read == nil {
+			return nil, fmt.Errorf("platform %s: fitted = %q names a file; load the platform from its file", name, f.Fitted)
+		}
+		fd, err := read(f.Fitted)
+		if err != nil {
+			return nil, fmt.Errorf("platform %s: fitted values %s: %v", name, f.Fitted, err)
+		}
+		// The fitted values decode over the preset's, through the same
+		// struct; they may only set [topology], [runtime] and [kernel.*].
+		var top map[string]any
+		_, err = toml.Decode(string(fd), &top)
+		for _, k := range slices.Sorted(maps.Keys(top)) {
+			if err == nil && k != "topology" && k != "runtime" && k != "kernel" {
+				err = fmt.Errorf("unknown table %q; a fitted file sets [topology], [runtime] and [kernel.NAME] keys", k)
+			}
+		}
+		if err == nil {
+			_, err = decodePreset(f.Fitted, fd, &f)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("platform %s: fitted values %s: %v", name, f.Fitted, err)
+		}
+	}
+	for _, r := range required {
+		table, key, _ := strings.Cut(r.key, ".")
+		if r.when(&f) && !md.IsDefined(table, key) {
+			return nil, fmt.Errorf("platform %s: %s is missing; set it to %s", name, r.key, r.what)
+		}
+	}
+	if len(f.Kernel) == 0 {
+		return nil, fmt.Errorf("platform %s: no [kernel.NAME] table; give each kernel's speed, e.g. [kernel.gemm] gflops = 13253", name)
 	}
 	p := f.Platform
-	p.Topology = f.Topology
+	p.Topology = f.Topology.Topology
+	p.NVLinkPairs = f.Topology.NVLinkPairs
 	p.Kernels = f.Kernel
 	p.Runtime = f.Runtime
-	p.GPUs = 1
+	if p.GPUs == 0 && p.CPUs == 0 {
+		// A preset that names no default: one GPU, else every CPU core.
+		if p.MaxGPUs > 0 {
+			p.GPUs = 1
+		} else {
+			p.CPUs = p.MaxCPUs
+		}
+	}
 	p.MemoryBytes = int64(p.MemoryMiB * MiB)
 	return &p, p.Check()
 }
 
-// Check reports the first inconsistency of a platform.
+// Home values.
+const (
+	HomeRAM  = "ram"
+	HomeDisk = "disk"
+)
+
+// OutOfCore reports whether data live on disk and workers compute from a
+// capped RAM (thesis §5.7).
+func (p *Platform) OutOfCore() bool { return p.Home == HomeDisk }
+
+// closestKey suggests the known key nearest to an unknown one, from the
+// toml tags of the table's struct.
+func closestKey(k toml.Key) string {
+	var typ reflect.Type
+	switch {
+	case len(k) == 1:
+		return suggest.Closest(k[0], tomlKeys(reflect.TypeOf(presetFile{})))
+	case k[0] == "platform":
+		typ = reflect.TypeOf(Platform{})
+	case k[0] == "topology":
+		typ = reflect.TypeOf(Topology{})
+	case k[0] == "runtime":
+		typ = reflect.TypeOf(Runtime{})
+	case k[0] == "kernel":
+		return suggest.Closest(k[len(k)-1], append(tomlKeys(reflect.TypeOf(Rate{})), "cpu"))
+	default:
+		return ""
+	}
+	return suggest.Closest(k[len(k)-1], tomlKeys(typ))
+}
+
+func tomlKeys(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); tag != "" && tag != "-" {
+			out = append(out, tag)
+		}
+	}
+	return out
+}
+
+// positive says whether v is a usable positive number (not NaN or infinite).
+func positive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
+
+// Check reports the first inconsistency of a platform, naming the key.
 func (p *Platform) Check() error {
 	t := p.Topology
-	switch {
-	case p.Name == "":
-		return fmt.Errorf("platform has no name")
-	case p.GPUs < 1:
-		return fmt.Errorf("platform %s: %d GPUs; need at least 1", p.Name, p.GPUs)
-	case p.MaxGPUs > 0 && p.GPUs > p.MaxGPUs:
-		return fmt.Errorf("platform %s has %d GPUs; %d asked", p.Name, p.MaxGPUs, p.GPUs)
-	case p.MemoryBytes <= 0:
-		return fmt.Errorf("platform %s: memory per GPU must be positive", p.Name)
-	case t.GPULinkGBps <= 0 || t.SwitchLinkGBps <= 0 || t.NUMALinkGBps <= 0 || t.InterNUMAGBps <= 0:
-		return fmt.Errorf("platform %s: every link bandwidth must be positive", p.Name)
-	case t.GPUsPerSwitch < 1 || t.GPUsPerNUMA < t.GPUsPerSwitch:
-		return fmt.Errorf("platform %s: gpus_per_switch must be >= 1 and <= gpus_per_numa", p.Name)
-	case t.NVLink && t.NVLinkGBps <= 0:
-		return fmt.Errorf("platform %s: nvlink on needs nvlink_gbps > 0", p.Name)
-	case p.Runtime.Buffer < 1 || p.Runtime.Pipeline < 1:
-		return fmt.Errorf("platform %s: runtime buffer and pipeline must be >= 1", p.Name)
-	case p.Runtime.ReclaimFactor < 0:
-		return fmt.Errorf("platform %s: runtime reclaim_factor must be >= 0", p.Name)
-	case p.Runtime.AllocSync != "" && p.Runtime.AllocSync != "none" && p.Runtime.AllocSync != "evict" && p.Runtime.AllocSync != "all":
-		return fmt.Errorf("platform %s: runtime alloc_sync is %q; use none, evict or all", p.Name, p.Runtime.AllocSync)
+	if p.Name == "" {
+		return fmt.Errorf("platform has no name; set [platform] name")
 	}
-	for k, v := range p.Kernels {
-		if v.GFlops <= 0 && v.Seconds <= 0 {
-			return fmt.Errorf("platform %s: kernel %s needs gflops or seconds", p.Name, k)
+	if p.MaxGPUs < 0 || p.MaxCPUs < 0 || p.MaxGPUs == 0 && p.MaxCPUs == 0 {
+		return fmt.Errorf("platform %s: max_gpus = %d, max_cpus = %d; give the number of GPUs of the machine (at least 1), or of CPU cores for a machine computing on CPUs only", p.Name, p.MaxGPUs, p.MaxCPUs)
+	}
+	if p.GPUs < 0 || p.GPUs > p.MaxGPUs {
+		return fmt.Errorf("platform %s has %d GPUs; %d asked: use 0 to %d", p.Name, p.MaxGPUs, p.GPUs, p.MaxGPUs)
+	}
+	if p.CPUs < 0 || p.CPUs > p.MaxCPUs {
+		return fmt.Errorf("platform %s has %d CPU cores for workers; %d asked: use 0 to %d", p.Name, p.MaxCPUs, p.CPUs, p.MaxCPUs)
+	}
+	if p.GPUs+p.CPUs < 1 {
+		return fmt.Errorf("platform %s: no worker; ask for at least one GPU or CPU core", p.Name)
+	}
+	switch {
+	case p.Home != "" && p.Home != HomeRAM && p.Home != HomeDisk:
+		return fmt.Errorf("platform %s: home = %q; use %q (data in main memory) or %q (out of core)%s", p.Name, p.Home, HomeRAM, HomeDisk, suggest.Closest(p.Home, []string{HomeRAM, HomeDisk}))
+	case p.OutOfCore() && p.GPUs > 0:
+		return fmt.Errorf("platform %s: an out-of-core platform (home = disk) has CPU workers only; %d GPUs asked", p.Name, p.GPUs)
+	case p.OutOfCore() && !t.NoTransfers && !positive(t.DiskGBps):
+		return fmt.Errorf("platform %s: home = disk needs disk_gbps, a positive number of GB/s; it is %g", p.Name, t.DiskGBps)
+	}
+	if !(p.PhysicalMiB >= 0) || math.IsInf(p.PhysicalMiB, 1) {
+		return fmt.Errorf("platform %s: physical_memory_mib = %g; give the memory of a GPU (or of the RAM out of core) in MiB (or leave it out when unknown)", p.Name, p.PhysicalMiB)
+	}
+	if capped := p.GPUs > 0 || p.OutOfCore(); capped && !t.NoTransfers {
+		if !positive(p.MemoryMiB) || p.MemoryBytes <= 0 {
+			return fmt.Errorf("platform %s: memory per GPU is %g MiB (%d bytes); it must be positive", p.Name, p.MemoryMiB, p.MemoryBytes)
+		}
+		if p.PhysicalMiB > 0 && p.MemoryBytes > int64(p.PhysicalMiB*MiB) {
+			return fmt.Errorf("platform %s: memory per GPU %g MiB exceeds the GPU's physical %g MiB; use at most %g (0 on the command line or in a suite means the whole memory)", p.Name, p.MemoryMiB, p.PhysicalMiB, p.PhysicalMiB)
+		}
+	}
+	if p.GPUs > 0 && !t.NoTransfers {
+		for _, l := range []struct {
+			key string
+			v   float64
+		}{{"gpu_link_gbps", t.GPULinkGBps}, {"switch_link_gbps", t.SwitchLinkGBps}, {"numa_link_gbps", t.NUMALinkGBps}, {"inter_numa_gbps", t.InterNUMAGBps}} {
+			if !positive(l.v) {
+				return fmt.Errorf("platform %s: %s = %g; a bandwidth must be a positive number of GB/s", p.Name, l.key, l.v)
+			}
+		}
+	}
+	switch {
+	case p.GPUs > 0 && (t.GPUsPerSwitch < 1 || t.GPUsPerNUMA < t.GPUsPerSwitch):
+		return fmt.Errorf("platform %s: gpus_per_switch = %d, gpus_per_numa = %d; need 1 <= gpus_per_switch <= gpus_per_numa", p.Name, t.GPUsPerSwitch, t.GPUsPerNUMA)
+	case t.NVLink && !positive(t.NVLinkGBps):
+		return fmt.Errorf("platform %s: nvlink is on but nvlink_gbps = %g; give a positive bandwidth in GB/s", p.Name, t.NVLinkGBps)
+	case t.NVLink && p.nvlinkTableError() != "":
+		return fmt.Errorf("platform %s: nvlink_pairs: %s", p.Name, p.nvlinkTableError())
+	case t.NVLinkGBps < 0 || math.IsNaN(t.NVLinkGBps) || math.IsInf(t.NVLinkGBps, 1):
+		return fmt.Errorf("platform %s: nvlink_gbps = %g; give a positive bandwidth in GB/s", p.Name, t.NVLinkGBps)
+	case !(t.StridedGBps >= 0) || math.IsInf(t.StridedGBps, 1):
+		return fmt.Errorf("platform %s: strided_gbps = %g; give the GB/s of a strided copy (0: no cap)", p.Name, t.StridedGBps)
+	case p.Runtime.Buffer < 1:
+		return fmt.Errorf("platform %s: runtime buffer = %d; use at least 1 (StarPU's NTASKS_THRESHOLD, 10)", p.Name, p.Runtime.Buffer)
+	case p.Runtime.Pipeline < 1:
+		return fmt.Errorf("platform %s: runtime pipeline = %d; use at least 1 (StarPU's CUDA_PIPELINE, 5)", p.Name, p.Runtime.Pipeline)
+	case !(p.Runtime.ReclaimFactor >= 0) || math.IsInf(p.Runtime.ReclaimFactor, 1):
+		return fmt.Errorf("platform %s: runtime reclaim_factor = %g; use a number >= 0 (StarPU: 2)", p.Name, p.Runtime.ReclaimFactor)
+	case p.Runtime.AllocSync != "" && p.Runtime.AllocSync != "none" && p.Runtime.AllocSync != "evict" && p.Runtime.AllocSync != "all":
+		return fmt.Errorf("platform %s: runtime alloc_sync is %q; use none, evict or all%s", p.Name, p.Runtime.AllocSync, suggest.Closest(p.Runtime.AllocSync, []string{"none", "evict", "all"}))
+	case p.Runtime.SchedCost != "" && p.Runtime.SchedCost != "none" && p.Runtime.SchedCost != "measured" && p.Runtime.SchedCost != "model":
+		return fmt.Errorf("platform %s: runtime sched_cost is %q; use none, measured or model%s", p.Name, p.Runtime.SchedCost, suggest.Closest(p.Runtime.SchedCost, []string{"none", "measured", "model"}))
+	case !(p.Runtime.OpSeconds >= 0 && p.Runtime.OpSeconds < 1):
+		return fmt.Errorf("platform %s: runtime op_seconds = %v; use the seconds one scheduler operation costs, in [0, 1)", p.Name, p.Runtime.OpSeconds)
+	case !(p.Runtime.ArrayOpSeconds >= 0 && p.Runtime.ArrayOpSeconds < 1):
+		return fmt.Errorf("platform %s: runtime array_op_seconds = %v; use the seconds one array comparison costs, in [0, 1)", p.Name, p.Runtime.ArrayOpSeconds)
+	case !(p.Runtime.DurationCV >= 0 && p.Runtime.DurationCV <= 10):
+		return fmt.Errorf("platform %s: runtime duration_cv = %v; use a relative spread in [0, 10] (0: deterministic durations)", p.Name, p.Runtime.DurationCV)
+	}
+	for _, k := range p.kernelNames() {
+		v := p.Kernels[k]
+		bad := func(r Rate) bool {
+			return math.IsNaN(r.GFlops) || math.IsNaN(r.Seconds) || r.GFlops < 0 || r.Seconds < 0 || math.IsInf(r.GFlops, 0) || math.IsInf(r.Seconds, 0)
+		}
+		switch {
+		case bad(v.Rate) || !v.Rate.ok() && (v.CPU == nil || !v.CPU.ok()):
+			return fmt.Errorf("platform %s: kernel %s has gflops = %g, seconds = %g; give gflops > 0 or seconds > 0 (finite), on a GPU or as cpu = {...}", p.Name, k, v.GFlops, v.Seconds)
+		case v.CPU != nil && (bad(*v.CPU) || !v.CPU.ok()):
+			return fmt.Errorf("platform %s: kernel %s has cpu = {gflops = %g, seconds = %g}; give gflops > 0 or seconds > 0 (finite)", p.Name, k, v.CPU.GFlops, v.CPU.Seconds)
 		}
 	}
 	return nil
 }
 
+func (p *Platform) kernelNames() []string {
+	names := make([]string, 0, len(p.Kernels))
+	for k := range p.Kernels {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
 // Clone returns a deep copy, for per-run overrides.
 func (p *Platform) Clone() *Platform {
 	q := *p
+	q.NVLinkPairs = make([][]int, len(p.NVLinkPairs))
+	for i, pr := range p.NVLinkPairs {
+		q.NVLinkPairs[i] = append([]int(nil), pr...)
+	}
 	q.Kernels = make(map[string]Kernel, len(p.Kernels))
 	for k, v := range p.Kernels {
+		if v.CPU != nil {
+			c := *v.CPU
+			v.CPU = &c
+		}
 		q.Kernels[k] = v
 	}
 	return &q
 }
 
-// SetMemoryMiB caps every GPU's memory (the papers' STARPU_LIMIT_CUDA_MEM).
+// SetMemoryCap caps every GPU's memory at mib MiB. It is the one meaning of
+// a memory setting everywhere (--memory-mb, a suite's memory_mb, claims):
+// 0 is no cap, the GPU's whole physical memory; negative, NaN, infinite or
+// above the physical memory is an error saying what is allowed.
+func (p *Platform) SetMemoryCap(mib float64) error {
+	switch {
+	case math.IsNaN(mib) || math.IsInf(mib, 0) || mib < 0:
+		return fmt.Errorf("%g is not a memory size; give MiB per GPU > 0, or 0 for the GPU's whole memory", mib)
+	case mib == 0 && p.Topology.NoTransfers:
+		return nil // memory is unlimited without transfers
+	case mib == 0 && p.PhysicalMiB <= 0:
+		return fmt.Errorf("0 means the GPU's whole memory, which platform %s does not declare (physical_memory_mib); give a size in MiB", p.Name)
+	case mib == 0:
+		mib = p.PhysicalMiB
+	case p.PhysicalMiB > 0 && mib > p.PhysicalMiB:
+		return fmt.Errorf("%g MiB exceeds the %g MiB of a %s GPU; use at most %g, or 0 for the whole memory", mib, p.PhysicalMiB, p.Name, p.PhysicalMiB)
+	case int64(mib*MiB) < 1:
+		return fmt.Errorf("%g MiB is less than one byte; give MiB per GPU > 0 (or memory in bytes for toy instances)", mib)
+	}
+	p.SetMemoryMiB(mib)
+	return nil
+}
+
+// SetMemoryCapBytes caps every GPU's memory at exactly b bytes (toy
+// instances); b must be positive and within the physical memory.
+func (p *Platform) SetMemoryCapBytes(b int64) error {
+	switch {
+	case b <= 0:
+		return fmt.Errorf("%d bytes: give a positive number of bytes per GPU", b)
+	case p.PhysicalMiB > 0 && float64(b) > p.PhysicalMiB*MiB:
+		return fmt.Errorf("%d bytes exceeds the %g MiB of a %s GPU", b, p.PhysicalMiB, p.Name)
+	}
+	p.SetMemoryBytes(b)
+	return nil
+}
+
+// SetMemoryMiB caps every capped node's memory (the papers'
+// STARPU_LIMIT_CUDA_MEM, or STARPU_LIMIT_CPU_MEM out of core).
 func (p *Platform) SetMemoryMiB(mib float64) {
 	p.MemoryMiB = mib
 	p.MemoryBytes = int64(mib * MiB)
@@ -209,16 +551,85 @@ func (p *Platform) SetMemoryBytes(b int64) {
 	p.MemoryMiB = float64(b) / MiB
 }
 
-// KernelSeconds is the duration of a kernel of the given flops on one GPU.
-func (p *Platform) KernelSeconds(kernel string, flops float64) (float64, error) {
-	k, ok := p.Kernels[kernel]
+// KernelSeconds is the duration of a kernel of the given flops on one
+// worker of a kind; ok is false when the kernel cannot run on that kind.
+func (p *Platform) KernelSeconds(kernel, kind string, flops float64) (secs float64, ok bool, err error) {
+	k, known := p.Kernels[kernel]
+	if !known {
+		return 0, false, fmt.Errorf("platform %s has no performance model for kernel %q", p.Name, kernel)
+	}
+	r, ok := k.On(kind)
 	if !ok {
-		return 0, fmt.Errorf("platform %s has no performance model for kernel %q", p.Name, kernel)
+		return 0, false, nil
 	}
-	if k.Seconds > 0 {
-		return k.Seconds, nil
+	return r.Duration(flops), true, nil
+}
+
+// Duration is the time a kernel of the given flops takes at this rate.
+func (r Rate) Duration(flops float64) float64 {
+	if r.Seconds > 0 {
+		return r.Seconds
 	}
-	return flops / (k.GFlops * 1e9), nil
+	return flops / (r.GFlops * 1e9)
+}
+
+// Node is one memory node: a GPU's memory, main RAM or a disk.
+type Node struct {
+	Name     string // gpu0, gpu1, ..., ram, disk
+	Capacity int64  // bytes; < 0 unlimited
+	Home     bool   // data live here at the start; it is never evicted from
+	GPU      bool   // a GPU's memory (device allocation rules apply)
+}
+
+// WorkerSpec is one worker: its kind and the memory node it computes from.
+type WorkerSpec struct {
+	Kind string // GPU or CPU
+	Node int
+}
+
+// Nodes lists the memory nodes, the home node last. Main memory is home
+// unless the platform is out of core; GPU g's memory is node g:
+//
+//	GPUs (+CPUs):   gpu0 .. gpu{G-1}, ram (home)
+//	out of core:    ram (capped), disk (home)
+func (p *Platform) Nodes() []Node {
+	capacity := p.MemoryBytes
+	if p.Topology.NoTransfers {
+		capacity = -1
+	}
+	if p.OutOfCore() {
+		return []Node{{Name: "ram", Capacity: capacity}, {Name: "disk", Capacity: -1, Home: true}}
+	}
+	nodes := make([]Node, 0, p.GPUs+1)
+	for g := 0; g < p.GPUs; g++ {
+		nodes = append(nodes, Node{Name: fmt.Sprintf("gpu%d", g), Capacity: capacity, GPU: true})
+	}
+	return append(nodes, Node{Name: "ram", Capacity: -1, Home: true})
+}
+
+// HomeNode is the index of the home node (the last one).
+func (p *Platform) HomeNode() int {
+	if p.OutOfCore() {
+		return 1
+	}
+	return p.GPUs
+}
+
+// Workers lists the workers: GPUs first (GPU g computes from node g), then
+// the CPU cores, which compute from main memory.
+func (p *Platform) Workers() []WorkerSpec {
+	ws := make([]WorkerSpec, 0, p.GPUs+p.CPUs)
+	for g := 0; g < p.GPUs; g++ {
+		ws = append(ws, WorkerSpec{Kind: GPU, Node: g})
+	}
+	ram := p.GPUs // main memory: home, or node 0 out of core
+	if p.OutOfCore() {
+		ram = 0
+	}
+	for c := 0; c < p.CPUs; c++ {
+		ws = append(ws, WorkerSpec{Kind: CPU, Node: ram})
+	}
+	return ws
 }
 
 // Link is one bandwidth-limited resource shared by the flows crossing it.
@@ -227,10 +638,14 @@ type Link struct {
 	GBps float64
 }
 
-// Links returns the links of the run's GPUs and, for each GPU, the indices of
-// the links on its path from host RAM. GPUs use the lowest device numbers, as
-// StarPU does (CUDA devices 0..GPUs-1), so two GPUs share one inner switch.
-func (p *Platform) Links() (links []Link, paths [][]int) {
+// Links returns the links and, for each memory node, the indices of the
+// links a copy from home to it crosses (down) and from it to home (up);
+// the home node's paths are nil. PCIe carries both directions at full
+// speed (the up links are separate: device-to-host copies use their own
+// copy engine); a disk shares its bandwidth between reads and writes. GPUs
+// use the lowest device numbers, as StarPU does (CUDA devices 0..GPUs-1),
+// so two GPUs share one inner switch.
+func (p *Platform) Links() (links []Link, down, up [][]int) {
 	t := p.Topology
 	index := map[string]int{}
 	add := func(name string, gbps float64) int {
@@ -241,23 +656,40 @@ func (p *Platform) Links() (links []Link, paths [][]int) {
 		links = append(links, Link{name, gbps})
 		return len(links) - 1
 	}
-	for g := 0; g < p.GPUs; g++ {
+	nodes := p.Nodes()
+	down = make([][]int, len(nodes))
+	up = make([][]int, len(nodes))
+	if p.OutOfCore() {
+		down[0] = []int{add("disk", t.DiskGBps)}
+		up[0] = down[0]
+		return links, down, up
+	}
+	path := func(g int, suffix string) []int {
 		sw, numa := g/t.GPUsPerSwitch, g/t.GPUsPerNUMA
 		path := []int{
-			add(fmt.Sprintf("pcie-gpu%d", g), t.GPULinkGBps),
-			add(fmt.Sprintf("pcie-switch%d", sw), t.SwitchLinkGBps),
-			add(fmt.Sprintf("pcie-numa%d", numa), t.NUMALinkGBps),
+			add(fmt.Sprintf("pcie-gpu%d%s", g, suffix), t.GPULinkGBps),
+			add(fmt.Sprintf("pcie-switch%d%s", sw, suffix), t.SwitchLinkGBps),
+			add(fmt.Sprintf("pcie-numa%d%s", numa, suffix), t.NUMALinkGBps),
 		}
 		if numa > 0 {
-			path = append(path, add("inter-numa", t.InterNUMAGBps))
+			path = append(path, add("inter-numa"+suffix, t.InterNUMAGBps))
 		}
-		paths = append(paths, path)
+		return path
 	}
-	return links, paths
+	for g := 0; g < p.GPUs; g++ {
+		down[g] = path(g, "")
+	}
+	for g := 0; g < p.GPUs; g++ {
+		up[g] = path(g, "-up")
+	}
+	return links, down, up
 }
 
-// NVLinkName names the link of a peer copy between two GPUs (one single
-// NVLink per pair in this model).
+// StridedName names the cap on a node's strided copies (Topology.StridedGBps).
+func StridedName(node int) string { return fmt.Sprintf("strided-copy%d", node) }
+
+// NVLinkName names the NVLink connection of two GPUs (its links count as
+// one link of their summed bandwidth).
 func (p *Platform) NVLinkName(a, b int) string {
 	if a > b {
 		a, b = b, a
@@ -265,12 +697,101 @@ func (p *Platform) NVLinkName(a, b int) string {
 	return fmt.Sprintf("nvlink-%d-%d", a, b)
 }
 
-// HostGBps is the uncontended bandwidth from host RAM to one GPU: the
-// bottleneck of its path.
-func (p *Platform) HostGBps(gpu int) float64 {
-	links, paths := p.Links()
+// NVLinks is the number of NVLink links between two GPUs: from the
+// platform's table, else one for every pair when NVLink is on.
+func (p *Platform) NVLinks(a, b int) int {
+	if !p.Topology.NVLink || a == b {
+		return 0
+	}
+	if len(p.NVLinkPairs) == 0 {
+		return 1
+	}
+	for _, pr := range p.NVLinkPairs {
+		if (pr[0] == a && pr[1] == b) || (pr[0] == b && pr[1] == a) {
+			return pr[2]
+		}
+	}
+	return 0
+}
+
+func (p *Platform) nvlinkTableError() string {
+	seen := map[[2]int]bool{}
+	for _, pr := range p.NVLinkPairs {
+		if len(pr) != 3 {
+			return fmt.Sprintf("%v: want [gpu a, gpu b, links]", pr)
+		}
+		a, b := min(pr[0], pr[1]), max(pr[0], pr[1])
+		switch {
+		case a < 0 || a == b || (p.MaxGPUs > 0 && b >= p.MaxGPUs):
+			return fmt.Sprintf("%v: want two different GPUs of the node", pr)
+		case pr[2] < 1:
+			return fmt.Sprintf("%v: a listed pair has at least one link", pr)
+		case seen[[2]int{a, b}]:
+			return fmt.Sprintf("%v: pair listed twice", pr)
+		}
+		seen[[2]int{a, b}] = true
+	}
+	return ""
+}
+
+// PeerPath is the route of a copy from GPU a to GPU b when peer copies are
+// on (Topology.NVLink): their NVLink connection, of bandwidth links ×
+// nvlink_gbps, or, for a pair without NVLink, PCIe peer to peer: up from a
+// and down to b through their closest common switch (StarPU copies
+// directly between GPUs whenever the driver allows peer access,
+// datawizard/coherency.c link_supports_direct_transfers). names are link
+// names of Links (or the NVLink's); gbps is the NVLink's bandwidth, 0 for
+// a PCIe path (its links carry their own).
+func (p *Platform) PeerPath(a, b int) (names []string, gbps float64) {
+	if n := p.NVLinks(a, b); n > 0 {
+		return []string{p.NVLinkName(a, b)}, float64(n) * p.Topology.NVLinkGBps
+	}
+	links, down, up := p.Links()
+	name := func(l int) string { return strings.TrimSuffix(links[l].Name, "-up") }
+	for i, u := range up[a] {
+		for j, d := range down[b] {
+			if name(u) == name(d) { // the closest common switch
+				for _, l := range up[a][:i] {
+					names = append(names, links[l].Name)
+				}
+				for _, l := range down[b][:j] {
+					names = append(names, links[l].Name)
+				}
+				return names, 0
+			}
+		}
+	}
+	for _, l := range append(append([]int(nil), up[a]...), down[b]...) {
+		names = append(names, links[l].Name)
+	}
+	return names, 0
+}
+
+// PeerGBps is the uncontended bandwidth of a peer copy from GPU a to b:
+// the bottleneck of PeerPath.
+func (p *Platform) PeerGBps(a, b int) float64 {
+	names, gbps := p.PeerPath(a, b)
+	if gbps > 0 {
+		return gbps
+	}
+	links, _, _ := p.Links()
 	min := 0.0
-	for i, l := range paths[gpu] {
+	for _, l := range links {
+		for _, n := range names {
+			if l.Name == n && (min == 0 || l.GBps < min) {
+				min = l.GBps
+			}
+		}
+	}
+	return min
+}
+
+// HomeGBps is the uncontended bandwidth from home to a memory node: the
+// bottleneck of its path (0 for the home node itself).
+func (p *Platform) HomeGBps(node int) float64 {
+	links, down, _ := p.Links()
+	min := 0.0
+	for i, l := range down[node] {
 		if i == 0 || links[l].GBps < min {
 			min = links[l].GBps
 		}
@@ -279,18 +800,135 @@ func (p *Platform) HostGBps(gpu int) float64 {
 }
 
 // Hash identifies the platform's numbers (not its comments), for provenance
-// and result keys.
+// and result keys: the SHA-256 of its canonical JSON (CanonicalJSON).
 func (p *Platform) Hash() string {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s|%d|%d|%+v|%+v", p.Name, p.GPUs, p.MemoryBytes, p.Topology, p.Runtime)
-	keys := make([]string, 0, len(p.Kernels))
-	for k := range p.Kernels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "|%s=%+v", k, p.Kernels[k])
-	}
-	sum := sha256.Sum256(b.Bytes())
+	sum := sha256.Sum256(p.CanonicalJSON())
 	return hex.EncodeToString(sum[:8])
+}
+
+// CanonicalJSON is the platform as it enters a run, in JSON with sorted keys
+// at every level and numbers as encoding/json writes them: what a trace
+// header carries, less memory_mib (memory_bytes is the cap the run uses).
+func (p *Platform) CanonicalJSON() []byte {
+	b, err := json.Marshal(p)
+	if err != nil {
+		// Only a non-finite number fails; Check refuses them, but the hash
+		// must still differ from any valid platform's.
+		return []byte(fmt.Sprintf("unencodable platform %q: %v", p.Name, err))
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		panic(err) // json.Marshal's output always decodes
+	}
+	delete(m, "memory_mib")
+	out, _ := json.Marshal(m) // maps marshal with sorted keys
+	return out
+}
+
+// TopologyKeys lists the keys of a [topology] table.
+func TopologyKeys() []string { return tomlKeys(reflect.TypeOf(Topology{})) }
+
+// SetTopology overrides [topology] settings by their keys, decoded and
+// checked as a preset's (see SetRuntime).
+func (p *Platform) SetTopology(kv map[string]any) error {
+	return p.set("topology", kv, &p.Topology, TopologyKeys())
+}
+
+// RuntimeKeys lists the keys of a [runtime] table (the toml tags of
+// Runtime), in declaration order: the settings a suite may override.
+func RuntimeKeys() []string { return tomlKeys(reflect.TypeOf(Runtime{})) }
+
+// SetRuntime overrides runtime settings given by their [runtime] keys,
+// decoding them through the same struct and the same checks as a preset's
+// [runtime] table, so a suite can set (and sweep) every setting a preset
+// has. Unknown keys get the closest known one; a value of the wrong type or
+// out of range is an error naming the key.
+func (p *Platform) SetRuntime(kv map[string]any) error {
+	return p.set("runtime", kv, &p.Runtime, RuntimeKeys())
+}
+
+// set decodes kv as the table's keys into dst, then checks the platform.
+func (p *Platform) set(table string, kv map[string]any, dst any, keys []string) error {
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(map[string]any{table: kv}); err != nil {
+		return fmt.Errorf("%s settings %v: %v", table, kv, err)
+	}
+	var md toml.MetaData
+	var err error
+	switch d := dst.(type) { // decoded into the live struct, so keys left out keep their values
+	case *Runtime:
+		md, err = toml.Decode(buf.String(), &struct {
+			R *Runtime `toml:"runtime"`
+		}{d})
+	case *Topology:
+		md, err = toml.Decode(buf.String(), &struct {
+			T *Topology `toml:"topology"`
+		}{d})
+	}
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			err = errors.New(pe.Message)
+		}
+		return fmt.Errorf("%s settings: %v", table, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0]
+		return fmt.Errorf("unknown %s setting %q%s; settings: %s", table, k[len(k)-1], closestKey(k), strings.Join(keys, ", "))
+	}
+	return p.Check()
+}
+
+// SetKernel sets a kernel's GPU rate ("gflops" or "seconds", the other
+// cleared), as a [kernel.NAME] table of a preset does.
+func (p *Platform) SetKernel(name, key string, v float64) error {
+	k, ok := p.Kernels[name]
+	if !ok {
+		return fmt.Errorf("platform %s has no kernel %q%s", p.Name, name, suggest.Closest(name, p.kernelNames()))
+	}
+	switch key {
+	case "gflops":
+		k.Rate = Rate{GFlops: v}
+	case "seconds":
+		k.Rate = Rate{Seconds: v}
+	default:
+		return fmt.Errorf("kernel %s: key %q; use gflops or seconds", name, key)
+	}
+	p.Kernels[name] = k
+	return p.Check()
+}
+
+// Setting returns the value of a [topology] or [runtime] key, or of a
+// [kernel.NAME] gflops or seconds, false when there is no such key.
+func (p *Platform) Setting(table, key string) (any, bool) {
+	if name, ok := strings.CutPrefix(table, "kernel."); ok {
+		k, ok := p.Kernels[name]
+		switch {
+		case !ok:
+			return nil, false
+		case key == "gflops":
+			return k.GFlops, true
+		case key == "seconds":
+			return k.Seconds, true
+		}
+		return nil, false
+	}
+	var v reflect.Value
+	switch table {
+	case "topology":
+		v = reflect.ValueOf(p.Topology)
+	case "runtime":
+		v = reflect.ValueOf(p.Runtime)
+	default:
+		return nil, false
+	}
+	t := v.Type()
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ","); tag == key {
+			return v.Field(i).Interface(), true
+		}
+	}
+	return nil, false
 }

@@ -23,13 +23,19 @@
 //	unit        = "%"
 //	tolerance   = 5.0                            # absolute, in unit
 //	point       = { n = 20 }                     # sweep point of a value claim
+//	points      = { n = [5, 10, 15] }            # the exact points an improvement averages
+//	nature      = ""                             # "" | definition | implementation-time | platform-input
+//	restates    = ""                             # id of the claim whose number this one restates
+//	bound       = ""                             # "" | at_least | at_most: published is a bound
 //	suite       = "suites/thesis/ch3-2d.toml"    # "" when no suite reproduces it yet
 //	status      = "reproducible"                 # reproducible | not-yet
 //	missing     = ""                             # for not-yet: what is missing
 //	notes       = ""
 //
 // Loading rejects unknown keys, duplicate ids (across all files), unknown publications, kinds,
-// settings and statuses, negative tolerances, and claims that lack the fields their kind needs.
+// settings, statuses and natures, negative tolerances, tolerances wider than MaxTolerance,
+// improvement claims a suite reproduces without their points, restatements of unknown claims,
+// and claims that lack the fields their kind needs.
 package paper
 
 import (
@@ -66,6 +72,20 @@ const (
 	StatusNotYet = "not-yet"
 )
 
+// Natures of a numeric claim: what kind of number it is, which decides whether computing it
+// can count as a reproduction.
+const (
+	// NatureResult (the default, "") is a number the experiment computes: reproduced or off.
+	NatureResult = ""
+	// NatureDefinition is arithmetic on the workload's definition (a working-set size).
+	NatureDefinition = "definition"
+	// NatureImplementationTime is a timing of the authors' own implementation (scheduling
+	// time); ours is shown beside it, never counted as reproducing it.
+	NatureImplementationTime = "implementation-time"
+	// NaturePlatformInput is a number the suite sets from the paper (the no-I/O ceiling).
+	NaturePlatformInput = "platform-input"
+)
+
 // Settings of the published experiment behind a claim.
 const (
 	SettingReal  = "real"  // measured on real hardware
@@ -73,11 +93,27 @@ const (
 	SettingModel = "model" // a model computation (toy examples, derived sizes)
 )
 
+// Checks of the claims of thesis chapter 5 (harness/report/checks.go):
+// ratios to another scheduler or to a bound line (value claims), bounds
+// and winners (qualitative claims, reproduced when they hold).
+const (
+	CheckRatio            = "ratio"
+	CheckOverLowerBound   = "over_lower_bound"
+	CheckUnderPCIe        = "under_pcie"
+	CheckWorstImprovement = "worst_improvement"
+	CheckBest             = "best"
+	CheckLowest           = "lowest"
+	CheckAbovePCIe        = "above_pcie"
+	CheckOnlyBelowPCIe    = "only_below_pcie"
+)
+
 var (
+	checks       = []string{CheckRatio, CheckOverLowerBound, CheckUnderPCIe, CheckWorstImprovement, CheckBest, CheckLowest, CheckAbovePCIe, CheckOnlyBelowPCIe}
 	publications = []string{"coloc2021", "ipdps2022", "thesis2023", "multreeprio2022", "heteroprio2019"}
 	kinds        = []string{KindImprovement, KindValue, KindQualitative}
 	statuses     = []string{StatusReproducible, StatusNotYet}
 	settings     = []string{SettingReal, SettingSim, SettingModel}
+	natures      = []string{NatureDefinition, NatureImplementationTime, NaturePlatformInput}
 
 	idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._+-]*$`)
 )
@@ -94,11 +130,18 @@ func Publications() []string { return slices.Clone(publications) }
 var displayNames = []string{
 	"EAGER", "DMDAR", "MST", "RCM",
 	"HFP", "HFP only flip", "HFP only Ready", "HFP only Belady", "HFP without Belady",
-	"HFP with sched. time + fast start", "HFP with sched. time",
+	"HFP with sched. time + fast start", "HFP with sched. time", "HFP without Ready",
 	"mHFP", "mHFP no sched. time",
 	"hMETIS+R", "hMETIS+R no part. time",
 	"DARTS", "DARTS+LUF", "DARTS+LUF-3inputs", "DARTS+LUF+OPTI", "DARTS+LUF+OPTI-3inputs",
 	"DARTS+LUF threshold",
+	"given order",
+	// COMPAS 2022 and PeerJ CS 2019 (the PeerJ suites label each push
+	// formula of LAHeteroprio by its name alone).
+	"HeteroPrio", "MulTreePrio", "MulTreePrio+CP", "CP",
+	"Heteroprio", "LAHeteroprio", "LAHeteroprio AUTO", "LAHeteroprio LaRU", "LAHeteroprio MC_StarPU",
+	"LAHeteroprio LS_SDH", "LAHeteroprio LS_SDH2", "LAHeteroprio LS_SDHB", "LAHeteroprio LC_SMWB",
+	"DMDAS", "LWS", "PaRSEC AP",
 }
 
 // DisplayNames returns the scheduler display names used by claims that a suite reproduces and
@@ -134,6 +177,23 @@ type Claim struct {
 	// count as reproduced; nil when not given (qualitative claims).
 	Tolerance *float64           `toml:"tolerance"`
 	Point     map[string]float64 `toml:"point"` // sweep point: n, memory_mb, working_set_mb, ...
+	// Points are the exact sweep points an improvement is averaged over, under one key
+	// (n, memory_mb): the improvement is computed over exactly these, or not at all.
+	Points map[string][]float64 `toml:"points"`
+	// Nature says what kind of number the claim is (see the Nature constants).
+	Nature string `toml:"nature"`
+	// Restates names the claim whose number this one repeats (a thesis restating a paper):
+	// it is listed, but counted once, there.
+	Restates string `toml:"restates"`
+	// Bound makes the published number a bound, for statements like "more
+	// than half": at_least (reproduced when value ≥ published − tolerance)
+	// or at_most (value ≤ published + tolerance); "" compares within ±.
+	Bound string `toml:"bound"`
+
+	// Check names how the report computes a claim that is neither an
+	// improvement nor a value read at a point (one of Checks; see
+	// harness/report/checks.go).
+	Check string `toml:"check"`
 
 	Suite   string `toml:"suite"`   // suite file reproducing the claim, "" if none yet
 	Status  string `toml:"status"`  // reproducible | not-yet
@@ -167,8 +227,37 @@ func (c Claim) Within(x float64) bool {
 	if c.Published == nil || c.Tolerance == nil || math.IsNaN(x) {
 		return false
 	}
-	return math.Abs(x-*c.Published) <= *c.Tolerance
+	tol := *c.Tolerance + 1e-9*math.Abs(*c.Published) // rounding of a computed ratio (0.7/0.1)
+	switch c.Bound {
+	case BoundAtLeast:
+		return x >= *c.Published-tol
+	case BoundAtMost:
+		return x <= *c.Published+tol
+	}
+	return math.Abs(x-*c.Published) <= tol
 }
+
+// MaxTolerance is the widest tolerance the project allows a claim: ±5 points for an
+// improvement in percent (±0.05 for a speedup factor "x"), ±10 % of the published value
+// otherwise. ok is false when the claim has no published number.
+func MaxTolerance(c Claim) (limit float64, ok bool) {
+	if c.Published == nil {
+		return 0, false
+	}
+	if c.Kind == KindImprovement {
+		if c.Unit == "x" {
+			return 0.05, true
+		}
+		return 5, true
+	}
+	return 0.1 * math.Abs(*c.Published), true
+}
+
+// Bounds of a claim (Claim.Bound).
+const (
+	BoundAtLeast = "at_least"
+	BoundAtMost  = "at_most"
+)
 
 // claimsFile is the layout of one claims file.
 type claimsFile struct {
@@ -265,6 +354,23 @@ func ValidateClaims(claims []Claim) error {
 		}
 		seen[c.ID] = c.File
 	}
+	byID := make(map[string]Claim, len(claims))
+	for _, c := range claims {
+		byID[c.ID] = c
+	}
+	for _, c := range claims {
+		if c.Restates == "" {
+			continue
+		}
+		switch r, ok := byID[c.Restates]; {
+		case !ok:
+			errs = append(errs, fmt.Errorf("paper: %s: claim %q: restates %q, which is no claim", c.File, c.ID, c.Restates))
+		case r.Restates != "":
+			errs = append(errs, fmt.Errorf("paper: %s: claim %q: restates %q, itself a restatement; name %q", c.File, c.ID, c.Restates, r.Restates))
+		case r.ID == c.ID:
+			errs = append(errs, fmt.Errorf("paper: %s: claim %q restates itself", c.File, c.ID))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -333,6 +439,23 @@ func (c Claim) problems() []string {
 	if c.Published != nil {
 		req(c.Unit, "unit (published is set)")
 	}
+	if lim, ok := MaxTolerance(c); ok && c.Tolerance != nil && *c.Tolerance > lim*(1+1e-9) {
+		p = append(p, fmt.Sprintf("tolerance %g is wider than the project's limit %g (improvements ±5 points, other values ±10 %% of the published value)", *c.Tolerance, lim))
+	}
+	if c.Nature != "" && !slices.Contains(natures, c.Nature) {
+		p = append(p, fmt.Sprintf("nature %q is not one of %s (or empty: a result)", c.Nature, strings.Join(natures, ", ")))
+	}
+	if len(c.Points) > 1 {
+		p = append(p, "points has several keys; name the points under one key (n or memory_mb)")
+	}
+	for k, vs := range c.Points {
+		if len(vs) == 0 {
+			p = append(p, fmt.Sprintf("points.%s is empty", k))
+		}
+	}
+	if c.Bound != "" && c.Bound != BoundAtLeast && c.Bound != BoundAtMost {
+		p = append(p, fmt.Sprintf("bound %q is not one of %s, %s (or empty)", c.Bound, BoundAtLeast, BoundAtMost))
+	}
 
 	switch c.Kind {
 	case KindImprovement:
@@ -344,6 +467,9 @@ func (c Claim) problems() []string {
 		}
 		if c.Tolerance == nil {
 			p = append(p, "missing tolerance (kind improvement)")
+		}
+		if c.Status == StatusReproducible && c.Restates == "" && len(c.Points) == 0 && !WholeSuites(c.Publication) {
+			p = append(p, "missing points (kind improvement): name the exact points it averages, e.g. points = { n = [5, 10, 15] }")
 		}
 	case KindValue:
 		req(c.Metric, "metric (kind value)")
@@ -366,8 +492,19 @@ func (c Claim) problems() []string {
 	case StatusNotYet:
 		req(c.Missing, "missing (status not-yet: say what is missing)")
 	}
+	if c.Check != "" && !slices.Contains(checks, c.Check) {
+		p = append(p, fmt.Sprintf("check %q is not one of %s", c.Check, strings.Join(checks, ", ")))
+	}
 	if c.Suite != "" && (!strings.HasPrefix(c.Suite, "suites/") || !strings.HasSuffix(c.Suite, ".toml")) {
 		p = append(p, fmt.Sprintf("suite %q must be a suites/....toml path relative to the repository root", c.Suite))
 	}
 	return p
+}
+
+// WholeSuites says whether a publication's claims are computed over every
+// point of the suites they name (a glob): the CPU+GPU papers average over
+// configurations, applications and test cases, which their suite files
+// declare, rather than over points of one axis.
+func WholeSuites(publication string) bool {
+	return publication == "multreeprio2022" || publication == "heteroprio2019"
 }

@@ -15,12 +15,23 @@ import (
 )
 
 // View is the read-only state of a run that a scheduler may consult.
+// Workers are numbered GPUs first, then CPU cores; each computes from a
+// memory node (GPU g's memory is node g; CPU cores share main memory), and
+// the questions about memory are asked of the worker's node.
 type View interface {
 	Workload() *workloads.Workload
 	Platform() *hardware.Platform
 	Workers() int
+	WorkerKind(worker int) string // hardware.GPU or hardware.CPU
+	WorkerNode(worker int) int    // the memory node the worker computes from
+	Nodes() int                   // memory nodes; the home node (where data live at the start) is the last
+	// CurrentWorker is the worker a call is made for (the one pulling,
+	// popping or evicting, or whose finished task released the task being
+	// pushed), -1 for the application's submissions: StarPU's
+	// starpu_worker_get_id() inside a scheduler hook.
+	CurrentWorker() int
 	Now() float64 // seconds of simulated (or real) time
-	// Resident reports whether data is loaded on the worker's memory.
+	// Resident reports whether a valid copy of data is on the worker's memory.
 	Resident(worker, data int) bool
 	// Present reports whether data is loaded or being loaded on the worker.
 	Present(worker, data int) bool
@@ -30,10 +41,27 @@ type View interface {
 	// Pipeline lists the popped tasks of a worker, oldest (computing or next
 	// to compute) first. Do not modify it.
 	Pipeline(worker int) []int
-	ComputeSeconds(worker, task int) float64
-	// TransferSeconds is the uncontended time to load data on the worker.
+	// CanRun reports whether the worker's kind can run the task's kernel.
+	CanRun(worker, task int) bool
+	ComputeSeconds(worker, task int) float64 // NaN when it cannot run it
+	// TransferSeconds is the uncontended time to load data on the worker
+	// from home.
 	TransferSeconds(worker, data int) float64
 	Rand() *rand.Rand
+	// Count reports ops elementary operations that the papers' StarPU
+	// implementation of the scheduler performs in the current call (tasks
+	// scanned by Ready, data examined by DARTS, future uses looked up by
+	// Belady...), the complexity cited beside the call. Under the runtime
+	// setting sched_cost = "model" the engine charges them to the worker
+	// the call is for, so a run reproduces the papers' scheduling overhead
+	// without depending on this program's speed. An operation here is a
+	// step through StarPU's linked structures: a list element visited, a
+	// data handle's state queried (runtime op_seconds each).
+	Count(ops int)
+	// CountArray reports comparisons over contiguous arrays (HFP's packing
+	// of StarPU's HFP.c compares sorted data arrays of packages), a cheaper
+	// operation (runtime array_op_seconds each).
+	CountArray(ops int)
 }
 
 // Scheduler is the contract every scheduler fulfils. Init sees the whole
@@ -48,11 +76,12 @@ type Scheduler interface {
 }
 
 // Evictor is implemented by schedulers that choose eviction victims
-// themselves (Belady for HFP, LUF for DARTS). Candidates are the worker's
-// evictable data, least recently used first. Returning -1 declines; a
-// decline is honoured only for a prefetch (a fetch then falls back to LRU).
+// themselves (Belady for HFP, LUF for DARTS). Candidates are the node's
+// evictable data, least recently used first (node = the GPU on GPU-only
+// platforms). Returning -1 declines; a decline is honoured only for a
+// prefetch (a fetch then falls back to LRU).
 type Evictor interface {
-	Victim(worker int, candidates []int, prefetch bool) int
+	Victim(node int, candidates []int, prefetch bool) int
 }
 
 // Popper is implemented by schedulers that choose which buffered task a
@@ -66,14 +95,18 @@ type Popper interface {
 type EventKind uint8
 
 const (
-	LoadStarted EventKind = iota // data is now present (loading) on the worker
-	Loaded
-	Evicted
-	Started
-	Finished
+	LoadStarted EventKind = iota // data is now present (loading, or allocated for a write) on the node
+	Loaded                       // data is valid on the node
+	Evicted                      // data left the node (evicted, or invalidated by a write elsewhere)
+	Started                      // a task starts on the worker
+	Finished                     // a task ends on the worker
 )
 
 // Observer is implemented by schedulers that follow memory and task events.
+// where is the memory node for data events and the worker for task events
+// (the same number for a GPU and its memory). Data events of a node that no
+// worker computes from (main memory on a GPU-only platform) are not
+// reported.
 type Observer interface {
-	Observe(kind EventKind, worker, id int)
+	Observe(kind EventKind, where, id int)
 }

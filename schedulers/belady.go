@@ -101,8 +101,29 @@ func (b *belady) next(wk, d int) int {
 }
 
 // victim applies the rule to the candidates (LRU order) of worker wk,
-// whose popped and buffered tasks are pipe and buf.
-func (b *belady) victim(wk int, cands, pipe, buf []int) int {
+// whose popped and buffered tasks are pipe and buf. ops is what StarPU's
+// belady_victim_selector (HFP.c) examines walking the upcoming tasks for
+// the candidates' next uses: one step per candidate and the inputs of every
+// task walked, up to the victim's next use (all of them when a candidate
+// is never used again); the lists count the inputs of the plan's tasks.
+func (b *belady) victim(wk int, cands, pipe, buf []int) (victim, ops int) {
+	if len(cands) == 0 {
+		return -1, 0
+	}
+	// inputs of the first n tasks of pipe then buf
+	inputs := func(n int) int {
+		s := 0
+		for _, seq := range [2][]int{pipe, buf} {
+			for _, t := range seq {
+				if n == 0 {
+					return s
+				}
+				s += len(b.w.Tasks[t].Inputs)
+				n--
+			}
+		}
+		return s
+	}
 	b.stamp++
 	if b.stamp == 0 { // wrapped: forget every old mark
 		clear(b.mark)
@@ -123,12 +144,12 @@ func (b *belady) victim(wk int, cands, pipe, buf []int) int {
 			rank++
 		}
 	}
-	victim := -1
+	victim = -1
 	for _, c := range cands {
 		if b.first[c].rank < 0 {
 			i := b.next(wk, c)
-			if i < 0 {
-				return c // never used again
+			if i < 0 { // never used again: the walk went through everything
+				return c, len(cands) + inputs(rank) + int(b.lists.InputsLeft(wk))
 			}
 			t := b.lists.lists[wk][i]
 			b.first[c] = use{rank + i, firstIndex(b.w.Tasks[t].Inputs, c)}
@@ -137,5 +158,8 @@ func (b *belady) victim(wk int, cands, pipe, buf []int) int {
 			victim = c
 		}
 	}
-	return victim
+	if r := b.first[victim].rank; r < rank {
+		return victim, len(cands) + inputs(r+1)
+	}
+	return victim, len(cands) + inputs(rank) + int(b.lists.InputsThrough(wk, b.first[victim].rank-rank))
 }

@@ -1,17 +1,31 @@
 package schedulers
 
-import "iter"
+import (
+	"iter"
+
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/internal/fenwick"
+	"github.com/memsched/memsched/workloads"
+)
 
 // Ready is StarPU's Ready reordering (thesis Algorithm 2): among the first
 // window buffered tasks (window <= 0: all), pop the first one with the fewest
 // bytes of input not yet present on the worker.
+//
+// It counts (View.Count) what StarPU's implementation examines: one data
+// status query per input of every task it scans (fifo_queues.c
+// _starpu_fifo_pop_first_ready_task calls _starpu_size_non_ready_buffers,
+// one starpu_data_query_status2 per buffer, for each task until one has
+// nothing missing).
 func Ready(v View, worker int, buffer []int, window int) int {
 	n := len(buffer)
 	if window > 0 && window < n {
 		n = window
 	}
 	best, bestMissing := 0, int64(-1)
+	ops := 0
 	for i := 0; i < n; i++ {
+		ops += len(v.Workload().Tasks[buffer[i]].Inputs)
 		missing := MissingBytes(v, worker, buffer[i])
 		if bestMissing < 0 || missing < bestMissing {
 			best, bestMissing = i, missing
@@ -20,6 +34,7 @@ func Ready(v View, worker int, buffer []int, window int) int {
 			}
 		}
 	}
+	v.Count(ops)
 	return best
 }
 
@@ -52,7 +67,53 @@ type Lists struct {
 	// OnSteal, when set, is told which tasks moved, for owners that index
 	// the lists.
 	OnSteal func(from, to int, tasks []int)
+
+	// With CountInputs: per worker, the number of inputs of the task at
+	// each position (0 once taken), and of all its remaining tasks.
+	wl     *workloads.Workload
+	inputs []fenwick.Tree
+	inLeft []int64
 }
+
+// CountInputs makes the lists keep the number of inputs of their remaining
+// tasks by position, for owners that count what a walk of the remaining
+// list would examine (InputsThrough, InputsLeft) without walking it.
+func (l *Lists) CountInputs(w *workloads.Workload) {
+	l.wl = w
+	l.inputs = make([]fenwick.Tree, len(l.lists))
+	l.inLeft = make([]int64, len(l.lists))
+	for k, lst := range l.lists {
+		for i, t := range lst {
+			if t >= 0 {
+				l.weigh(k, i, t, 1)
+			}
+		}
+	}
+}
+
+// weigh adds sign × the inputs of task t at position i of a worker's list.
+func (l *Lists) weigh(worker, i, t int, sign int64) {
+	if l.wl == nil {
+		return
+	}
+	n := sign * int64(len(l.wl.Tasks[t].Inputs))
+	f := &l.inputs[worker]
+	for f.Len() <= i {
+		f.Append(0)
+	}
+	f.Add(i, n)
+	l.inLeft[worker] += n
+}
+
+// InputsThrough is the number of inputs of a worker's remaining tasks up to
+// and including position i of its list (see Pos).
+func (l *Lists) InputsThrough(worker, i int) int64 { return l.inputs[worker].Prefix(i + 1) }
+
+// InputsLeft is the number of inputs of a worker's remaining tasks.
+func (l *Lists) InputsLeft(worker int) int64 { return l.inLeft[worker] }
+
+// Pos is the position of a remaining task in its worker's list.
+func (l *Lists) Pos(task int) int { return int(l.pos[task]) }
 
 // NewLists takes ownership of the per-worker plans.
 func NewLists(plans [][]int, steal bool) *Lists {
@@ -76,6 +137,7 @@ func (l *Lists) place(task, i int) {
 // Append adds a task at the tail of a worker's list.
 func (l *Lists) Append(worker, task int) {
 	l.place(task, len(l.lists[worker]))
+	l.weigh(worker, len(l.lists[worker]), task, 1)
 	l.lists[worker] = append(l.lists[worker], task)
 	l.left[worker]++
 }
@@ -88,6 +150,7 @@ func (l *Lists) Take(worker, task int) {
 		panic("schedulers: task not in the worker's list")
 	}
 	lst[i] = -1
+	l.weigh(worker, i, task, -1)
 	l.left[worker]--
 	l.skip(worker)
 }
@@ -144,6 +207,7 @@ func (l *Lists) Next(worker int) (int, bool) {
 	h := l.heads[worker]
 	t := lst[h]
 	lst[h] = -1
+	l.weigh(worker, h, t, -1)
 	l.left[worker]--
 	l.skip(worker)
 	return t, true
@@ -169,8 +233,13 @@ func (l *Lists) steal(thief int) bool {
 		}
 	}
 	tail := l.lists[thief][:0]
-	for _, t := range vl[cut:] {
+	if l.wl != nil {
+		l.inputs[thief].Reset() // every task of the thief was taken: all zero
+	}
+	for i, t := range vl[cut:] {
 		if t >= 0 {
+			l.weigh(victim, cut+i, t, -1)
+			l.weigh(thief, len(tail), t, 1)
 			l.place(t, len(tail))
 			tail = append(tail, t)
 		}
@@ -182,4 +251,18 @@ func (l *Lists) steal(thief int) bool {
 		l.OnSteal(victim, thief, tail)
 	}
 	return true
+}
+
+// PipelineRoom says whether a worker needs a task under StarPU's drivers,
+// which pop only when their pipeline has room: it holds (buffered and
+// popped) fewer tasks than its pipeline depth, STARPU_CUDA_PIPELINE on a
+// GPU (the platform's runtime pipeline) and one task on a CPU core
+// (drivers/cpu/driver_cpu.c). Schedulers that hand tasks out only on
+// demand (Heteroprio, MulTreePrio) decline a Pull otherwise.
+func PipelineRoom(v View, w int) bool {
+	depth := 1
+	if v.WorkerKind(w) == hardware.GPU {
+		depth = max(1, v.Platform().Runtime.Pipeline)
+	}
+	return len(v.Buffer(w))+len(v.Pipeline(w)) < depth
 }

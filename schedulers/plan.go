@@ -3,6 +3,7 @@ package schedulers
 import (
 	"fmt"
 	"iter"
+	"slices"
 )
 
 // Planned runs a static plan: per-worker ordered task lists computed once
@@ -18,11 +19,12 @@ type Planned struct {
 	Window int // Ready looks at the first Window buffered tasks (0 = all)
 	Belady bool
 
-	v      View
-	lists  *Lists
-	index  *ReadyIndex // Ready over the whole plan, when Window is 0
-	belady *belady
-	head   []int // scratch: the first Window planned tasks
+	v       View
+	lists   *Lists
+	index   *ReadyIndex // Ready over the whole plan, when Window is 0
+	belady  *belady
+	head    []int   // scratch: the first Window planned tasks
+	initial [][]int // the plan as computed, for ModelPlan
 }
 
 func (s *Planned) Init(v View) error {
@@ -53,6 +55,10 @@ func (s *Planned) Init(v View) error {
 	if n != len(seen) {
 		return fmt.Errorf("%s planned %d of %d tasks", s.Name, n, len(seen))
 	}
+	s.initial = make([][]int, len(plans)) // Lists reorders plans in place
+	for w, l := range plans {
+		s.initial[w] = slices.Clone(l)
+	}
 	s.lists = NewLists(plans, s.Steal)
 	if s.Ready && s.Window <= 0 {
 		s.index = NewReadyIndex(v)
@@ -63,6 +69,7 @@ func (s *Planned) Init(v View) error {
 		}
 	}
 	if s.Belady {
+		s.lists.CountInputs(v.Workload())
 		s.belady = newBelady(v.Workload(), s.lists)
 	}
 	s.lists.OnSteal = func(from, to int, tasks []int) {
@@ -105,11 +112,16 @@ func (s *Planned) Pull(worker int) (int, bool) {
 }
 
 // Observe keeps the Ready index current.
-func (s *Planned) Observe(kind EventKind, worker, id int) {
+func (s *Planned) Observe(kind EventKind, where, id int) {
 	if s.index != nil {
-		s.index.Observe(kind, worker, id)
+		s.index.Observe(kind, where, id)
 	}
 }
+
+// ModelPlan is the plan as computed in Init (before Ready and stealing
+// change it at run time) and whether it is run with Belady, for the loads of
+// the abstract model (harness/run's model_loads).
+func (s *Planned) ModelPlan() (plans [][]int, belady bool) { return s.initial, s.Belady }
 
 // Remaining yields the worker's plan not yet pulled, in order.
 func (s *Planned) Remaining(worker int) iter.Seq[int] { return s.lists.Remaining(worker) }
@@ -122,5 +134,7 @@ func (s *Planned) Victim(worker int, candidates []int, prefetch bool) int {
 	if s.belady == nil {
 		return candidates[0]
 	}
-	return s.belady.victim(worker, candidates, s.v.Pipeline(worker), s.v.Buffer(worker))
+	victim, ops := s.belady.victim(worker, candidates, s.v.Pipeline(worker), s.v.Buffer(worker))
+	s.v.Count(ops)
+	return victim
 }

@@ -59,7 +59,8 @@ func TestReadyIndexMatchesScan(t *testing.T) {
 }
 
 // scanBelady is Planned with Belady's rule computed the plain way, by
-// walking what the worker will run until every candidate is found.
+// walking what the worker will run until every candidate is found, and
+// counting what the walk examines as StarPU's belady_victim_selector does.
 type scanBelady struct {
 	*schedulers.Planned
 	v schedulers.View
@@ -74,7 +75,10 @@ func (s *scanBelady) Victim(worker int, cands []int, prefetch bool) int {
 		pending[c] = true
 	}
 	last := -1
+	ops := len(cands)
+	defer func() { s.v.Count(ops) }()
 	visit := func(t int) bool {
+		ops += len(w.Tasks[t].Inputs)
 		for _, d := range w.Tasks[t].Inputs {
 			if pending[d] {
 				delete(pending, d)

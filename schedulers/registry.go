@@ -2,6 +2,7 @@ package schedulers
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,20 +16,34 @@ type Param struct {
 	Kind    string // "bool", "int", "float" or "string"
 	Default string
 	Choices []string // allowed values of a string parameter, if limited
+	Min     string   // lowest value of a number parameter ("" = any)
 	Doc     string
 }
 
-// Spec registers a scheduler: its name, documentation, parameters and a
-// constructor receiving validated parameters.
+// Spec registers a scheduler: its name, version, documentation, parameters
+// and a constructor receiving validated parameters.
 type Spec struct {
-	Name   string
-	Doc    string
-	Params []Param
+	Name string
+	// Version counts the scheduler's decision changes, from 1. Bump it when
+	// a change alters what the scheduler decides (a bug fix, a new default,
+	// a change in a shared part it uses): it enters every result key, so a
+	// sweep reruns the scheduler's records. The golden corpus
+	// (harness/golden) fails when its outputs change without a bump.
+	Version int
+	Doc     string
+	Params  []Param
 	// Buffer is the scheduler's default task buffer depth: 0 means the
 	// platform's runtime setting, -1 unbounded (StarPU's dmda family pushes
 	// every task to a worker queue and prefetches them all).
 	Buffer int
-	New    func(p Params) (Scheduler, error)
+	// NodeBuffer: the workers of a memory node share one task buffer
+	// (StarPU's trees that decide per memory node, as DARTS's).
+	NodeBuffer bool
+	New        func(p Params) (Scheduler, error)
+	// Code identifies scheduler code from outside this module (an external
+	// program, a Go plugin's module); nil for memsched's own schedulers.
+	// Register fills it for Go plugins.
+	Code *Code
 }
 
 // Params holds a scheduler's parameters, validated and with defaults filled.
@@ -56,19 +71,39 @@ func (p Params) Canonical() string {
 	return b.String()
 }
 
-var registry = map[string]Spec{}
+var (
+	registry = map[string]Spec{}
+	families = map[string]func(arg string) (Spec, error){}
+)
 
 // BufferParam is accepted by every scheduler: the task buffer depth
 // (StarPU's STARPU_NTASKS_THRESHOLD); 0 = the scheduler's default.
-var BufferParam = Param{Name: "buffer", Kind: "int", Default: "0",
+var BufferParam = Param{Name: "buffer", Kind: "int", Default: "0", Min: "-1",
 	Doc: "task buffer depth per worker (StarPU NTASKS_THRESHOLD); 0 = scheduler default, -1 = unbounded"}
 
-// Register adds a scheduler; it panics on a duplicate, at init time.
+// Register adds a scheduler; it panics on a duplicate or a missing
+// version, at init time.
 func Register(s Spec) {
 	if _, dup := registry[s.Name]; dup {
 		panic("schedulers: duplicate registration of " + s.Name)
 	}
+	if s.Version < 1 {
+		panic("schedulers: " + s.Name + " registers no Version (start at 1)")
+	}
+	if s.Code == nil {
+		s.Code = pluginCode(s.New)
+	}
 	registry[s.Name] = s
+}
+
+// RegisterFamily adds schedulers named prefix:ARG whose Spec is built when
+// looked up, as exec:PATH runs an external program. It panics on a
+// duplicate, at init time.
+func RegisterFamily(prefix string, lookup func(arg string) (Spec, error)) {
+	if _, dup := families[prefix]; dup {
+		panic("schedulers: duplicate family " + prefix)
+	}
+	families[prefix] = lookup
 }
 
 // List returns every registered scheduler, sorted by name.
@@ -83,6 +118,11 @@ func List() []Spec {
 
 // Lookup finds a scheduler, suggesting the closest name when it is unknown.
 func Lookup(name string) (Spec, error) {
+	if prefix, arg, ok := strings.Cut(name, ":"); ok {
+		if lookup, ok := families[prefix]; ok {
+			return lookup(arg)
+		}
+	}
 	s, ok := registry[strings.ToLower(name)]
 	if !ok {
 		names := make([]string, 0, len(registry))
@@ -151,10 +191,18 @@ func (p Param) check(v string) error {
 	switch p.Kind {
 	case "bool":
 		_, err = strconv.ParseBool(v)
-	case "int":
-		_, err = strconv.Atoi(v)
-	case "float":
-		_, err = strconv.ParseFloat(v, 64)
+	case "int", "float":
+		var f float64
+		if p.Kind == "int" {
+			var i int
+			i, err = strconv.Atoi(v)
+			f = float64(i)
+		} else if f, err = strconv.ParseFloat(v, 64); err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			return fmt.Errorf("parameter %s=%s: want a finite number (default %s)", p.Name, v, p.Default)
+		}
+		if min, merr := strconv.ParseFloat(p.Min, 64); err == nil && merr == nil && f < min {
+			return fmt.Errorf("parameter %s=%s: want %s >= %s (default %s)", p.Name, v, kindNames[p.Kind], p.Min, p.Default)
+		}
 	case "string":
 		if len(p.Choices) > 0 {
 			for _, c := range p.Choices {
@@ -166,10 +214,12 @@ func (p Param) check(v string) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("parameter %s=%q: want a %s (default %s)", p.Name, v, p.Kind, p.Default)
+		return fmt.Errorf("parameter %s=%q: want %s (default %s)", p.Name, v, kindNames[p.Kind], p.Default)
 	}
 	return nil
 }
+
+var kindNames = map[string]string{"bool": "true or false", "int": "an integer", "float": "a number", "string": "a string"}
 
 func normalise(kind, v string) string {
 	switch kind {

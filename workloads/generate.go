@@ -15,7 +15,9 @@ import (
 //     block-columns B_j, each Tile×Z fp32. Task T(i,j) reads [A_i, B_j],
 //     coords [i,j], submitted row by row (i outer, j inner), so consecutive
 //     tasks share A_i (thesis §5 "row by row"). C is not modelled: the papers
-//     count only inputs toward transfers.
+//     count only inputs toward transfers. The B_j are strided (see
+//     Data.Strided), as the block xgemm.c cycles through in its inner loop;
+//     the tiles of matmul3d, cholesky and lu are all strided.
 //   - sparse2d: matmul2d where each task is kept with probability Keep
 //     (independent Bernoulli draws in submission order); all 2N data stay
 //     declared because the papers plot the nominal working set. If no task
@@ -34,17 +36,29 @@ import (
 //     inputs, priorities and submission order are those of thesis Fig 2.4.
 //     Coords are [k,m,n] where A[m][n] is the tile the task writes:
 //     POTRF [k,k,k], TRSM [k,m,k], SYRK [k,n,n], GEMM [k,m,n].
-//   - lu: tiled LU without pivoting (thesis ch. 5; loops of Chameleon's
-//     getrf_nopiv, which the thesis does not list), tiles A[m][n] with id
-//     m·N+n. Per k: GETRF(k) on A[k][k]; TRSM(k,n) on the row A[k][n], n>k;
-//     TRSM(k,m) on the column A[m][k], m>k; GEMM(k,m,n) on A[m][n], m,n>k.
-//     Coords [k,m,n] name the written tile A[m][n] as for cholesky. No
-//     priorities: the thesis gives none for LU.
+//   - lu: tiled LU without pivoting, tiles A[m][n] with id m·N+n, in the
+//     order of the thesis' code (examples/lu/xlu_implicit.c on branch
+//     papers/ICPP2023 of starpu-runtime/starpu, which the chapter's
+//     lu.sh runs). Per k: GETRF(k) on A[k][k]; for each i > k, TRSM(k,i) on
+//     the row tile A[k][i] then TRSM(k,i) on the column tile A[i][k]; then
+//     GEMM(k,m,n) on A[m][n], m outer, n inner. Coords [k,m,n] name the
+//     written tile A[m][n] as for cholesky. Priorities are that code's
+//     ("prio BL", the unit-weight bottom level as Fig. 2.4's):
+//     GETRF 3N-3k, TRSM 3N-(2k+i), GEMM 3N-(k+m+n).
 //
-// With Deps, each task depends on the previous writer of every tile it
-// accesses and, for the tile it writes, on the readers since that writer
-// (StarPU's sequential consistency). In the generated kinds no tile is read
-// by one task and written later, so only RAW/WAW edges arise.
+// With Deps, the tile a task updates (the C tile of matmul3d, the tile
+// named by the coords of cholesky and lu) is accessed in mode RW, as
+// StarPU's codelets do, and each task depends on the previous writer of
+// every tile it accesses and, for the tile it writes, on the readers since
+// that writer (StarPU's sequential consistency: RAW, WAW and WAR). Without
+// Deps every access is R: the papers' independent task sets only read.
+//
+// WriteC (2D kinds) gives each task T(i,j) a third data, its C tile
+// (Tile×Tile fp32, ids after the 2N inputs, i·N+j), written in mode W and
+// scratch: the sgemm codelet of the IPDPS 2022 random-order runs (StarPU
+// examples/mult/xgemm.c at commit 0445b697, cl_gemm0) took C in mode W and
+// invalidated it after each task, so each task allocates one more tile and
+// nothing is written back.
 //
 // Order "random" draws a seeded uniform permutation of the tasks and
 // renumbers them densely (coords keep the tile identity). With Deps it
@@ -69,8 +83,11 @@ func Generate(s Spec) (*Workload, error) {
 		genCholesky(b, s)
 	case KindLU:
 		genLU(b, s)
+	default:
+		genApp(b, s)
 	}
-	if s.Deps {
+	if s.Deps || isApp(s.Kind) {
+		b.setUpdateModes()
 		b.addSeqDeps()
 	}
 	w := b.w
@@ -88,7 +105,8 @@ func Generate(s Spec) (*Workload, error) {
 // the data it writes (for Deps).
 type builder struct {
 	w       *Workload
-	written []int // written[t] = data id task t writes, or -1
+	written []int // written[t] = data id task t updates, or -1
+	c0      int   // first C tile of the 2D kinds with WriteC
 }
 
 // addData declares n data of the given size and returns the first id.
@@ -100,6 +118,13 @@ func (b *builder) addData(n int, bytes int64) int {
 	return first
 }
 
+// strided marks data ids [from, to) as strided sub-blocks of a host matrix.
+func (b *builder) strided(from, to int) {
+	for d := from; d < to; d++ {
+		b.w.Data[d].Strided = true
+	}
+}
+
 func (b *builder) addTask(kernel string, flops float64, prio, written int, coords []int, inputs ...int) {
 	b.w.Tasks = append(b.w.Tasks, Task{
 		ID: len(b.w.Tasks), Kernel: kernel, Flops: flops,
@@ -108,19 +133,44 @@ func (b *builder) addTask(kernel string, flops float64, prio, written int, coord
 	b.written = append(b.written, written)
 }
 
-// data2D declares the 2N block-rows/columns of the 2D kinds.
+// data2D declares the 2N block-rows/columns of the 2D kinds, and the N²
+// C tiles with WriteC.
 func data2D(b *builder, s Spec) (a0, b0 int, flops float64) {
 	bytes := int64(s.Tile) * int64(s.Z) * floatBytes
 	a0 = b.addData(s.N, bytes)
 	b0 = b.addData(s.N, bytes)
+	// xgemm.c partition_mult_data registers its A as ydim×zdim with leading
+	// dimension ydim and cuts it along y (starpu_matrix_filter_block): each
+	// block is zdim rows of tile floats, strided in main memory. Its B
+	// blocks, cut along x (vertical_block), are contiguous. xgemm submits x
+	// outer and y inner, so the strided block is the one consecutive tasks
+	// cycle through: our B_j (j inner).
+	b.strided(b0, b0+s.N)
+	if s.WriteC {
+		b.c0 = b.addData(s.N*s.N, int64(s.Tile)*int64(s.Tile)*floatBytes)
+		for c := b.c0; c < len(b.w.Data); c++ {
+			b.w.Data[c].Scratch = true
+		}
+	}
 	return a0, b0, 2 * float64(s.Tile) * float64(s.Tile) * float64(s.Z)
+}
+
+// add2D adds the 2D task T(i,j): it reads A_i and B_j and, with WriteC,
+// writes C_ij.
+func (b *builder) add2D(s Spec, a0, b0 int, flops float64, i, j int) {
+	if !s.WriteC {
+		b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j)
+		return
+	}
+	b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j, b.c0+i*s.N+j)
+	b.w.Tasks[len(b.w.Tasks)-1].Modes = []Mode{R, R, W}
 }
 
 func genMatmul2D(b *builder, s Spec) {
 	a0, b0, flops := data2D(b, s)
 	for i := range s.N {
 		for j := range s.N {
-			b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j)
+			b.add2D(s, a0, b0, flops, i, j)
 		}
 	}
 }
@@ -131,14 +181,14 @@ func genSparse2D(b *builder, s Spec) {
 	for i := range s.N {
 		for j := range s.N {
 			if r.Float64() < s.Keep {
-				b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j)
+				b.add2D(s, a0, b0, flops, i, j)
 			}
 		}
 	}
 	if len(b.w.Tasks) == 0 { // an empty task set is useless to every caller
 		t := r.IntN(s.N * s.N)
 		i, j := t/s.N, t%s.N
-		b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j)
+		b.add2D(s, a0, b0, flops, i, j)
 	}
 }
 
@@ -147,7 +197,7 @@ func genRandomPairs(b *builder, s Spec) {
 	r := s.rng(streamPairs)
 	for range s.N * s.N {
 		i, j := r.IntN(s.N), r.IntN(s.N)
-		b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j)
+		b.add2D(s, a0, b0, flops, i, j)
 	}
 }
 
@@ -157,6 +207,9 @@ func genMatmul3D(b *builder, s Spec) {
 	a0 := b.addData(n*nz, tb)
 	b0 := b.addData(nz*n, tb)
 	c0 := b.addData(n*n, tb)
+	// xgemm.c -3d tiles A, B and C in both dimensions (map_filters): every
+	// tile is a strided sub-block of its matrix.
+	b.strided(a0, len(b.w.Data))
 	t := float64(s.Tile)
 	for i := range n {
 		for j := range n {
@@ -171,6 +224,9 @@ func genMatmul3D(b *builder, s Spec) {
 func genCholesky(b *builder, s Spec) {
 	n := s.N
 	b.addData(n*(n+1)/2, int64(s.Tile)*int64(s.Tile)*floatBytes)
+	// cholesky_implicit registers one size×size matrix and tiles it in both
+	// dimensions (starpu_data_map_filters): every tile is strided.
+	b.strided(0, len(b.w.Data))
 	a := func(m, k int) int { return m*(m+1)/2 + k } // lower triangle, row-major
 	t := float64(s.Tile)
 	t3 := t * t * t
@@ -192,27 +248,45 @@ func genCholesky(b *builder, s Spec) {
 func genLU(b *builder, s Spec) {
 	n := s.N
 	b.addData(n*n, int64(s.Tile)*int64(s.Tile)*floatBytes)
+	b.strided(0, len(b.w.Data)) // tiles of one matrix, as for cholesky
 	a := func(m, k int) int { return m*n + k }
 	t := float64(s.Tile)
 	t3 := t * t * t
 	for k := range n {
-		b.addTask("getrf", 2*t3/3, 0, a(k, k), []int{k, k, k}, a(k, k))
-		for j := k + 1; j < n; j++ {
-			b.addTask("trsm", t3, 0, a(k, j), []int{k, k, j}, a(k, k), a(k, j))
-		}
-		for m := k + 1; m < n; m++ {
-			b.addTask("trsm", t3, 0, a(m, k), []int{k, m, k}, a(k, k), a(m, k))
+		b.addTask("getrf", 2*t3/3, 3*n-3*k, a(k, k), []int{k, k, k}, a(k, k))
+		for i := k + 1; i < n; i++ {
+			b.addTask("trsm", t3, 3*n-(2*k+i), a(k, i), []int{k, k, i}, a(k, k), a(k, i))
+			b.addTask("trsm", t3, 3*n-(2*k+i), a(i, k), []int{k, i, k}, a(k, k), a(i, k))
 		}
 		for m := k + 1; m < n; m++ {
 			for j := k + 1; j < n; j++ {
-				b.addTask("gemm", 2*t3, 0, a(m, j), []int{k, m, j}, a(m, k), a(k, j), a(m, j))
+				b.addTask("gemm", 2*t3, 3*n-(k+m+j), a(m, j), []int{k, m, j}, a(m, k), a(k, j), a(m, j))
 			}
 		}
 	}
 }
 
-// addSeqDeps infers StarPU's implicit dependencies from the access order:
-// RAW and WAW on the last writer, WAR on the readers since that writer.
+// setUpdateModes marks the tile each task updates as RW, the others R.
+func (b *builder) setUpdateModes() {
+	for t := range b.w.Tasks {
+		task := &b.w.Tasks[t]
+		wd := b.written[t]
+		if wd < 0 {
+			continue
+		}
+		task.Modes = make([]Mode, len(task.Inputs))
+		for k, d := range task.Inputs {
+			task.Modes[k] = R
+			if d == wd {
+				task.Modes[k] = RW
+			}
+		}
+	}
+}
+
+// addSeqDeps infers StarPU's implicit dependencies from the access modes in
+// submission order: RAW and WAW on the last writer, WAR on the readers
+// since that writer.
 func (b *builder) addSeqDeps() {
 	lastWriter := make([]int, len(b.w.Data))
 	for i := range lastWriter {
@@ -221,26 +295,24 @@ func (b *builder) addSeqDeps() {
 	readers := make([][]int, len(b.w.Data))
 	for t := range b.w.Tasks {
 		task := &b.w.Tasks[t]
-		wd := b.written[t]
 		var deps []int
-		for _, d := range task.Inputs {
+		for k, d := range task.Inputs {
 			if lw := lastWriter[d]; lw >= 0 {
 				deps = append(deps, lw)
 			}
-		}
-		if wd >= 0 {
-			deps = append(deps, readers[wd]...)
+			if task.Mode(k).Writes() {
+				deps = append(deps, readers[d]...)
+			}
 		}
 		slices.Sort(deps)
 		task.Deps = slices.Compact(deps)
-		for _, d := range task.Inputs {
-			if d != wd {
+		for k, d := range task.Inputs {
+			if task.Mode(k).Writes() {
+				lastWriter[d] = t
+				readers[d] = readers[d][:0]
+			} else {
 				readers[d] = append(readers[d], t)
 			}
-		}
-		if wd >= 0 {
-			lastWriter[wd] = t
-			readers[wd] = readers[wd][:0]
 		}
 	}
 }

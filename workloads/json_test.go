@@ -42,7 +42,7 @@ func TestWriteJSONFormat(t *testing.T) {
 	want := `{"name":"matmul2d-n1",
 "data":[
 {"id":0,"bytes":14745600},
-{"id":1,"bytes":14745600}],
+{"id":1,"bytes":14745600,"strided":true}],
 "tasks":[
 {"id":0,"kernel":"gemm","flops":7077888000,"inputs":[0,1],"deps":[],"coords":[0,0]}]}
 `

@@ -49,12 +49,21 @@ type Spec struct {
 	// empty DAG (each C tile is written once and C is not modelled), so
 	// Deps is accepted there and adds nothing.
 	Deps bool
-	Seed uint64 // seeds every random choice (order, sparse mask, random pairs)
+	// WriteC (2D kinds) adds each task's C tile, written in mode W and
+	// discarded after the task (scratch), as the sgemm codelet of the IPDPS
+	// 2022 random-order runs did.
+	WriteC bool   `json:",omitempty"`
+	Seed   uint64 // seeds every random choice (order, sparse mask, random pairs)
+	// Opts are the named options of the application kinds (KindOptions),
+	// as "name=value,..." sorted by name (FormatOpts), so a Spec stays a
+	// comparable value; absent ones take their defaults.
+	Opts string `json:",omitempty"`
 }
 
 // Kinds lists the workload kinds Generate knows, in a stable order.
 func Kinds() []string {
-	return []string{KindMatmul2D, KindMatmul3D, KindCholesky, KindLU, KindSparse2D, KindRandomPairs}
+	return []string{KindMatmul2D, KindMatmul3D, KindCholesky, KindLU, KindSparse2D, KindRandomPairs,
+		KindTree, KindFMM, KindQRMumps, KindSpLDLT, KindStencil}
 }
 
 // WithDefaults returns s with zero Tile, Z, NZ and Keep replaced by their
@@ -105,6 +114,12 @@ func (s Spec) check() error {
 		return fmt.Errorf("workloads: %s: unknown Spec.Order %q%s; use \"\" or %q (natural order) or %q (seeded shuffle)",
 			s.Kind, s.Order, suggest.Closest(s.Order, []string{OrderSubmission, OrderRandom}), OrderSubmission, OrderRandom)
 	}
+	if s.WriteC && !is2D(s.Kind) {
+		return fmt.Errorf("workloads: %s: Spec.WriteC applies to the 2D kinds (matmul2d, sparse2d, randompairs); the other kinds update their tiles with Deps", s.Kind)
+	}
+	if err := s.checkOpts(); err != nil {
+		return err
+	}
 	if n := s.taskCount(); n > maxTasks {
 		return fmt.Errorf("workloads: %s with N=%d would have %d tasks, above the limit of %d; reduce N", s.Kind, s.N, n, maxTasks)
 	}
@@ -153,8 +168,16 @@ func (s Spec) Name() string {
 	if s.Kind == KindSparse2D {
 		fmt.Fprintf(&b, "-keep%g", s.Keep)
 	}
+	for _, o := range kindOptions[s.Kind] {
+		if v, ok := s.optValues()[o.Name]; ok && v != o.Default {
+			fmt.Fprintf(&b, "-%s%g", o.Name, v)
+		}
+	}
 	if s.Deps && hasDAG(s.Kind) {
 		b.WriteString("-deps")
+	}
+	if s.WriteC {
+		b.WriteString("-c")
 	}
 	if s.Order == OrderRandom {
 		b.WriteString("-random")

@@ -8,8 +8,9 @@ import (
 
 // Validate checks the invariants every consumer relies on: dense ids in
 // order, positive data sizes, finite non-negative flops, input and
-// dependency ids that exist, no repeated input or dependency in a task, no
-// self-dependency and no dependency cycle. It returns the first problem
+// dependency ids that exist, one valid access mode per input (or none), no
+// repeated input or dependency in a task, no self-dependency and no
+// dependency cycle. It returns the first problem
 // found, naming the task or data involved.
 func (w *Workload) Validate() error {
 	if w == nil {
@@ -37,9 +38,20 @@ func (w *Workload) Validate() error {
 		if math.IsNaN(t.Flops) || math.IsInf(t.Flops, 0) || t.Flops < 0 {
 			return fmt.Errorf("workloads: task %d has flops %v; flops must be finite and non-negative", i, t.Flops)
 		}
-		for _, d := range t.Inputs {
+		if len(t.Modes) != 0 && len(t.Modes) != len(t.Inputs) {
+			return fmt.Errorf("workloads: task %d has %d modes for %d inputs; give one mode (R, W or RW) per input, or none (all R)", i, len(t.Modes), len(t.Inputs))
+		}
+		for _, m := range t.Modes {
+			if m != R && m != W && m != RW {
+				return fmt.Errorf("workloads: task %d has access mode %d; use R, W or RW", i, m)
+			}
+		}
+		for k, d := range t.Inputs {
 			if d < 0 || d >= nd {
 				return fmt.Errorf("workloads: task %d reads data %d, which does not exist (the workload declares data 0..%d)", i, d, nd-1)
+			}
+			if w.Data[d].Scratch && t.Mode(k) != W {
+				return fmt.Errorf("workloads: task %d accesses scratch data %d in mode %v; a scratch datum is only written (mode W)", i, d, t.Mode(k))
 			}
 			if seen[d] == i+1 {
 				return fmt.Errorf("workloads: task %d lists input %d twice; list each data once", i, d)

@@ -54,7 +54,7 @@ func (h *taskHeap) Pop() any {
 
 func (b *simBackend) StartLoad(g, d int, prefetch bool, _ int) {
 	b.flows = append(b.flows, &simFlow{g: g, d: d, prefetch: prefetch,
-		remaining: float64(b.m.Workload().Data[d].Bytes), rate: b.m.Platform().HostGBps(g) * 1e9})
+		remaining: float64(b.m.Workload().Data[d].Bytes), rate: b.m.Platform().HomeGBps(g) * 1e9})
 }
 
 func (b *simBackend) StartTask(g, task int, _ int) {
@@ -115,14 +115,22 @@ func privateLinks(t testing.TB, gpus int, memBytes int64) *hardware.Platform {
 	p.Topology.GPUsPerSwitch, p.Topology.GPUsPerNUMA = 1, 8
 	wide := 64 * p.Topology.GPULinkGBps
 	p.Topology.SwitchLinkGBps, p.Topology.NUMALinkGBps, p.Topology.InterNUMAGBps = wide, wide, wide
+	// The fake GPUs copy every datum at the link's rate, from host RAM,
+	// and run every kernel for its exact duration.
+	p.Topology.NVLink, p.Topology.StridedGBps, p.Runtime.DurationCV = false, 0, 0
 	return p
 }
 
+// mustGen generates a workload for the executor, which runs read-only task
+// sets: a DAG keeps its dependencies, and its updates become reads.
 func mustGen(t testing.TB, s workloads.Spec) *workloads.Workload {
 	t.Helper()
 	w, err := workloads.Generate(s)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := range w.Tasks {
+		w.Tasks[i].Modes = nil
 	}
 	return w
 }

@@ -64,10 +64,10 @@ func TestCalibrateFake(t *testing.T) {
 	}
 	// The model reproduces both measurements: one GPU alone and all at once.
 	p.GPUs = 2
-	links, paths := p.Links()
+	links, paths, _ := p.Links()
 	shared := links[paths[0][len(paths[0])-1]]
-	near("one GPU in the model", p.HostGBps(0), gbps)
-	near("both GPUs in the model", math.Min(2*p.HostGBps(0), shared.GBps), 2*gbps)
+	near("one GPU in the model", p.HomeGBps(0), gbps)
+	near("both GPUs in the model", math.Min(2*p.HomeGBps(0), shared.GBps), 2*gbps)
 	if !strings.Contains(string(c.TOML()), "2025-01-02") || !strings.Contains(string(c.TOML()), "CUDA runtime 12.8") {
 		t.Errorf("provenance missing from the preset:\n%s", c.TOML())
 	}

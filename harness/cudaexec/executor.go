@@ -36,7 +36,11 @@ func noGPU(err error) error {
 // RunWith is Run with options.
 func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 	if cfg.Platform != nil && cfg.Platform.Topology.NVLink {
-		return nil, "", fmt.Errorf("the cuda executor copies data from host RAM only; run without --nvlink")
+		// The executor copies every datum from host RAM (no peer copies):
+		// the platform it runs, and records, says so.
+		p := cfg.Platform.Clone()
+		p.Topology.NVLink = false
+		cfg.Platform = p
 	}
 	x := &executor{opt: opt}
 	m, err := sim.NewWith(cfg, x)
@@ -82,6 +86,9 @@ func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 	}
 	x.issueAll()
 	for !m.Done() && x.err == nil {
+		if cfg.Context != nil && cfg.Context.Err() != nil {
+			return nil, device, cfg.Context.Err() // a sweep's timeout: stop issuing work
+		}
 		op, g, busy, waiting := x.poll()
 		switch {
 		case op != nil:

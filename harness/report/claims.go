@@ -12,17 +12,32 @@ import (
 	"github.com/memsched/memsched/workloads"
 )
 
-// Claim statuses in reports.
+// Claim statuses in reports. Only StatusReproduced counts as a
+// reproduction; the others say why a number is not one.
 const (
-	StatusReproduced  = "reproduced"
+	// StatusReproduced: computed under the paper's protocol, within the
+	// claim's tolerance, and the tolerance excludes "no difference".
+	StatusReproduced = "reproduced"
+	// StatusNoise: an improvement within tolerance whose tolerance also
+	// holds 0 %: any two curves that do not differ would pass it.
+	StatusNoise       = "within noise"
 	StatusOff         = "off"
 	StatusNotRun      = "not run"
 	StatusNotYet      = "not yet reproducible"
 	StatusQualitative = "qualitative"
+	// StatusDefinition: arithmetic on the workload's definition (a working
+	// set), computed but no result of a schedule.
+	StatusDefinition = "definition"
+	// StatusFaster: a timing of the authors' implementation that ours beats;
+	// both times are shown.
+	StatusFaster = "faster than published"
 	// StatusInput marks a number the suite sets rather than computes (the
 	// compute ceiling is the platform's kernel throughput, taken from the
 	// paper): shown, but not counted as a reproduction.
 	StatusInput = "platform input"
+	// StatusRestates: the claim repeats another claim's number (a thesis
+	// restating a paper) and is counted there.
+	StatusRestates = "restates"
 )
 
 // ClaimResult is a claim with its reproduced value.
@@ -32,6 +47,12 @@ type ClaimResult struct {
 	Diff   float64 // Value − published; NaN when either is missing
 	Status string  // one of the Status constants; not-yet adds ": <missing>"
 	Detail string  // how the value was obtained, or why there is none
+}
+
+// Numeric reports whether the claim counts in the headline's denominator:
+// a published number (improvement or value) that is not a restatement.
+func (r ClaimResult) Numeric() bool {
+	return r.Claim.Kind != paper.KindQualitative && r.Claim.Restates == ""
 }
 
 // SameSuite reports whether a claim's suite path names a suite file
@@ -46,12 +67,18 @@ func SameSuite(claimSuite, rel string) bool {
 func EvaluateClaim(c paper.Claim, s *suite.Suite, set *Set, average string) ClaimResult {
 	res := ClaimResult{Claim: c, Value: math.NaN(), Diff: math.NaN()}
 	switch {
+	case c.Restates != "":
+		res.Status = StatusRestates
+		res.Detail = "restates " + c.Restates + ", counted there"
+		return res
 	case c.Status == paper.StatusNotYet:
 		res.Status = StatusNotYet
 		if c.Missing != "" {
 			res.Status += ": " + c.Missing
 		}
 		return res
+	case c.Check != "" && s != nil:
+		return checkResult(c, set)
 	case c.Kind == paper.KindQualitative:
 		res.Status = StatusQualitative
 		return res
@@ -80,15 +107,37 @@ func EvaluateClaim(c paper.Claim, s *suite.Suite, set *Set, average string) Clai
 	if pub, has := c.Value(); has {
 		res.Diff = v - pub
 	}
+	pub, _ := c.Value()
 	switch {
-	case input:
+	case input || c.Nature == paper.NaturePlatformInput:
 		res.Status = StatusInput
-	case c.Within(v):
-		res.Status = StatusReproduced
-	default:
+	case c.Nature == paper.NatureDefinition:
+		res.Status = StatusDefinition
+	case c.Nature == paper.NatureImplementationTime:
 		res.Status = StatusOff
+		if v < pub {
+			res.Status = StatusFaster
+			res.Detail += fmt.Sprintf("; ours %s s against the authors' %s s (%s× faster)", trimFloat(v), trimFloat(pub), trimFloat(roundSig(pub/v, 2)))
+		}
+	case !c.Within(v):
+		res.Status = StatusOff
+	case c.Kind == paper.KindImprovement && c.Within(0):
+		res.Status = StatusNoise
+	default:
+		res.Status = StatusReproduced
 	}
 	return res
+}
+
+func trimFloat(v float64) string { return strconv.FormatFloat(roundSig(v, 3), 'f', -1, 64) }
+
+// roundSig rounds to n significant digits.
+func roundSig(v float64, n int) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	p := math.Pow(10, float64(n)-math.Ceil(math.Log10(math.Abs(v))))
+	return math.Round(v*p) / p
 }
 
 func orNone(s string) string {
@@ -115,6 +164,72 @@ func claimPoints(c paper.Claim, set *Set) []*Point {
 	return out
 }
 
+// namedPoints are the set's points at exactly the claim's Points (one key:
+// n or memory_mb), among those of the claim's GPUs; missing lists the named
+// values the set has no point for.
+func namedPoints(c paper.Claim, set *Set) (pts []*Point, key string, missing []float64) {
+	var want []float64
+	for k, vs := range c.Points {
+		key, want = k, vs
+	}
+	for _, v := range want {
+		var found *Point
+		for _, p := range set.Points {
+			if c.GPUs > 0 && p.GPUs != c.GPUs {
+				continue
+			}
+			match := false
+			switch key {
+			case "n":
+				match = p.N == int(v)
+				if mem, ok := c.Memory(); ok && mem > 0 && math.Abs(p.MemMiB-mem) > 0.5 {
+					match = false
+				}
+			case "memory_mb":
+				match = math.Abs(p.MemMiB-v) < 0.5
+			}
+			if match {
+				found = p
+				break
+			}
+		}
+		if found == nil {
+			missing = append(missing, v)
+			continue
+		}
+		pts = append(pts, found)
+	}
+	return pts, key, missing
+}
+
+// pointValue is a point's coordinate on a claim's points key.
+func pointValue(p *Point, key string) float64 {
+	if key == "memory_mb" {
+		return p.MemMiB
+	}
+	return float64(p.N)
+}
+
+// describeValues writes a list of point values compactly: "5..45 step 5"
+// for an arithmetic progression, else the list.
+func describeValues(vs []float64) string {
+	if len(vs) > 2 {
+		step := vs[1] - vs[0]
+		prog := step > 0
+		for i := 2; i < len(vs) && prog; i++ {
+			prog = vs[i]-vs[i-1] == step
+		}
+		if prog {
+			return fmt.Sprintf("%s..%s step %s", fmtCoord(vs[0]), fmtCoord(vs[len(vs)-1]), fmtCoord(step))
+		}
+	}
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = fmtCoord(v)
+	}
+	return "[" + strings.Join(s, ", ") + "]"
+}
+
 func claimImprovement(c paper.Claim, set *Set, average string) (float64, string, bool) {
 	if set == nil || set.Present == 0 && set.Suite != nil {
 		return 0, "no results for the suite: run memsched sweep " + c.Suite, false
@@ -125,22 +240,49 @@ func claimImprovement(c paper.Claim, set *Set, average string) (float64, string,
 		}
 	}
 	metric := suite.NormaliseMetric(c.Metric)
-	if _, ok := Metrics[metric]; !ok {
+	m, ok := Metrics[metric]
+	if !ok {
 		return 0, "metric " + c.Metric + " is not in the results", false
 	}
-	pts := claimPoints(c, set)
+	if len(c.Points) == 0 {
+		return 0, "the claim names no points (points = { n = [...] })", false
+	}
+	pts, key, missing := namedPoints(c, set)
+	var values []float64
+	for _, vs := range c.Points {
+		values = vs
+	}
+	where := fmt.Sprintf("%s = %s (%d points)", key, describeValues(values), len(values))
+	if len(missing) > 0 {
+		return 0, fmt.Sprintf("the suite has no point at %s = %s of the claim's %s", key, describeValues(missing), where), false
+	}
+	var lack []string
+	for _, p := range pts {
+		if set.Cell(c.Scheduler, p).Stat(metric).N == 0 || set.Cell(c.Baseline, p).Stat(metric).N == 0 {
+			lack = append(lack, fmtCoord(pointValue(p, key)))
+		}
+	}
+	if len(lack) > 0 {
+		return 0, fmt.Sprintf("%s or %s has no successful run at %s = %s of the claim's %s", c.Scheduler, c.Baseline, key, strings.Join(lack, ", "), where), false
+	}
 	imp, err := set.ImprovementOver(pts, c.Scheduler, c.Baseline, metric, average)
-	if err != nil || imp.Points == 0 {
-		return 0, fmt.Sprintf("no point where both %s and %s ran", c.Scheduler, c.Baseline), false
+	if err != nil || imp.Points != len(pts) {
+		return 0, fmt.Sprintf("no improvement over %s: %v", where, err), false
 	}
-	detail := fmt.Sprintf("%s over %d points", averageName(average), imp.Points)
-	if missing := len(pts) - imp.Points; missing > 0 {
-		detail += fmt.Sprintf(" (%d points lack one of the two)", missing)
-	}
+	detail := fmt.Sprintf("%s over %s: %s %s, %s %s %s", averageName(average), where,
+		c.Scheduler, formatMean(metric, imp.MeanA), c.Baseline, formatMean(metric, imp.MeanB), m.Title)
 	if c.Unit == "x" {
 		return 1 + imp.Percent/100, detail, true
 	}
 	return imp.Percent, detail, true
+}
+
+// formatMean writes a mean of a metric with the precision the tables use.
+func formatMean(metric string, v float64) string {
+	if metric == "gflops" {
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	return format(metric, v)
 }
 
 func averageName(a string) string {

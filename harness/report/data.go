@@ -57,8 +57,16 @@ var Metrics = map[string]Metric{
 	"fetches":       {"fetches", "fetches", false, func(r run.Record) float64 { return float64(r.Fetches) }},
 	"prefetches":    {"prefetches", "prefetches", false, func(r run.Record) float64 { return float64(r.Prefetches) }},
 	"evictions":     {"evictions", "evictions", false, func(r run.Record) float64 { return float64(r.Evictions) }},
-	"makespan_s":    {"makespan_s", "makespan (s)", false, func(r run.Record) float64 { return r.MakespanS }},
-	"sched_time_s":  {"sched_time_s", "scheduling wall time (s)", false, func(r run.Record) float64 { return r.SchedWallS }},
+	// The authors' fetch count: inputs missing when a task is popped (StarPU HFP.c get_data_to_load).
+	"pop_missing": {"pop_missing", "inputs missing at pop (the papers' fetches)", false, func(r run.Record) float64 { return float64(r.PopMissing) }},
+	// Loads of a static plan in the abstract model of thesis §2.2 (the toy examples' count).
+	"model_loads":  {"model_loads", "loads in the model of thesis §2.2", false, func(r run.Record) float64 { return float64(r.ModelLoads) }},
+	"makespan_s":   {"makespan_s", "makespan (s)", false, func(r run.Record) float64 { return r.MakespanS }},
+	"sched_time_s": {"sched_time_s", "scheduling wall time (s)", false, func(r run.Record) float64 { return r.SchedWallS }},
+	// PeerJ 2019's "total memory transfer": every copy, write-backs included.
+	"all_transfers_mib": {"all_transfers_mib", "all transfers (MiB, host→GPU + GPU→GPU + GPU→host)", false, func(r run.Record) float64 { return float64(r.BytesH2D+r.BytesD2D+r.BytesD2H) / mib }},
+	// LAHeteroprio's best-memory-node difference, % of popped tasks.
+	"bmd_pct": {"bmd_pct", "BMD (% of tasks)", false, func(r run.Record) float64 { return r.SchedStats["bmd_pct"] }},
 }
 
 // tableMetrics are the per-point tables of a report, in order.
@@ -139,6 +147,60 @@ type Set struct {
 	Present  int                         // of those, with a record
 	Stale    int                         // records of this suite whose key the suite no longer produces
 	Errors   int
+	Preview  bool                 // from a quick sweep: titles say so
+	configs  map[string]*pointRun // point id -> its workload spec and platform (checks.go)
+}
+
+// commit names the code of a record: its commit, "-dirty" when the tree had
+// uncommitted changes.
+func commit(r run.Record) string {
+	c := r.Provenance.GitSHA
+	if c == "" {
+		c = "unknown"
+	}
+	if len(c) > 12 {
+		c = c[:12]
+	}
+	if r.Provenance.Dirty {
+		c += "-dirty"
+	}
+	return c
+}
+
+// Commits lists the commits the set's records were made by, sorted.
+func (s *Set) Commits() []string {
+	seen := map[string]bool{}
+	for _, byPoint := range s.Cells {
+		for _, c := range byPoint {
+			for _, r := range c.Records {
+				seen[commit(r)] = true
+			}
+		}
+	}
+	return sortedKeys(seen)
+}
+
+// MixedCells describes the cells whose records (the repetitions of one
+// label at one point) come from more than one commit: a sweep reuses
+// records across commits that change no version, so a cell can mix them.
+func (s *Set) MixedCells() []string {
+	var out []string
+	for _, label := range s.Labels {
+		for _, p := range s.Points {
+			c := s.Cell(label, p)
+			if c == nil {
+				continue
+			}
+			seen := map[string]bool{}
+			for _, r := range c.Records {
+				seen[commit(r)] = true
+			}
+			if len(seen) > 1 {
+				out = append(out, fmt.Sprintf("%s at %s (%s)", label, describePoint(p), strings.Join(sortedKeys(seen), ", ")))
+			}
+		}
+	}
+	return out
 }
 
 // Cell returns the cell of a label at a point (nil when absent).
@@ -168,7 +230,8 @@ func (s *Set) PanelPoints(panel string) []*Point {
 	return out
 }
 
-// LoadRecords reads results files; a key seen twice keeps its last
+// LoadRecords reads results files. A file holding a key twice is refused
+// (sweep.Duplicates names them); a key in several files keeps its last
 // successful record (or its last error row when it never succeeded).
 func LoadRecords(files ...string) ([]run.Record, error) {
 	recs, _, err := LoadSourced(files...)
@@ -181,15 +244,22 @@ func LoadSourced(files ...string) ([]run.Record, []string, error) {
 	var src []string
 	index := map[string]int{}
 	for _, f := range files {
+		if strings.HasSuffix(f, ".toml") {
+			return nil, nil, fmt.Errorf("%s is a suite, not a results file: give it with --suite, and the results file (.jsonl) memsched sweep wrote", f)
+		}
 		if _, err := os.Stat(f); err != nil {
 			return nil, nil, fmt.Errorf("%w; run memsched sweep first", err)
 		}
 		// An interrupted last line is ignored here; the next sweep cuts it.
-		recs, _, err := sweep.ReadFile(f)
+		lines, _, err := sweep.ReadLines(f)
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, r := range recs {
+		if err := sweep.Duplicates(f, lines); err != nil {
+			return nil, nil, err
+		}
+		for _, l := range lines {
+			r := l.Rec
 			if i, ok := index[r.Key]; ok {
 				if r.Error == "" || out[i].Error != "" {
 					out[i], src[i] = r, f

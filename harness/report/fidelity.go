@@ -129,7 +129,7 @@ func (s *Set) Fidelity() ([]Fidelity, error) {
 				continue
 			}
 			st := s.Cell(label, p).Stat("gflops")
-			pair := Pair{N: rp.N, GPUs: rp.GPUs, MemoryMB: rp.MemoryMB, Measured: rp.GFlops, Simulated: st.Mean,
+			pair := Pair{N: rp.N, GPUs: rp.GPUs, MemoryMB: rp.MemoryMB, Measured: rp.GFlops * nominalRatio(s.Cell(label, p), p), Simulated: st.Mean,
 				MeasuredMiB: math.NaN(), SimulatedMiB: s.Cell(label, p).Stat("transfers_mib").Mean}
 			if rp.HasTransfers() {
 				pair.MeasuredMiB = rp.TransfersMB / referenceIterations
@@ -143,6 +143,18 @@ func (s *Set) Fidelity() ([]Fidelity, error) {
 		}
 	}
 	return out, nil
+}
+
+// nominalRatio converts a sparse run's measured GFlop/s to the flops its
+// tasks did: sgemm counts keep·N² tasks, not the tasks it created
+// (paper/reference/README.md, "Sparse GFlop/s"), so the measured value is
+// scaled by created/nominal (1 for every other workload).
+func nominalRatio(c *Cell, p *Point) float64 {
+	keep, ok := p.Coords["keep"]
+	if !ok || c == nil || len(c.Records) == 0 || toFloat(keep) <= 0 || p.N <= 0 {
+		return 1
+	}
+	return float64(c.Records[0].Tasks) / (toFloat(keep) * float64(p.N*p.N))
 }
 
 // refLabel maps a reference point to a suite label: through the suite's

@@ -36,6 +36,9 @@ var (
 // suite lists them, and the reference measurements as dashed lines with
 // hollow marks.
 func WriteFigures(set *Set, dir string) ([]string, error) {
+	if set.Suite != nil && set.Suite.Report.Style != "" && set.Suite.Report.Style != "curves" {
+		return writeStyled(set, dir) // the CPU+GPU papers' bar charts
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -165,6 +168,9 @@ func figure(set *Set, panel string, pts []*Point, metric string, refs map[string
 	p.X.Tick.Marker = niceTicks{}
 	p.Y.Tick.Marker = niceTicks{}
 	p.Title.Text = set.Title
+	if set.Preview {
+		p.Title.Text = "PREVIEW (quick sweep): " + p.Title.Text
+	}
 	if panel != "" {
 		p.Title.Text += " (" + panel + ")"
 	}
@@ -343,6 +349,10 @@ func (v *vline) Thumbnail(c *draw.Canvas) {
 //     working set;
 //   - pcie: what the host links can carry during the ideal compute time,
 //     aggregate host bandwidth × flops / ceiling, dotted black (transfers).
+//
+// For task graphs (thesis ch. 5, checks.go) the ceiling is the area bound
+// of the kernels, the lower bound the I/O lower bound of Cholesky or LU,
+// and the PCIe limit uses the area bound's time (and the disk out of core).
 func bounds(set *Set, pts []*Point, metric string) []bound {
 	s := set.Suite
 	want := map[string]bool{}
@@ -366,7 +376,16 @@ func bounds(set *Set, pts []*Point, metric string) []bound {
 		}
 		return xys
 	}
-	if metric == "gflops" && want["ceiling"] && gemm > 0 {
+	graph := s.Workload.Deps
+	if metric == "gflops" && want["ceiling"] && graph {
+		out = append(out, bound{name: "ceiling: area bound of the kernels", color: black, dashes: dotted, xys: xs(func(pt *Point) float64 {
+			ideal, err := pointIdeal(set, pt)
+			if err != nil || pt.Flops == 0 {
+				return math.NaN()
+			}
+			return pt.Flops / ideal / 1e9
+		})})
+	} else if metric == "gflops" && want["ceiling"] && gemm > 0 {
 		out = append(out, bound{name: fmt.Sprintf("ceiling: %d × %g GFlop/s", gpus, gemm), color: black, dashes: dotted,
 			xys: plotter.XYs{{X: pts[0].X, Y: ceiling}, {X: pts[len(pts)-1].X, Y: ceiling}}})
 	}
@@ -393,9 +412,9 @@ func bounds(set *Set, pts []*Point, metric string) []bound {
 		}
 		var x float64
 		if set.XAxis == "memory" {
-			x = ml.frac * pts[0].WSMiB / float64(gpus)
+			x = ml.frac * pts[0].WSMiB / float64(max(gpus, 1))
 		} else {
-			x = float64(gpus) * pts[0].MemMiB / ml.frac
+			x = float64(max(gpus, 1)) * pts[0].MemMiB / ml.frac
 		}
 		out = append(out, bound{name: ml.name, color: ml.c, dashes: dotted, vertical: true, x: x})
 	}
@@ -408,11 +427,24 @@ func bounds(set *Set, pts []*Point, metric string) []bound {
 			case workloads.KindSparse2D:
 				return math.NaN() // unread data make the working set no bound
 			}
+			if graph {
+				if lb, err := boundMiB(set, pt, true); err == nil {
+					return lb
+				}
+			}
 			return pt.WSMiB
 		}
 		out = append(out, bound{name: "communication lower bound", color: black, xys: xs(lb)})
 	}
-	if metric == "transfers_mib" && want["pcie"] && gemm > 0 {
+	if metric == "transfers_mib" && want["pcie"] && graph {
+		out = append(out, bound{name: "PCIe (disk) limit: bandwidth × area bound time", color: black, dashes: dotted, xys: xs(func(pt *Point) float64 {
+			b, err := boundMiB(set, pt, false)
+			if err != nil {
+				return math.NaN()
+			}
+			return b
+		})})
+	} else if metric == "transfers_mib" && want["pcie"] && gemm > 0 {
 		bw := AggregateHostGBps(base, gpus)
 		pcie := func(pt *Point) float64 {
 			if pt.Flops == 0 {
@@ -444,10 +476,13 @@ func LowerBound2D(input, memory, ws float64) float64 {
 func AggregateHostGBps(p *hardware.Platform, gpus int) float64 {
 	q := p.Clone()
 	q.GPUs = gpus
-	links, paths := q.Links()
+	links, paths, _ := q.Links()
 	children := map[int]map[int]bool{}
 	roots := map[int]bool{}
 	for _, path := range paths {
+		if len(path) == 0 {
+			continue // the home node
+		}
 		for i := 1; i < len(path); i++ {
 			if children[path[i]] == nil {
 				children[path[i]] = map[int]bool{}

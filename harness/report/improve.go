@@ -17,6 +17,9 @@ type Improvement struct {
 	Panel   string
 	Percent float64 // NaN when no common point
 	Points  int     // points where both have a mean
+	// MeanA and MeanB are the label's and the baseline's mean over those
+	// points: the inputs of the ratio of means, so a reader can check it.
+	MeanA, MeanB float64
 }
 
 // Improve computes the average improvement, in percent, of a over b given
@@ -63,6 +66,17 @@ func Improve(a, b []float64, higher bool, average string) (float64, error) {
 	return math.NaN(), fmt.Errorf("unknown average %q; use %s or %s", average, RatioOfMeans, MeanOfRatios)
 }
 
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
 // Formula states the averaging in words, for table captions.
 func Formula(average string, higher bool) string {
 	a, b := "A", "B"
@@ -99,7 +113,7 @@ func (s *Set) ImprovementOver(points []*Point, label, baseline, metric, average 
 		b = append(b, sb.Mean)
 	}
 	pct, err := Improve(a, b, m.Higher, average)
-	return Improvement{Label: label, Percent: pct, Points: len(a)}, err
+	return Improvement{Label: label, Percent: pct, Points: len(a), MeanA: mean(a), MeanB: mean(b)}, err
 }
 
 // Improvements lists every label's improvement over the set's baseline on

@@ -1,11 +1,8 @@
 package report
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"image/color"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,51 +18,6 @@ import (
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/workloads"
 )
-
-// ReadTrace reads a trace (JSON Lines of sim.Event). A first line
-// {"ev":"run",...} as written by memsched run --trace is accepted and its
-// workload spec returned (nil when absent); the closing {"ev":"result"}
-// line is skipped. A malformed line is an error naming it.
-func ReadTrace(r io.Reader, name string) ([]sim.Event, *workloads.Spec, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	var evs []sim.Event
-	var spec *workloads.Spec
-	for line := 1; sc.Scan(); line++ {
-		b := sc.Bytes()
-		if len(strings.TrimSpace(string(b))) == 0 {
-			continue
-		}
-		var probe struct {
-			Ev       string          `json:"ev"`
-			Workload json.RawMessage `json:"workload"`
-		}
-		if err := json.Unmarshal(b, &probe); err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: not a trace event (%v)", name, line, err)
-		}
-		switch probe.Ev {
-		case "run":
-			if len(probe.Workload) > 0 && string(probe.Workload) != "null" {
-				spec = &workloads.Spec{}
-				if err := json.Unmarshal(probe.Workload, spec); err != nil {
-					return nil, nil, fmt.Errorf("%s:%d: trace header workload: %v", name, line, err)
-				}
-			}
-			continue
-		case "result":
-			continue
-		}
-		var ev sim.Event
-		if err := json.Unmarshal(b, &ev); err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: %v", name, line, err)
-		}
-		evs = append(evs, ev)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return evs, spec, nil
-}
 
 // taskMark is what the order picture shows of one task.
 type taskMark struct {

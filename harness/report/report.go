@@ -20,11 +20,19 @@ type Options struct {
 	// are linked relative to LinkDir, the directory of the report file.
 	Figures []string
 	LinkDir string
+	Preview bool // the results are a quick sweep's: say so at the top
+	// Fit declares the training series (pairs are tagged train or test);
+	// FitResult is the record of the fit (fitted values, sensitivity).
+	Fit       *paper.FitSpec
+	FitResult *paper.FitResult
 }
 
 // Build makes the report of one results set.
 func Build(set *Set, opt Options) (*Doc, error) {
 	d := &Doc{Title: set.Title}
+	if set.Preview {
+		d.Title += " (PREVIEW)"
+	}
 	secs, err := setSections(set, opt, 2)
 	if err != nil {
 		return nil, err
@@ -36,7 +44,11 @@ func Build(set *Set, opt Options) (*Doc, error) {
 // setSections are the sections of one set, at a heading level.
 func setSections(set *Set, opt Options, level int) ([]Section, error) {
 	var out []Section
-	out = append(out, Section{Title: "Runs", Level: level, Paras: []string{summaryText(set)}})
+	paras := []string{summaryText(set)}
+	if set.Preview {
+		paras = append([]string{PreviewBanner}, paras...)
+	}
+	out = append(out, Section{Title: "Runs", Level: level, Paras: paras})
 
 	imps, err := set.Improvements(opt.Average)
 	if err != nil {
@@ -71,7 +83,7 @@ func setSections(set *Set, opt Options, level int) ([]Section, error) {
 			if !SameSuite(c.Suite, set.Suite.RelFile()) {
 				continue
 			}
-			r := EvaluateClaim(c, set.Suite, set, opt.Average)
+			r := evaluateAny(c, map[string]*SuiteResults{set.Suite.RelFile(): {Suite: set.Suite, Set: set}}, opt.Average)
 			rows = append(rows, claimRow(r, false))
 		}
 		if len(rows) > 0 {
@@ -84,7 +96,7 @@ func setSections(set *Set, opt Options, level int) ([]Section, error) {
 		return nil, err
 	}
 	if len(fid) > 0 {
-		out = append(out, Section{Title: "Fidelity against the V100 measurements", Level: level, Tables: []Table{fidelityTable(fid)}})
+		out = append(out, Section{Title: "Fidelity against the V100 measurements", Level: level, Tables: []Table{fidelityTable(fid, opt.Fit)}})
 	}
 
 	var tables []Table
@@ -161,12 +173,42 @@ func summaryText(set *Set) string {
 		p := set.Suite.Platform.Base
 		fmt.Fprintf(&b, " Platform %s (hash per point in the records), executor %s, scheduling time charged: %v.", p.Name, set.Suite.Executor, set.Suite.ChargeSched)
 	}
+	if cs := set.Commits(); len(cs) > 0 {
+		fmt.Fprintf(&b, " Code: %s %s.", plural(len(cs), "commit"), strings.Join(cs, ", "))
+	}
+	if mixed := set.MixedCells(); len(mixed) > 0 {
+		b.WriteString(" " + MixedWarning(mixed))
+	}
 	return b.String()
 }
 
+// MixedWarning is the warning about cells mixing commits (Set.MixedCells).
+func MixedWarning(mixed []string) string {
+	show := mixed
+	if len(show) > 3 {
+		show = show[:3]
+	}
+	more := ""
+	if len(mixed) > len(show) {
+		more = fmt.Sprintf(" and %d more", len(mixed)-len(show))
+	}
+	return fmt.Sprintf("**Warning: %d table %s mix records of different commits**: %s%s; the commits changed no version, so their records were reused; `memsched sweep --fresh` makes every record from one commit.",
+		len(mixed), plural(len(mixed), "cell"), strings.Join(show, "; "), more)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// PreviewBanner heads the reports and figures of a quick sweep.
+const PreviewBanner = "**PREVIEW**: made from a quick sweep (`memsched sweep --quick`: a few values per axis and a short time limit per run), so points are missing and the largest runs may show as timeouts. It is not the reproduction: `make reproduce` builds that."
+
 func claimTable(rows [][]string, withSuite bool, average string) Table {
 	t := Table{
-		Caption: fmt.Sprintf("Improvement claims are recomputed as the %s over the suite's points (as the papers' numbers are; paper/reference/README.md); value claims are the metric at the claim's point. Status: reproduced when |reproduced − published| ≤ the claim's tolerance.", averageName(average)),
+		Caption: fmt.Sprintf("Improvement claims are recomputed as the %s over exactly the claim's points (as the papers' numbers are; paper/reference/README.md), with both means shown in the last column; value claims are the metric at the claim's point. Status: reproduced when |reproduced − published| ≤ the claim's tolerance and the tolerance excludes no difference (0 %%); within noise when it does not.", averageName(average)),
 		Header:  []string{"claim", "where", "statement", "published", "reproduced", "diff", "status", "how"},
 		Right:   []bool{false, false, false, true, true, true, false, false},
 	}
@@ -210,18 +252,18 @@ func unit(u string) string {
 	return " " + u
 }
 
-func fidelityTable(fs []Fidelity) Table {
+func fidelityTable(fs []Fidelity, spec *paper.FitSpec) Table {
 	t := Table{
-		Caption: "Simulated against measured GFlop/s on the same N, GPUs and memory: MAPE = mean |sim − measured| / measured; bias = mean (sim − measured) / measured (> 0: the simulation is optimistic). Transfers: the reference sums 11 iterations, compared per iteration.",
-		Header:  []string{"reference series", "scheduler", "points", "GFlop/s MAPE", "bias", "transfers MAPE", "unmatched"},
-		Right:   []bool{false, false, true, true, true, true, true},
+		Caption: "Simulated against measured GFlop/s on the same N, GPUs and memory: MAPE = mean |sim − measured| / measured; bias = mean (sim − measured) / measured (> 0: the simulation is optimistic). Transfers: the reference sums 11 iterations, compared per iteration. Set: the fit's training or test series.",
+		Header:  []string{"set", "reference series", "scheduler", "points", "GFlop/s MAPE", "bias", "transfers MAPE", "unmatched"},
+		Right:   []bool{false, false, false, true, true, true, true, true},
 	}
 	for _, f := range fs {
 		tm := "—"
 		if f.TransfersN > 0 {
 			tm = fmt.Sprintf("%.1f%% (%d)", f.TransfersMAPE, f.TransfersN)
 		}
-		t.Rows = append(t.Rows, []string{f.Figure, f.Label, strconv.Itoa(len(f.Pairs)), pct1(f.MAPE), signedPct(f.Bias), tm, strconv.Itoa(f.Unmatched)})
+		t.Rows = append(t.Rows, []string{setName(spec != nil && spec.IsTrain(f.Figure)), f.Figure, f.Label, strconv.Itoa(len(f.Pairs)), pct1(f.MAPE), signedPct(f.Bias), tm, strconv.Itoa(f.Unmatched)})
 	}
 	return t
 }
@@ -280,7 +322,7 @@ func errorRows(set *Set) Table {
 
 func format(metric string, v float64) string {
 	switch metric {
-	case "gflops", "loads", "fetches", "prefetches", "evictions":
+	case "gflops", "loads", "fetches", "prefetches", "evictions", "pop_missing", "model_loads":
 		return fmt.Sprintf("%.0f", v)
 	case "transfers_mib", "h2d_mib", "d2d_mib":
 		return fmt.Sprintf("%.1f", v)

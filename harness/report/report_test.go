@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -144,14 +143,15 @@ func handSet(t *testing.T, gflops map[string][]float64) (*suite.Suite, *Set) {
 func f(v float64) *float64 { return &v }
 
 func TestClaimStatus(t *testing.T) {
-	s, set := handSet(t, map[string][]float64{"EAGER": {110, 90}, "DMDAR": {100, 100}})
+	s, set := handSet(t, map[string][]float64{"EAGER": {120, 100}, "DMDAR": {100, 100}})
 	if set.Present != 4 || len(set.Points) != 2 {
 		t.Fatalf("set: present %d, points %d", set.Present, len(set.Points))
 	}
-	// EAGER over DMDAR: (110+90)/(100+100) − 1 = 0%; mean of ratios (1.1+0.9)/2 − 1 = 0%.
+	// EAGER over DMDAR on N = 4 and 8: (120+100)/(100+100) − 1 = 10%.
+	both := map[string][]float64{"n": {4, 8}}
 	imp := paper.Claim{ID: "i", Kind: paper.KindImprovement, Status: paper.StatusReproducible, Metric: "gflops",
-		Scheduler: "EAGER", Baseline: "DMDAR", Published: f(1), Tolerance: f(2), Unit: "%", Suite: "suites/test.toml"}
-	check := func(c paper.Claim, s *suite.Suite, set *Set, status string, value float64) {
+		Scheduler: "EAGER", Baseline: "DMDAR", Published: f(9), Tolerance: f(2), Unit: "%", Suite: "suites/test.toml", Points: both}
+	check := func(c paper.Claim, s *suite.Suite, set *Set, status string, value float64) ClaimResult {
 		t.Helper()
 		r := EvaluateClaim(c, s, set, RatioOfMeans)
 		if r.Status != status {
@@ -160,13 +160,29 @@ func TestClaimStatus(t *testing.T) {
 		if !math.IsNaN(value) {
 			near(t, c.ID+" value", r.Value, value, 1e-9)
 		}
+		return r
 	}
-	check(imp, s, set, StatusReproduced, 0)
+	r := check(imp, s, set, StatusReproduced, 10)
+	if !strings.Contains(r.Detail, "n = [4, 8] (2 points): EAGER 110, DMDAR 100 GFlop/s") {
+		t.Errorf("detail %q does not show the points and both means", r.Detail)
+	}
 	off := imp
-	off.ID, off.Published = "off", f(10)
-	check(off, s, set, StatusOff, 0)
-	r := EvaluateClaim(off, s, set, RatioOfMeans)
+	off.ID, off.Published = "off", f(20)
+	r = check(off, s, set, StatusOff, 10)
 	near(t, "diff", r.Diff, -10, 1e-9)
+	// The improvement is computed over exactly the claim's points; 0 ± 2
+	// holds no difference at all: the claim cannot tell the schedulers apart.
+	one := imp
+	one.ID, one.Published, one.Points = "one", f(0), map[string][]float64{"n": {8}}
+	check(one, s, set, StatusNoise, 0)
+	extra := imp
+	extra.ID, extra.Points = "extra", map[string][]float64{"n": {4, 8, 12}}
+	if r := check(extra, s, set, StatusNotRun, math.NaN()); !strings.Contains(r.Detail, "no point at n = [12]") {
+		t.Errorf("detail %q does not name the missing point", r.Detail)
+	}
+	nopoints := imp
+	nopoints.ID, nopoints.Points = "nopoints", nil
+	check(nopoints, s, set, StatusNotRun, math.NaN())
 	check(imp, s, nil, StatusNotRun, math.NaN())   // no results
 	check(imp, nil, nil, StatusNotRun, math.NaN()) // no suite
 	missing := imp
@@ -179,21 +195,32 @@ func TestClaimStatus(t *testing.T) {
 	}
 	qual := paper.Claim{ID: "q", Kind: paper.KindQualitative, Status: paper.StatusReproducible}
 	check(qual, s, set, StatusQualitative, math.NaN())
+	again := imp
+	again.ID, again.Restates = "again", "i"
+	if r := check(again, s, set, StatusRestates, math.NaN()); r.Numeric() {
+		t.Errorf("a restatement counts as a numeric claim")
+	}
 
 	// Value claims: a metric at a point, the nearest working set, a
-	// working set computed from the generator, the compute ceiling.
+	// working set computed from the generator, the compute ceiling, a
+	// timing of the authors' code.
 	val := paper.Claim{ID: "v", Kind: paper.KindValue, Status: paper.StatusReproducible, Metric: "gflops",
-		Scheduler: "EAGER", Published: f(90), Tolerance: f(0), Point: map[string]float64{"n": 8}}
-	check(val, s, set, StatusReproduced, 90)
+		Scheduler: "EAGER", Published: f(100), Tolerance: f(0), Point: map[string]float64{"n": 8}}
+	check(val, s, set, StatusReproduced, 100)
 	ws := val
 	ws.ID, ws.Point = "ws", map[string]float64{"working_set_mb": 200} // N=8 is 225 MiB, N=4 112.5
-	check(ws, s, set, StatusReproduced, 90)
+	check(ws, s, set, StatusReproduced, 100)
 	gen := paper.Claim{ID: "gen", Kind: paper.KindValue, Status: paper.StatusReproducible, Metric: "working_set_mb",
-		Published: f(140), Tolerance: f(1), Point: map[string]float64{"n": 5}}
-	check(gen, s, nil, StatusReproduced, 140.625)
+		Published: f(140), Tolerance: f(1), Point: map[string]float64{"n": 5}, Nature: paper.NatureDefinition}
+	check(gen, s, nil, StatusDefinition, 140.625)
 	ceil := paper.Claim{ID: "ceil", Kind: paper.KindValue, Status: paper.StatusReproducible, Metric: "gflops",
-		GPUs: 2, Published: f(26506), Tolerance: f(1)}
+		GPUs: 2, Published: f(26506), Tolerance: f(1), Nature: paper.NaturePlatformInput}
 	check(ceil, s, nil, StatusInput, 26506)
+	timing := paper.Claim{ID: "t", Kind: paper.KindValue, Status: paper.StatusReproducible, Metric: "sched_time_s",
+		Scheduler: "EAGER", Published: f(60), Tolerance: f(6), Point: map[string]float64{"n": 8}, Nature: paper.NatureImplementationTime}
+	if r := check(timing, s, set, StatusFaster, 0); !strings.Contains(r.Detail, "the authors' 60 s") {
+		t.Errorf("timing detail %q does not show both times", r.Detail)
+	}
 	absent := val
 	absent.ID, absent.Point = "absent", map[string]float64{"n": 6}
 	check(absent, s, set, StatusNotRun, math.NaN())
@@ -202,7 +229,8 @@ func TestClaimStatus(t *testing.T) {
 func TestReportRendering(t *testing.T) {
 	s, set := handSet(t, map[string][]float64{"EAGER": {110, 90}, "DMDAR": {100, 100}})
 	claims := []paper.Claim{{ID: "c1", Kind: paper.KindImprovement, Status: paper.StatusReproducible, Metric: "gflops",
-		Scheduler: "EAGER", Baseline: "DMDAR", Published: f(1), Tolerance: f(2), Unit: "%", Suite: s.RelFile(), Where: "Fig. 1", Statement: "EAGER | DMDAR", Publication: "ipdps2022"}}
+		Scheduler: "EAGER", Baseline: "DMDAR", Published: f(1), Tolerance: f(2), Unit: "%", Suite: s.RelFile(), Where: "Fig. 1", Statement: "EAGER | DMDAR", Publication: "ipdps2022",
+		Points: map[string][]float64{"n": {4, 8}}}}
 	d, err := Build(set, Options{Claims: claims})
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +239,7 @@ func TestReportRendering(t *testing.T) {
 	if err := d.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"ratio of means: mean_p(A_p) / mean_p(B_p) − 1", "| EAGER     |", "+0.00%", "reproduced", `EAGER \| DMDAR`, "**GFlop/s**"} {
+	for _, want := range []string{"ratio of means: mean_p(A_p) / mean_p(B_p) − 1", "| EAGER     |", "+0.00%", "within noise", `EAGER \| DMDAR`, "**GFlop/s**"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
@@ -242,7 +270,7 @@ func TestReportRendering(t *testing.T) {
 	}
 	md.Reset()
 	rep.Markdown(&md)
-	for _, want := range []string{"| **total**   |      2 |          1 |   0 |       0 |                    1 |           0 |", "![" + s.RelFile() + " gflops](gflops.png)"} {
+	for _, want := range []string{"**Headline: 0 of 1 numeric claims reproduced**", "|    0 / 1 |", "| mean A | mean B (DMDAR) |", "![" + s.RelFile() + " gflops](gflops.png)"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("reproduction lacks %q:\n%s", want, md.String())
 		}
@@ -274,15 +302,9 @@ func TestOrderPlot(t *testing.T) {
 		p, _ := hardware.Load("v100-gemini")
 		p.GPUs = 2
 		p.SetMemoryMiB(60)
-		var trace bytes.Buffer
-		enc := json.NewEncoder(&trace)
-		enc.Encode(map[string]any{"ev": "run", "workload": sp})
-		if _, err := run.Run(run.Config{Workload: w, Platform: p, Scheduler: "eager", Trace: func(e sim.Event) { enc.Encode(e) }}); err != nil {
+		var evs []sim.Event
+		if _, err := run.Run(run.Config{Workload: w, Platform: p, Scheduler: "eager", Trace: func(e sim.Event) { evs = append(evs, e) }}); err != nil {
 			t.Fatal(err)
-		}
-		evs, spec, err := ReadTrace(&trace, "trace")
-		if err != nil || spec == nil || spec.Kind != sp.Kind {
-			t.Fatalf("ReadTrace: %v %+v", err, spec)
 		}
 		marks, workers, err := orderMarks(evs, w)
 		if err != nil || len(marks) != len(w.Tasks) || workers != 2 {
@@ -332,4 +354,18 @@ func lineOf(text, frag string) int {
 		}
 	}
 	return 0
+}
+
+// The fidelity headline averages per set and counts the pairs within the
+// goal (no measured transfers: only GFlop/s counts).
+func TestSummariseFidelity(t *testing.T) {
+	s := SummariseFidelity([]paper.FitPair{
+		{Train: true, MAPE: 2, TransfersMAPE: 10},
+		{MAPE: 8, TransfersMAPE: 20},
+		{MAPE: 12, TransfersMAPE: math.NaN()},
+		{MAPE: 4, TransfersMAPE: math.NaN()},
+	})
+	if s.TrainPairs != 1 || s.TestPairs != 3 || s.TestGFlops != 8 || s.TestTransfers != 20 || s.TrainGFlops != 2 || s.WithinGoal != 2 {
+		t.Errorf("%+v", s)
+	}
 }

@@ -1,16 +1,35 @@
 package run
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/memsched/memsched/hardware"
-	"runtime"
-	"runtime/debug"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/internal/buildinfo"
+	"github.com/memsched/memsched/schedulers"
 )
 
-// Version is the tool's version; it enters every result key, so a new
-// version never reuses results computed by an older one.
-const Version = "0.2.0"
+// Schema is the version of the record and trace formats; records and trace
+// headers carry it. Bump it when a field is added or its meaning changes.
+// Schema 1 is the records written before it existed (no schema field).
+const Schema = 2
+
+// Key identifies a run's result: its configuration (a hash of everything
+// the run depends on: workload, platform, scheduler and parameters, seed,
+// repetition, executor) and the versions of the code that decides its
+// outcome: the record schema, the simulator model (sim.ModelVersion) and
+// the scheduler (schedulers.Spec.Version). A sweep never reuses a record
+// made under other versions. The git commit is not part of it: a commit
+// that changes no decision reruns nothing (the golden corpus,
+// harness/golden, fails when decisions change without a version bump).
+func Key(config string, schedulerVersion int) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s|schema=%d|model=%d|scheduler=%d", config, Schema, sim.ModelVersion, schedulerVersion))
+	return hex.EncodeToString(sum[:12])
+}
 
 // Record is one run's result: one JSON object, the unit of every results
 // file. Field names are stable; add fields, never rename them. Identity is
@@ -22,27 +41,47 @@ type Record struct {
 	GFlops     float64 `json:"gflops"`
 	BytesH2D   int64   `json:"bytes_h2d"`
 	BytesD2D   int64   `json:"bytes_d2d"`
+	BytesD2H   int64   `json:"bytes_d2h"`
 	Loads      int     `json:"loads"`
 	Prefetches int     `json:"prefetches"`
 	Fetches    int     `json:"fetches"`
 	Evictions  int     `json:"evictions"`
-	Tasks      int     `json:"tasks"`
-	PerWorker  []int   `json:"tasks_per_worker"`
-	SchedWallS float64 `json:"sched_wall_s"`
-	SimWallS   float64 `json:"sim_wall_s"`
-	Partition  string  `json:"partitioner,omitempty"`
-	Error      string  `json:"error,omitempty"`
+	WriteBacks int     `json:"writebacks"`
+	Invalid    int     `json:"invalidations"`
+	// PopMissing: inputs not on the GPU (in-flight prefetches included) when
+	// their task is popped; the papers' fetch count (StarPU HFP.c
+	// get_data_to_load).
+	PopMissing int `json:"pop_missing"`
+	// ModelLoads: the loads of the scheduler's plan in the abstract model of
+	// thesis §2.2 (order.Loads per worker, no prefetch, no pipeline), for
+	// schedulers with a static plan; 0 otherwise.
+	ModelLoads    int     `json:"model_loads,omitempty"`
+	Tasks         int     `json:"tasks"`
+	PerWorker     []int   `json:"tasks_per_worker"`
+	SchedWallS    float64 `json:"sched_wall_s"`
+	SchedOps      int64   `json:"sched_ops,omitempty"`       // operations counted for sched_cost = "model"
+	SchedArrayOps int64   `json:"sched_array_ops,omitempty"` // array comparisons counted for sched_cost = "model"
+	SimWallS      float64 `json:"sim_wall_s"`
+	Partition     string  `json:"partitioner,omitempty"`
+	// SchedStats are counters a scheduler reports about its own decisions
+	// (LAHeteroprio's BMD and stolen tasks), by name.
+	SchedStats map[string]float64 `json:"sched_stats,omitempty"`
+	Error      string             `json:"error,omitempty"`
 }
 
 // Identity says which run a record is, whether it succeeded or not: an
 // error row carries it alone.
 type Identity struct {
+	Schema      int               `json:"schema"`
 	Key         string            `json:"key,omitempty"`
+	Config      string            `json:"config,omitempty"` // the configuration's hash without code versions (see Key)
 	Suite       string            `json:"suite,omitempty"`
 	Label       string            `json:"label,omitempty"` // display name in a suite, e.g. "DARTS+LUF"
 	Point       map[string]any    `json:"point,omitempty"` // the sweep coordinates of this run
 	Rep         int               `json:"rep"`
 	Scheduler   string            `json:"scheduler"`
+	SchedVer    int               `json:"scheduler_version"` // schedulers.Spec.Version
+	ModelVer    int               `json:"model_version"`     // sim.ModelVersion
 	Params      map[string]string `json:"params"`
 	Workload    string            `json:"workload"`
 	WorkingSet  float64           `json:"working_set_mib"`
@@ -53,6 +92,9 @@ type Identity struct {
 	Seed        uint64            `json:"seed"`
 	Executor    string            `json:"executor"`
 	ChargeSched bool              `json:"charge_sched_time"`
+	// SchedulerCode identifies a scheduler from outside memsched: an
+	// external program's path and hash, a Go plugin's module and version.
+	SchedulerCode *schedulers.Code `json:"scheduler_code,omitempty"`
 
 	Provenance Provenance `json:"provenance"`
 }
@@ -63,15 +105,21 @@ func NewIdentity(workload string, workingSetMiB float64, p *hardware.Platform, s
 	if executor == "" {
 		executor = "sim"
 	}
-	return Identity{Scheduler: scheduler, Params: params, Workload: workload, WorkingSet: workingSetMiB,
+	id := Identity{Schema: Schema, Scheduler: scheduler, ModelVer: sim.ModelVersion, Params: params, Workload: workload, WorkingSet: workingSetMiB,
 		Platform: p.Name, PlatformSHA: p.Hash(), GPUs: p.GPUs, MemoryBytes: p.MemoryBytes, Seed: seed,
 		Executor: executor, ChargeSched: charge, Provenance: CurrentProvenance()}
+	if spec, err := schedulers.Lookup(scheduler); err == nil {
+		id.SchedVer = spec.Version
+	}
+	return id
 }
 
-// Provenance says what produced a record.
+// Provenance says what produced a record: the code (release version, git
+// commit and whether the tree was dirty) and where it ran.
 type Provenance struct {
 	Version   string `json:"version"`
-	GitSHA    string `json:"git_sha,omitempty"`
+	GitSHA    string `json:"git_sha"` // "unknown" outside a checkout without a stamp (see internal/buildinfo)
+	Dirty     bool   `json:"dirty"`
 	GoVersion string `json:"go_version"`
 	Host      string `json:"host,omitempty"`
 	Device    string `json:"device,omitempty"` // GPU model, driver and CUDA versions for real runs
@@ -79,14 +127,8 @@ type Provenance struct {
 
 // CurrentProvenance describes this binary and host.
 func CurrentProvenance() Provenance {
-	p := Provenance{Version: Version, GoVersion: runtime.Version()}
+	c := buildinfo.Current()
+	p := Provenance{Version: buildinfo.Version, GitSHA: c.Commit, Dirty: c.Dirty, GoVersion: runtime.Version()}
 	p.Host, _ = os.Hostname()
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				p.GitSHA = s.Value
-			}
-		}
-	}
 	return p
 }

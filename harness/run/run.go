@@ -4,12 +4,16 @@
 package run
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/schedulers/order"
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -23,6 +27,21 @@ type Config struct {
 	ChargeSched bool
 	Executor    string // "sim" (default) or "cuda"
 	Trace       func(sim.Event)
+	Decisions   bool            // Trace also gets pop and sched events (sim.Config.Decisions)
+	Context     context.Context // cancels the run (nil: never)
+	// Spec, when set, is the scheduler to run instead of looking Scheduler
+	// up in the registry (a scheduler under test, not registered).
+	Spec *schedulers.Spec
+}
+
+// PanicError is a scheduler's crash, as opposed to an error it reports.
+type PanicError struct {
+	Scheduler string
+	Value     any
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("scheduler %s panicked: %v", e.Scheduler, e.Value)
 }
 
 // Executor runs a built scheduler on a platform. The simulator is the
@@ -39,6 +58,14 @@ var executors = map[string]Executor{
 // RegisterExecutor adds an executor (the CUDA one lives in its own package).
 func RegisterExecutor(name string, ex Executor) { executors[name] = ex }
 
+// CheckExecutor says whether an executor name is known ("" is the simulator).
+func CheckExecutor(name string) error {
+	if _, ok := executors[name]; !ok && name != "" {
+		return fmt.Errorf("unknown executor %q (sim or cuda)", name)
+	}
+	return nil
+}
+
 var monoStart = time.Now()
 
 func monotonic() time.Duration { return time.Since(monoStart) }
@@ -49,27 +76,35 @@ func Run(cfg Config) (rec Record, err error) {
 	if cfg.Executor == "" {
 		cfg.Executor = "sim"
 	}
-	ex, ok := executors[cfg.Executor]
-	if !ok {
-		return rec, fmt.Errorf("unknown executor %q (sim or cuda)", cfg.Executor)
+	if err := CheckExecutor(cfg.Executor); err != nil {
+		return rec, err
 	}
-	sch, spec, params, err := schedulers.Build(cfg.Scheduler, cfg.Params)
+	ex := executors[cfg.Executor]
+	sch, spec, params, err := build(cfg)
 	if err != nil {
 		return rec, err
 	}
+	if c, ok := sch.(io.Closer); ok { // an external scheduler's process is reaped
+		defer c.Close()
+	}
 	p := cfg.Platform
 	rec.Identity = NewIdentity(cfg.Workload.Name, cfg.Workload.WorkingSetMiB(), p, spec.Name, params, cfg.Seed, cfg.Executor, cfg.ChargeSched)
+	rec.SchedulerCode = spec.Code
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("scheduler %s panicked: %v", spec.Name, r)
+			if a, ok := r.(schedulers.Abort); ok {
+				err = a.Err
+			} else {
+				err = &PanicError{spec.Name, r}
+			}
 		}
 	}()
 	sc := sim.Config{
 		Workload: cfg.Workload, Platform: p, Scheduler: sch,
-		Buffer:   spec.BufferDepth(params, p.Runtime.Buffer),
+		Buffer: spec.BufferDepth(params, p.Runtime.Buffer), NodeBuffer: spec.NodeBuffer,
 		Pipeline: p.Runtime.Pipeline, Seed: cfg.Seed,
 		Clock: monotonic, ChargeSchedTime: cfg.ChargeSched,
-		Trace: cfg.Trace,
+		Trace: cfg.Trace, Decisions: cfg.Decisions, Context: cfg.Context,
 	}
 	t0 := time.Now()
 	st, device, err := ex(sc)
@@ -82,12 +117,63 @@ func Run(cfg Config) (rec Record, err error) {
 	if st.Makespan > 0 {
 		rec.GFlops = st.Flops / st.Makespan / 1e9
 	}
-	rec.BytesH2D, rec.BytesD2D = st.BytesH2D, st.BytesD2D
+	rec.BytesH2D, rec.BytesD2D, rec.BytesD2H = st.BytesH2D, st.BytesD2D, st.BytesD2H
+	rec.WriteBacks, rec.Invalid = st.WriteBacks, st.Invalidations
 	rec.Loads, rec.Prefetches, rec.Fetches, rec.Evictions = st.Loads, st.Prefetches, st.Fetches, st.Evictions
+	rec.PopMissing = st.PopMissing
 	rec.Tasks, rec.PerWorker = st.Tasks, st.PerWorker
 	rec.SchedWallS = st.SchedWall.Seconds()
+	rec.SchedOps, rec.SchedArrayOps = st.SchedOps, st.SchedArrayOps
 	if pr, ok := sch.(interface{ Partitioner() string }); ok {
 		rec.Partition = pr.Partitioner()
 	}
+	if mp, ok := sch.(interface{ ModelPlan() ([][]int, bool) }); ok {
+		if rec.ModelLoads, err = modelLoads(cfg.Workload, p.MemoryBytes, mp.ModelPlan); err != nil {
+			return rec, err
+		}
+	}
+	if ss, ok := sch.(interface{ SchedStats() map[string]float64 }); ok {
+		rec.SchedStats = ss.SchedStats()
+	}
 	return rec, nil
+}
+
+// modelLoads counts the loads of a static plan in the abstract model of
+// thesis §2.2 (schedulers/order.Loads): each worker runs its list with the
+// whole memory, no prefetch and no pipeline, evicting with Belady when the
+// scheduler does, else LRU. The papers' toy examples count loads this way.
+func modelLoads(w *workloads.Workload, memory int64, plan func() ([][]int, bool)) (int, error) {
+	plans, belady := plan()
+	policy := order.PolicyLRU
+	if belady {
+		policy = order.PolicyBelady
+	}
+	total := 0
+	for _, l := range plans {
+		n, _, err := order.Loads(w, l, memory, policy)
+		if err != nil {
+			return 0, fmt.Errorf("model loads: %w", err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+func build(cfg Config) (schedulers.Scheduler, schedulers.Spec, schedulers.Params, error) {
+	if cfg.Spec == nil {
+		return schedulers.Build(cfg.Scheduler, cfg.Params)
+	}
+	spec := *cfg.Spec
+	params, err := spec.Resolve(cfg.Params)
+	if err != nil {
+		return nil, spec, nil, err
+	}
+	sch, err := spec.New(params)
+	return sch, spec, params, err
+}
+
+// IsPanic reports whether a run's error is a scheduler crash.
+func IsPanic(err error) bool {
+	var pe *PanicError
+	return errors.As(err, &pe)
 }

@@ -133,6 +133,24 @@ func TestSharedSwitchHalvesBandwidth(t *testing.T) {
 	}
 }
 
+// A strided datum (a sub-block of a host matrix, copied row by row) moves
+// at the platform's strided rate when that is below the links'; a
+// contiguous one at the links' rate.
+func TestStridedCopyRate(t *testing.T) {
+	w := &workloads.Workload{Data: []workloads.Data{{ID: 0, Bytes: 12e9}, {ID: 1, Bytes: 6e9, Strided: true}},
+		Tasks: []workloads.Task{{ID: 0, Kernel: "gemm", Inputs: []int{0}}, {ID: 1, Kernel: "gemm", Inputs: []int{1}}}}
+	p := platform(t, 1, 24e9)
+	p.Topology.StridedGBps = 6
+	st := run(t, sim.Config{Workload: w, Platform: p, Scheduler: fixed([][]int{{0, 1}}, false), Buffer: 1, Pipeline: 1})
+	if st.Makespan != 2 { // 12 GB at 12 GB/s, then 6 GB at 6 GB/s
+		t.Fatalf("makespan %g, want 2", st.Makespan)
+	}
+	p.Topology.StridedGBps = 0 // no cap: 1 s + 0.5 s
+	if st := run(t, sim.Config{Workload: w, Platform: p, Scheduler: fixed([][]int{{0, 1}}, false), Buffer: 1, Pipeline: 1}); st.Makespan != 1.5 {
+		t.Fatalf("without a cap: makespan %g, want 1.5", st.Makespan)
+	}
+}
+
 func build(t testing.TB, name string) (schedulers.Scheduler, int) {
 	s, spec, p, err := schedulers.Build(name, nil)
 	if err != nil {

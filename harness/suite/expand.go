@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"sort"
 	"strconv"
 
 	"github.com/memsched/memsched/hardware"
@@ -31,20 +32,23 @@ type point struct {
 
 // Run is one unit of work: a point, a scheduler block and a repetition.
 type Run struct {
-	Key         string
-	Suite       string
-	Label       string
-	Scheduler   string
-	Params      schedulers.Params
-	Point       map[string]any
-	Rep         int
-	Seed        uint64
-	ChargeSched bool
-	Executor    string
-	Spec        workloads.Spec // Kind == "" for a workload file
-	Platform    *hardware.Platform
-	WorkingSet  float64 // MiB
-	Timeout     int64   // nanoseconds, from the suite
+	Key              string // run.Key: the configuration and the code versions
+	ConfigID         string // the configuration alone: the same run under other code has the same
+	Suite            string
+	Label            string
+	Scheduler        string
+	SchedulerVersion int
+	Params           schedulers.Params
+	Point            map[string]any
+	Rep              int
+	Seed             uint64
+	ChargeSched      bool
+	Executor         string
+	Spec             workloads.Spec // Kind == "" for a workload file
+	Platform         *hardware.Platform
+	WorkingSet       float64 // MiB
+	Timeout          int64   // nanoseconds, from the suite
+	Code             *schedulers.Code
 
 	file *workloads.Workload
 }
@@ -80,11 +84,18 @@ func (s *Suite) checkPoints(p *parser) {
 		if len(keeps) == 0 {
 			keeps = []float64{0}
 		}
+		// Bound the expansion before building it (each axis alone is
+		// bounded, their product is not).
+		mems := max(len(ps.MemoryMiB), len(ps.MemoryBytes))
+		if n := float64(len(w.N)) * float64(len(nzs)) * float64(len(keeps)) * float64(len(ps.GPUs)) * float64(mems) * float64(len(ps.runtimePoints())) * float64(max(1, len(s.Schedulers))) * float64(s.Repetitions); n > maxRuns {
+			p.errf("suite", "", "the suite expands to %.3g runs, more than %d; reduce the axes", n, maxRuns)
+			return
+		}
 		for _, n := range w.N {
 			for _, nz := range nzs {
 				for _, keep := range keeps {
 					specs = append(specs, workloads.Spec{Kind: w.Kind, N: n, Tile: w.Tile, Z: w.Z, NZ: nz,
-						Order: w.Order, Keep: keep, Deps: w.Deps}.WithDefaults())
+						Order: w.Order, Keep: keep, Deps: w.Deps, WriteC: w.WriteC, Opts: w.Opts}.WithDefaults())
 				}
 			}
 		}
@@ -101,7 +112,7 @@ func (s *Suite) checkPoints(p *parser) {
 			// The seed only changes which tasks random kinds draw, never
 			// the input sizes, so the check generates with seed 0.
 			var err error
-			if wl, err = workloads.Generate(sp); err != nil {
+			if wl, err = generate(sp); err != nil {
 				p.errf("workload", "n", "at n = %d: %v", sp.N, err)
 				continue
 			}
@@ -112,92 +123,114 @@ func (s *Suite) checkPoints(p *parser) {
 		return
 	}
 	memKey := "memory_mb"
+	runtimes := ps.runtimePoints()
 	mems := len(ps.MemoryMiB)
 	if len(ps.MemoryBytes) > 0 {
 		memKey, mems = "memory_bytes", len(ps.MemoryBytes)
 	}
 	reported := map[string]bool{}
-	for _, g := range ps.GPUs {
+	for gi, g := range ps.GPUs {
 		for mi := 0; mi < mems; mi++ {
-			pl := ps.Base.Clone()
-			pl.GPUs = g
-			coords := map[string]any{"gpus": g}
-			var memMiB float64
-			var memBytes int64
-			if len(ps.MemoryBytes) > 0 {
-				memBytes = ps.MemoryBytes[mi]
-				pl.SetMemoryBytes(memBytes)
-				coords["memory_bytes"] = memBytes
-			} else {
-				memMiB = ps.MemoryMiB[mi]
-				if memMiB == 0 {
-					pl.SetMemoryMiB(pl.PhysicalMiB)
+			for _, rt := range runtimes {
+				pl := ps.Base.Clone()
+				pl.GPUs, pl.CPUs = g, ps.CPUsAt(gi)
+				coords := map[string]any{"gpus": g}
+				if pl.CPUs > 0 {
+					coords["cpus"] = pl.CPUs
+				}
+				var memMiB float64
+				var memBytes int64
+				if len(ps.MemoryBytes) > 0 {
+					memBytes = ps.MemoryBytes[mi]
+					pl.SetMemoryBytes(memBytes)
+					coords["memory_bytes"] = memBytes
 				} else {
-					pl.SetMemoryMiB(memMiB)
+					memMiB = ps.MemoryMiB[mi]
+					pl.SetMemoryCap(memMiB) // checked by parsePlatform
+					coords["memory_mb"] = memMiB
 				}
-				coords["memory_mb"] = memMiB
-			}
-			if pl.PhysicalMiB > 0 && pl.MemoryMiB > pl.PhysicalMiB {
-				if !reported["phys"+memKey] {
-					p.errf("platform", memKey, "%s = %v exceeds the %v MiB of a %s GPU; use at most %v (or 0 for the whole memory)", memKey, coords[memKey], pl.PhysicalMiB, pl.Name, pl.PhysicalMiB)
-					reported["phys"+memKey] = true
-				}
-				continue
-			}
-			if err := pl.Check(); err != nil {
-				p.errf("platform", "gpus", "with gpus = %d: %v", g, err)
-				continue
-			}
-			var tooSmall []int // specs whose tasks cannot fit
-			var need int64
-			for i := range specs {
-				if info[i].max > pl.MemoryBytes {
-					tooSmall = append(tooSmall, i)
-					need = max(need, info[i].max)
-				}
-			}
-			if len(tooSmall) > 0 {
-				where := fmt.Sprintf("n = %d", specs[tooSmall[0]].N)
-				if fileW != nil {
-					where = "workload " + w.File
-				}
-				if more := len(tooSmall) - 1; more > 0 {
-					where += fmt.Sprintf(" (and %d more points)", more)
-				}
-				first := info[tooSmall[0]].max
-				msg := fmt.Sprintf("%s = %v per GPU is smaller than the inputs of one task at %s (%.4g MiB = %d bytes); the task could never run: use %s >= %s",
-					memKey, coords[memKey], where, float64(first)/hardware.MiB, first, memKey, minMemory(memKey, need))
-				if !reported[msg] {
-					p.errf("platform", memKey, "%s", msg)
-					reported[msg] = true
-				}
-			}
-			for i, sp := range specs {
-				if info[i].max > pl.MemoryBytes {
+				if err := pl.SetRuntime(rt); err != nil { // checks the platform too
+					p.errf("platform", "gpus", "with gpus = %d%s: %v", g, runtimeDesc(rt), err)
 					continue
 				}
-				c := map[string]any{}
-				for k, v := range coords {
-					c[k] = v
-				}
-				if fileW == nil {
-					c["n"] = sp.N
-					if len(w.NZ) > 0 {
-						c["nz"] = sp.NZ
-					}
-					if len(w.Keep) > 0 {
-						c["keep"] = sp.Keep
+				for _, rs := range ps.Runtime {
+					if rs.Axis {
+						coords[rs.Key] = rt[rs.Key]
 					}
 				}
-				s.points = append(s.points, point{gpus: g, memMiB: memMiB, memBytes: memBytes, spec: sp, coords: c,
-					platform: pl, wsMiB: info[i].ws, maxInput: info[i].max, fileSHA: fileSHA, workload: fileW})
+				var tooSmall []int // specs whose tasks cannot fit
+				var need int64
+				fits := func(i int) bool { return pl.Topology.NoTransfers || info[i].max <= pl.MemoryBytes }
+				for i := range specs {
+					if !fits(i) {
+						tooSmall = append(tooSmall, i)
+						need = max(need, info[i].max)
+					}
+				}
+				if len(tooSmall) > 0 {
+					where := fmt.Sprintf("n = %d", specs[tooSmall[0]].N)
+					if fileW != nil {
+						where = "workload " + w.File
+					}
+					if more := len(tooSmall) - 1; more > 0 {
+						where += fmt.Sprintf(" (and %d more points)", more)
+					}
+					first := info[tooSmall[0]].max
+					msg := fmt.Sprintf("%s = %v per GPU is smaller than the inputs of one task at %s (%.4g MiB = %d bytes); the task could never run: use %s >= %s",
+						memKey, coords[memKey], where, float64(first)/hardware.MiB, first, memKey, minMemory(memKey, need))
+					if !reported[msg] {
+						p.errf("platform", memKey, "%s", msg)
+						reported[msg] = true
+					}
+				}
+				for i, sp := range specs {
+					if !fits(i) {
+						continue
+					}
+					c := map[string]any{}
+					for k, v := range coords {
+						c[k] = v
+					}
+					if fileW == nil {
+						c["n"] = sp.N
+						if len(w.NZ) > 0 {
+							c["nz"] = sp.NZ
+						}
+						if len(w.Keep) > 0 {
+							c["keep"] = sp.Keep
+						}
+					}
+					s.points = append(s.points, point{gpus: g, memMiB: memMiB, memBytes: memBytes, spec: sp, coords: c,
+						platform: pl, wsMiB: info[i].ws, maxInput: info[i].max, fileSHA: fileSHA, workload: fileW})
+				}
 			}
 		}
 	}
-	if len(s.points)*len(s.Schedulers)*s.Repetitions > 10_000_000 {
-		p.errf("suite", "", "the suite expands to more than 10 million runs; reduce the axes")
+	if len(s.points)*len(s.Schedulers)*s.Repetitions > maxRuns {
+		p.errf("suite", "", "the suite expands to more than %d runs; reduce the axes", maxRuns)
 	}
 }
+
+// runtimeDesc names a point's runtime settings in an error, "" when none.
+func runtimeDesc(rt map[string]any) string {
+	keys := make([]string, 0, len(rt))
+	for k := range rt {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := ""
+	for _, k := range keys {
+		out += fmt.Sprintf(", %s = %v", k, rt[k])
+	}
+	return out
+}
+
+// maxRuns bounds a suite's expansion.
+const maxRuns = 10_000_000
+
+// generate builds the workloads checkPoints measures (a variable so the
+// fuzz test can bound their size).
+var generate = workloads.Generate
 
 func minMemory(key string, bytes int64) string {
 	if key == "memory_bytes" {
@@ -206,11 +239,12 @@ func minMemory(key string, bytes int64) string {
 	return strconv.FormatFloat(float64(bytes)/hardware.MiB, 'g', 6, 64)
 }
 
-// keyConfig is the normalised configuration of a run: everything that can
-// change its result. Its JSON is hashed into the result key, so a changed
-// parameter, platform number or tool version never reuses a stale result.
+// keyConfig is the normalised configuration of a run: everything outside
+// the code that can change its result. Its JSON is hashed into the run's
+// configuration id, which run.Key combines with the code versions, so a
+// changed parameter, platform number, model or scheduler never reuses a
+// stale result.
 type keyConfig struct {
-	Version      string         `json:"version"`
 	Workload     workloads.Spec `json:"workload"`
 	WorkloadFile string         `json:"workload_file_sha,omitempty"`
 	Platform     string         `json:"platform_hash"`
@@ -220,6 +254,7 @@ type keyConfig struct {
 	Rep          int            `json:"rep"`
 	Charge       bool           `json:"charge_sched_time"`
 	Executor     string         `json:"executor"`
+	Code         string         `json:"scheduler_code,omitempty"` // external or plugin code
 }
 
 func hash64(parts ...any) uint64 {
@@ -257,17 +292,18 @@ func (s *Suite) Runs() []Run {
 				}
 			}
 			for _, sc := range s.Schedulers {
-				kc := keyConfig{Version: run.Version, Workload: spec, WorkloadFile: pt.fileSHA,
+				kc := keyConfig{Workload: spec, WorkloadFile: pt.fileSHA,
 					Platform: pt.platform.Hash(), Scheduler: sc.Name, Params: sc.Params.Canonical(),
-					Rep: rep, Charge: sc.ChargeSched, Executor: s.Executor}
+					Rep: rep, Charge: sc.ChargeSched, Executor: s.Executor, Code: sc.Code.Key()}
 				kc.Seed = hash64("run", s.Seed, kc)
 				b, _ := json.Marshal(kc)
 				sum := sha256.Sum256(b)
+				config := hex.EncodeToString(sum[:12])
 				out = append(out, Run{
-					Key: hex.EncodeToString(sum[:12]), Suite: s.Name, Label: sc.Label,
-					Scheduler: sc.Name, Params: sc.Params, Point: pt.coords, Rep: rep, Seed: kc.Seed,
+					Key: run.Key(config, sc.Version), ConfigID: config, Suite: s.Name, Label: sc.Label,
+					Scheduler: sc.Name, SchedulerVersion: sc.Version, Params: sc.Params, Point: pt.coords, Rep: rep, Seed: kc.Seed,
 					ChargeSched: sc.ChargeSched, Executor: s.Executor, Spec: spec, Platform: pt.platform,
-					WorkingSet: pt.wsMiB, Timeout: int64(s.Timeout), file: pt.workload,
+					WorkingSet: pt.wsMiB, Timeout: int64(s.Timeout), Code: sc.Code, file: pt.workload,
 				})
 			}
 		}
@@ -305,7 +341,8 @@ func (r Run) Record() run.Record {
 		name = r.file.Name
 	}
 	id := run.NewIdentity(name, r.WorkingSet, r.Platform, r.Scheduler, r.Params, r.Seed, r.Executor, r.ChargeSched)
-	id.Key, id.Suite, id.Label, id.Point, id.Rep = r.Key, r.Suite, r.Label, r.Point, r.Rep
+	id.Key, id.Config, id.Suite, id.Label, id.Point, id.Rep = r.Key, r.ConfigID, r.Suite, r.Label, r.Point, r.Rep
+	id.SchedulerCode = r.Code
 	return run.Record{Identity: id}
 }
 
@@ -336,6 +373,11 @@ func (s *Suite) Thin(k int) {
 	add(len(w.N), func(i int) string { return str(w.N[i]) }, func(p point) string { return str(p.spec.N) })
 	add(len(w.NZ), func(i int) string { return str(w.NZ[i]) }, func(p point) string { return str(p.spec.NZ) })
 	add(len(w.Keep), func(i int) string { return str(w.Keep[i]) }, func(p point) string { return str(p.spec.Keep) })
+	for _, rs := range ps.Runtime {
+		if rs.Axis {
+			add(len(rs.Values), func(i int) string { return str(rs.Values[i]) }, func(p point) string { return str(p.coords[rs.Key]) })
+		}
+	}
 	var kept []point
 	for _, p := range s.points {
 		ok := true

@@ -18,7 +18,9 @@
 //	preset    = "v100-gemini"
 //	gpus      = 1                 # or [1, 2, 4], or {from = 1, to = 4, step = 1}
 //	memory_mb = 500               # MiB per GPU; 0 = the GPU's physical memory
-//	gpu_link_gbps = 6.0           # overrides: any [topology] or [runtime] number
+//	gpu_link_gbps = 6.0           # overrides: any [topology] number
+//	sched_cost = "model"          # and any [runtime] setting of the preset;
+//	reclaim_factor = [1, 2]       # a list or a range is an axis of the sweep
 //	[platform.kernel.gemm]
 //	gflops = 12557
 //
@@ -40,14 +42,20 @@
 //	labels = { EAGER = "EAGER", DMDAR = "DMDAR" }
 //
 // More keys: [platform] memory_bytes (exact bytes, toy instances; an axis
-// too), buffer and pipeline (StarPU runtime settings), any [topology]
-// number; [workload] nz and keep (axes), tile, z, order ("random"), deps,
-// seed (fixes the instance for every repetition; by default it derives from
+// too), cpus (CPU-core workers), cpus_gpus (paired configurations, an axis:
+// [[16, 4], [18, 10]] instead of cpus and gpus), every [runtime] setting of the preset
+// (hardware.RuntimeKeys: buffer, pipeline, reclaim_factor, alloc_sync,
+// sched_cost, op_seconds, duration_cv...; a list or range is an axis whose
+// value is a coordinate of the points), any [topology] number; [workload] nz and keep (axes), tile, z,
+// order ("random"), deps (the task graph, updated tiles in mode RW),
+// write_c (2D: each task writes its C tile in mode W), opts (the options
+// of an application kind, a table: opts = { dim = 3 }), seed (fixes the instance for every repetition; by default it derives from
 // the suite seed, the point and the repetition, shared by the schedulers)
 // or file (a workload JSON instead of a generator); [[scheduler]]
 // charge_sched_time overrides the suite's for one block; [report] lines
-// (ceiling, one_matrix, both_matrices, all_inputs, lower_bound, pcie) and
-// reference_csv. Without labels, a reference series maps its schedulers to
+// (ceiling, one_matrix, both_matrices, all_inputs, lower_bound, pcie),
+// reference_csv and style (the figures: curves against the x axis, or the
+// bar charts of the CPU+GPU papers, see Styles). Without labels, a reference series maps its schedulers to
 // the suite labels of the same display name.
 //
 // Every mistake is reported before anything runs, as "file:line: problem;
@@ -100,32 +108,48 @@ type Suite struct {
 type Platform struct {
 	Preset      string
 	GPUs        []int
+	CPUs        int       // CPU-core workers
+	PairedCPUs  []int     // with cpus_gpus: the CPU workers of each GPUs value (same index)
 	MemoryMiB   []float64 // per GPU; 0 = physical memory. Empty when MemoryBytes is used
 	MemoryBytes []int64
-	Base        *hardware.Platform // preset with overrides, GPUs and memory not yet set
+	// Runtime overrides the preset's [runtime] settings, each by its key;
+	// a setting given as a list (or a range) is an axis of the sweep.
+	Runtime []RuntimeSetting
+	Base    *hardware.Platform // preset with overrides, GPUs, memory and runtime axes not yet set
+}
+
+// RuntimeSetting is one [runtime] key a suite sets: one value, or an axis.
+type RuntimeSetting struct {
+	Key    string
+	Values []any // TOML values (int64, float64, bool, string)
+	Axis   bool  // written as a list or a range: a coordinate of the points
 }
 
 // Workload is the [workload] table: a workloads.Spec with axes.
 type Workload struct {
-	Kind  string
-	N     []int
-	NZ    []int // empty: NZ = N
-	Keep  []float64
-	Tile  int
-	Z     int
-	Order string
-	Deps  bool
-	Seed  *uint64 // nil: derived per point and repetition from the suite seed
-	File  string  // a workload JSON file instead of a generator
+	Kind   string
+	N      []int
+	NZ     []int // empty: NZ = N
+	Keep   []float64
+	Tile   int
+	Z      int
+	Order  string
+	Deps   bool
+	WriteC bool
+	Seed   *uint64 // nil: derived per point and repetition from the suite seed
+	File   string  // a workload JSON file instead of a generator
+	Opts   string  // options of an application kind (workloads.Spec.Opts)
 }
 
 // Scheduler is one [[scheduler]] block.
 type Scheduler struct {
 	Name        string
+	Version     int // schedulers.Spec.Version
 	Label       string
 	Raw         map[string]string // parameters as written
 	Params      schedulers.Params // resolved, defaults filled
 	ChargeSched bool
+	Code        *schedulers.Code // code from outside memsched (exec:PATH, plugins)
 	Line        int
 }
 
@@ -137,7 +161,17 @@ type Report struct {
 	Lines        []string // bounds to draw
 	ReferenceCSV string
 	References   []Reference
+	Style        string // one of Styles
 }
+
+// Styles of a suite's figures: curves of the metrics against the x axis
+// (the memory papers), or the bar charts of the CPU+GPU papers:
+// makespan-bars (COMPAS 2022 Fig. 3: makespan per configuration and
+// scheduler, with the critical-path length), locality-coefficient (PeerJ
+// 2019 Fig. 5: speedups over Heteroprio per (l_CPU, l_GPU) pair) and
+// dlaf-details (PeerJ 2019 Figs. 6-8: speedup, transfers and BMD per
+// formula and GPU count).
+var Styles = []string{"curves", "makespan-bars", "locality-coefficient", "dlaf-details"}
 
 // Reference overlays measured points of one series of the reference CSV.
 type Reference struct {
@@ -149,7 +183,7 @@ type Reference struct {
 
 // Metrics the report knows, with their display names; transfers_mb is the
 // claims files' spelling of transfers_mib (the papers' MB are MiB).
-var Metrics = []string{"gflops", "transfers_mib", "h2d_mib", "d2d_mib", "loads", "fetches", "prefetches", "evictions", "makespan_s", "sched_time_s"}
+var Metrics = []string{"gflops", "transfers_mib", "h2d_mib", "d2d_mib", "loads", "fetches", "prefetches", "evictions", "pop_missing", "model_loads", "makespan_s", "sched_time_s", "all_transfers_mib", "bmd_pct"}
 
 // Lines the report can draw.
 // one_matrix and both_matrices are the 2D memory lines (red, orange; for 3D
@@ -316,7 +350,7 @@ func (s *Suite) parseSuite(t *tbl) {
 	t.unknown("name", "title", "claims", "repetitions", "seed", "charge_sched_time", "timeout", "executor")
 }
 
-var topologyKeys = []string{"gpu_link_gbps", "switch_link_gbps", "numa_link_gbps", "inter_numa_gbps", "nvlink_gbps", "gpus_per_switch", "gpus_per_numa"}
+var topologyKeys = []string{"gpu_link_gbps", "switch_link_gbps", "numa_link_gbps", "inter_numa_gbps", "nvlink_gbps", "strided_gbps", "gpus_per_switch", "gpus_per_numa"}
 
 func (s *Suite) parsePlatform(t *tbl) {
 	ps := &s.Platform
@@ -326,8 +360,30 @@ func (s *Suite) parsePlatform(t *tbl) {
 		t.errf("preset", "%v", err)
 		base = nil
 	}
-	for _, g := range t.axisInt("gpus", 1) {
-		ps.GPUs = append(ps.GPUs, int(g))
+	defGPUs, defCPUs := int64(1), int64(0)
+	if base != nil {
+		defGPUs, defCPUs = int64(base.GPUs), int64(base.CPUs)
+	}
+	if t.has("cpus_gpus") {
+		for _, k := range []string{"cpus", "gpus"} {
+			if t.has(k) {
+				t.errf(k, "%s is set with cpus_gpus, which gives both; remove %s", k, k)
+			}
+		}
+		ps.parsePairs(t)
+	} else {
+		for _, g := range t.axisInt("gpus", defGPUs) {
+			ps.GPUs = append(ps.GPUs, int(g))
+		}
+	}
+	ps.CPUs = int(t.integer("cpus", defCPUs))
+	for _, c := range ps.PairedCPUs {
+		if base != nil && (c < 0 || c > base.MaxCPUs) {
+			t.errf("cpus_gpus", "cpus_gpus: %d CPUs; platform %s has 0 to %d CPU cores for workers", c, ps.Preset, base.MaxCPUs)
+		}
+	}
+	if base != nil && (ps.CPUs < 0 || ps.CPUs > base.MaxCPUs) {
+		t.errf("cpus", "cpus = %d; platform %s has 0 to %d CPU cores for workers", ps.CPUs, ps.Preset, base.MaxCPUs)
 	}
 	if t.has("memory_mb") && t.has("memory_bytes") {
 		t.errf("memory_bytes", "both memory_mb and memory_bytes are set; keep one")
@@ -341,40 +397,45 @@ func (s *Suite) parsePlatform(t *tbl) {
 		}
 		ps.MemoryMiB = t.axisFloat("memory_mb", def)
 	}
+	// The same rules as --memory-mb and --memory-bytes (0 MiB = the whole
+	// memory), checked on the preset before the points are built.
 	for _, m := range ps.MemoryMiB {
-		if m < 0 {
-			t.errf("memory_mb", "memory_mb = %g is negative; use MiB per GPU (0 = the GPU's whole memory)", m)
+		if base != nil {
+			if err := base.Clone().SetMemoryCap(m); err != nil {
+				t.errf("memory_mb", "memory_mb = %g: %v", m, err)
+			}
 		}
 	}
 	for _, b := range ps.MemoryBytes {
-		if b <= 0 {
-			t.errf("memory_bytes", "memory_bytes = %d; use a positive number of bytes per GPU", b)
+		if base != nil {
+			if err := base.Clone().SetMemoryCapBytes(b); err != nil {
+				t.errf("memory_bytes", "memory_bytes = %d: %v", b, err)
+			}
 		}
 	}
-	for _, g := range ps.GPUs {
-		if g < 1 || (base != nil && base.MaxGPUs > 0 && g > base.MaxGPUs) {
-			max := 0
-			if base != nil {
-				max = base.MaxGPUs
-			}
-			t.errf("gpus", "gpus = %d; platform %s has 1 to %d GPUs", g, ps.Preset, max)
+	for i, g := range ps.GPUs {
+		switch {
+		case base != nil && (g < 0 || g > base.MaxGPUs):
+			t.errf("gpus", "gpus = %d; platform %s has 0 to %d GPUs", g, ps.Preset, base.MaxGPUs)
+		case g+ps.CPUsAt(i) < 1:
+			t.errf("gpus", "gpus = %d with cpus = %d: no worker; ask for at least one GPU or CPU core", g, ps.CPUsAt(i))
 		}
 	}
 	if base != nil {
 		tp := &base.Topology
 		floats := map[string]*float64{"gpu_link_gbps": &tp.GPULinkGBps, "switch_link_gbps": &tp.SwitchLinkGBps,
 			"numa_link_gbps": &tp.NUMALinkGBps, "inter_numa_gbps": &tp.InterNUMAGBps, "nvlink_gbps": &tp.NVLinkGBps}
+		before := len(t.p.errs)
 		for k, f := range floats {
 			if t.has(k) {
 				if v := t.number(k); v > 0 {
 					*f = v
-				} else {
+				} else if len(t.p.errs) == before { // not already refused as a number
 					t.errf(k, "%s = %g; a bandwidth must be positive (GB/s)", k, v)
 				}
 			}
 		}
-		ints := map[string]*int{"gpus_per_switch": &tp.GPUsPerSwitch, "gpus_per_numa": &tp.GPUsPerNUMA,
-			"buffer": &base.Runtime.Buffer, "pipeline": &base.Runtime.Pipeline}
+		ints := map[string]*int{"gpus_per_switch": &tp.GPUsPerSwitch, "gpus_per_numa": &tp.GPUsPerNUMA}
 		for k, f := range ints {
 			if t.has(k) {
 				*f = int(t.integer(k, 0))
@@ -382,6 +443,9 @@ func (s *Suite) parsePlatform(t *tbl) {
 		}
 		if t.has("nvlink") {
 			tp.NVLink = t.boolean("nvlink", false)
+		}
+		if t.has("strided_gbps") { // 0 is allowed: no cap
+			tp.StridedGBps = t.number("strided_gbps")
 		}
 		if kt := t.sub("kernel", false); kt != nil {
 			names := make([]string, 0, len(kt.m))
@@ -393,10 +457,10 @@ func (s *Suite) parsePlatform(t *tbl) {
 				kk := kt.sub(k, true)
 				kern := base.Kernels[k]
 				if kk.has("gflops") {
-					kern = hardware.Kernel{GFlops: kk.number("gflops")}
+					kern.Rate = hardware.Rate{GFlops: kk.number("gflops")}
 				}
 				if kk.has("seconds") {
-					kern = hardware.Kernel{Seconds: kk.number("seconds")}
+					kern.Rate = hardware.Rate{Seconds: kk.number("seconds")}
 				}
 				if kern.GFlops <= 0 && kern.Seconds <= 0 {
 					kk.errf("gflops", "kernel %s needs gflops > 0 or seconds > 0", k)
@@ -406,13 +470,116 @@ func (s *Suite) parsePlatform(t *tbl) {
 			}
 		}
 		q := base.Clone()
-		q.GPUs = 1
-		if err := q.Check(); err != nil {
+		if err := q.Check(); err != nil && len(t.p.errs) == before { // the preset's default workers
 			t.errf("", "after the overrides: %v", err)
 		}
+		ps.Runtime = parseRuntime(t, base)
 		ps.Base = base
 	}
-	t.unknown(append([]string{"preset", "gpus", "memory_mb", "memory_bytes", "nvlink", "buffer", "pipeline", "kernel"}, topologyKeys...)...)
+	t.unknown(append(append([]string{"preset", "gpus", "cpus", "cpus_gpus", "memory_mb", "memory_bytes", "nvlink", "kernel"}, topologyKeys...), hardware.RuntimeKeys()...)...)
+}
+
+// parseRuntime reads the [platform] keys that are [runtime] settings of the
+// preset (hardware.RuntimeKeys: buffer, pipeline, reclaim_factor,
+// sched_cost...). A scalar overrides the preset; a list or a range
+// {from, to, step} of numbers is an axis. Every value is decoded and checked
+// through the preset's own struct (hardware.Platform.SetRuntime), alone,
+// so a mistake names its key and value before anything runs.
+func parseRuntime(t *tbl, base *hardware.Platform) []RuntimeSetting {
+	var out []RuntimeSetting
+	for _, k := range hardware.RuntimeKeys() {
+		v, ok := t.get(k)
+		if !ok {
+			continue
+		}
+		rs := RuntimeSetting{Key: k}
+		switch x := v.(type) {
+		case []any:
+			rs.Values, rs.Axis = x, true
+		case map[string]any:
+			for _, f := range t.axisFloat(k, 0) {
+				rs.Values = append(rs.Values, f)
+			}
+			rs.Axis = true
+		default:
+			rs.Values = []any{v}
+		}
+		if len(rs.Values) == 0 {
+			t.errf(k, "%s is an empty list; give at least one value", k)
+			continue
+		}
+		seen := map[string]bool{}
+		for _, val := range rs.Values {
+			if s := fmt.Sprint(val); seen[s] {
+				t.errf(k, "%s lists %v twice; each value once", k, val)
+			} else {
+				seen[s] = true
+			}
+			if err := base.Clone().SetRuntime(map[string]any{k: val}); err != nil {
+				t.errf(k, "%s = %v: %v", k, val, err)
+			}
+		}
+		out = append(out, rs)
+	}
+	return out
+}
+
+// runtimePoints lists the combinations of the runtime settings (the
+// product of the axes, scalars once), in suite order.
+func (ps Platform) runtimePoints() []map[string]any {
+	combos := []map[string]any{{}}
+	for _, rs := range ps.Runtime {
+		var next []map[string]any
+		for _, c := range combos {
+			for _, v := range rs.Values {
+				m := make(map[string]any, len(c)+1)
+				for k, x := range c {
+					m[k] = x
+				}
+				m[rs.Key] = v
+				next = append(next, m)
+			}
+		}
+		combos = next
+	}
+	return combos
+}
+
+// parsePairs reads cpus_gpus = [[cpus, gpus], ...]: configurations whose
+// CPU and GPU counts change together (COMPAS 2022 Table 1).
+func (ps *Platform) parsePairs(t *tbl) {
+	v, _ := t.get("cpus_gpus")
+	list, ok := v.([]any)
+	bad := func() {
+		t.errf("cpus_gpus", "cpus_gpus must be a list of [cpus, gpus] pairs, e.g. [[16, 4], [18, 10]]")
+	}
+	if !ok || len(list) == 0 {
+		bad()
+		return
+	}
+	for _, e := range list {
+		pair, ok := e.([]any)
+		if !ok || len(pair) != 2 {
+			bad()
+			return
+		}
+		c, ok1 := pair[0].(int64)
+		g, ok2 := pair[1].(int64)
+		if !ok1 || !ok2 {
+			bad()
+			return
+		}
+		ps.PairedCPUs = append(ps.PairedCPUs, int(c))
+		ps.GPUs = append(ps.GPUs, int(g))
+	}
+}
+
+// CPUsAt is the CPU workers of the i-th GPUs value.
+func (ps *Platform) CPUsAt(i int) int {
+	if ps.PairedCPUs != nil {
+		return ps.PairedCPUs[i]
+	}
+	return ps.CPUs
 }
 
 func (s *Suite) presetPath(name string) string {
@@ -426,7 +593,7 @@ func (s *Suite) parseWorkload(t *tbl) {
 	w := &s.Workload
 	w.File = t.str("file", "")
 	if w.File != "" {
-		for _, k := range []string{"kind", "n", "nz", "keep", "tile", "z", "order", "deps", "seed"} {
+		for _, k := range []string{"kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed", "opts"} {
 			if t.has(k) {
 				t.errf(k, "%s is set with file; a workload file fixes the task set: remove %s", k, k)
 			}
@@ -434,7 +601,7 @@ func (s *Suite) parseWorkload(t *tbl) {
 		if _, err := os.Stat(s.Path(w.File)); err != nil {
 			t.errf("file", "workload file %s: %v; give a path relative to the repository root", w.File, err)
 		}
-		t.unknown("file", "kind", "n", "nz", "keep", "tile", "z", "order", "deps", "seed")
+		t.unknown("file", "kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed", "opts")
 		return
 	}
 	w.Kind = t.str("kind", "")
@@ -476,11 +643,31 @@ func (s *Suite) parseWorkload(t *tbl) {
 		t.errf("order", "order = %q; use \"submission\" or \"random\"%s", w.Order, schedulers.Suggest(w.Order, []string{"submission", "random"}))
 	}
 	w.Deps = t.boolean("deps", false)
+	w.WriteC = t.boolean("write_c", false)
 	if t.has("seed") {
-		v := uint64(t.integer("seed", 0))
+		seed := t.integer("seed", 0)
+		if seed < 0 {
+			t.errf("seed", "seed = %d; use a non-negative integer", seed)
+		}
+		v := uint64(seed)
 		w.Seed = &v
 	}
-	t.unknown("kind", "n", "nz", "keep", "tile", "z", "order", "deps", "seed", "file")
+	if ot := t.sub("opts", false); ot != nil {
+		opts := map[string]float64{}
+		for k, v := range ot.m {
+			ot.used[k] = true
+			switch x := v.(type) {
+			case int64:
+				opts[k] = float64(x)
+			case float64:
+				opts[k] = x
+			default:
+				t.errf("opts", "opts.%s = %v: an option is a number", k, v)
+			}
+		}
+		w.Opts = workloads.FormatOpts(opts)
+	}
+	t.unknown("kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed", "file", "opts")
 }
 
 func (s *Suite) parseScheduler(i int, t *tbl) {
@@ -495,7 +682,11 @@ func (s *Suite) parseScheduler(i int, t *tbl) {
 	if strings.ContainsAny(sc.Label, "|\n") || strings.TrimSpace(sc.Label) == "" {
 		t.errf("label", "label %q: use a non-empty display name without '|' or newlines", sc.Label)
 	}
-	spec, err := schedulers.Lookup(sc.Name)
+	name := sc.Name
+	if prog, ok := strings.CutPrefix(name, "exec:"); ok && prog != "" && !filepath.IsAbs(prog) {
+		name = "exec:" + filepath.Join(filepath.Dir(s.File), prog) // relative to the suite file
+	}
+	spec, err := schedulers.Lookup(name)
 	if err != nil {
 		t.errf("name", "%v", err)
 	}
@@ -524,7 +715,7 @@ func (s *Suite) parseScheduler(i int, t *tbl) {
 		if sc.Params, err = spec.Resolve(sc.Raw); err != nil {
 			sc.Params = nil
 		}
-		sc.Name = spec.Name
+		sc.Name, sc.Version, sc.Code = spec.Name, spec.Version, spec.Code
 	}
 	for j, o := range s.Schedulers {
 		if o.Label == sc.Label {
@@ -556,6 +747,7 @@ func (s *Suite) parseReport(t *tbl) {
 	r.X = "working_set"
 	r.Lines = append([]string(nil), LineNames...)
 	r.ReferenceCSV = "paper/reference/gonthier-raw-results.csv"
+	r.Style = "curves"
 	if t == nil {
 		if len(s.Schedulers) > 0 {
 			r.Baseline = s.Schedulers[0].Label
@@ -586,6 +778,10 @@ func (s *Suite) parseReport(t *tbl) {
 		}
 	}
 	r.ReferenceCSV = t.str("reference_csv", r.ReferenceCSV)
+	r.Style = t.str("style", "curves")
+	if !contains(Styles, r.Style) {
+		t.errf("style", "unknown style %q%s; use one of %s", r.Style, schedulers.Suggest(r.Style, Styles), strings.Join(Styles, ", "))
+	}
 	for i, rt := range t.array("reference") {
 		ref := Reference{Figure: rt.str("figure", ""), Labels: map[string]string{}, Line: t.p.loc.line(rt.path, "figure"), LabelsLine: t.p.loc.line(rt.path, "labels")}
 		if ref.Figure == "" {
@@ -609,7 +805,7 @@ func (s *Suite) parseReport(t *tbl) {
 		rt.unknown("figure", "labels")
 		r.References = append(r.References, ref)
 	}
-	t.unknown("baseline", "metric", "x", "lines", "reference_csv", "reference")
+	t.unknown("baseline", "metric", "x", "lines", "reference_csv", "reference", "style")
 }
 
 // NormaliseMetric maps the claims files' names to the report's.

@@ -106,6 +106,62 @@ func TestAxes(t *testing.T) {
 	}
 }
 
+// Every [runtime] setting of the preset can be set in [platform], decoded
+// through the preset's struct; a list is an axis whose value is a point
+// coordinate and reaches the run's platform.
+func TestRuntimeSettings(t *testing.T) {
+	text := strings.Replace(strings.Replace(good, "gpus = [1, 2]", "gpus = 1", 1), "gpu_link_gbps = 6.0",
+		"gpu_link_gbps = 6.0\nsched_cost = \"model\"\nreclaim_factor = [1, 2]\nbuffer = 4", 1)
+	s, err := parse(t, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Points(); got != 6 {
+		t.Fatalf("points = %d, want 2 reclaim factors × 3 N", got)
+	}
+	seen := map[float64]bool{}
+	for _, r := range s.Runs() {
+		rt := r.Platform.Runtime
+		if rt.SchedCost != "model" || rt.Buffer != 4 {
+			t.Fatalf("runtime %+v: the scalar settings are not applied", rt)
+		}
+		if c, ok := r.Point["reclaim_factor"]; !ok || toFloat(c) != rt.ReclaimFactor {
+			t.Fatalf("point %v: reclaim_factor coordinate does not match the platform's %v", r.Point, rt.ReclaimFactor)
+		}
+		if _, ok := r.Point["sched_cost"]; ok {
+			t.Fatalf("point %v: a scalar setting is not a coordinate", r.Point)
+		}
+		seen[rt.ReclaimFactor] = true
+	}
+	if !seen[1] || !seen[2] {
+		t.Errorf("reclaim factors run: %v, want 1 and 2", seen)
+	}
+	s.Thin(1)
+	if got := s.Points(); got != 1 {
+		t.Errorf("after Thin(1): %d points, want 1", got)
+	}
+	for _, bad := range []struct{ set, want string }{
+		{"reclaim_factor = -1", "reclaim_factor = -1"},
+		{`alloc_sync = ["none", "sometimes"]`, `use none, evict or all`},
+		{`sched_cost = 3`, "sched_cost"},
+		{`reclaim_factor = [1, 1]`, "twice"},
+		{`reclaim_facter = 2`, `did you mean "reclaim_factor"`},
+	} {
+		text := strings.Replace(good, "gpu_link_gbps = 6.0", "gpu_link_gbps = 6.0\n"+bad.set, 1)
+		wantErr(t, text, lineOf(text, bad.set), bad.want)
+	}
+}
+
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return -1
+}
+
 // wantErr parses text and checks that the error names line and contains
 // every fragment.
 func wantErr(t *testing.T, text string, line int, frags ...string) {
@@ -169,11 +225,11 @@ func TestRejections(t *testing.T) {
 	})
 	t.Run("bad range", func(t *testing.T) {
 		text := strings.Replace(good, "step = 5}", "stp = 5}", 1)
-		wantErr(t, text, lineOf(text, "n = {"), "range needs step")
+		wantErr(t, text, lineOf(text, "n = {"), `unknown key "stp"; did you mean "step"`)
 	})
 	t.Run("too many GPUs", func(t *testing.T) {
 		text := strings.Replace(good, "gpus = [1, 2]", "gpus = [1, 16]", 1)
-		wantErr(t, text, lineOf(text, "gpus ="), "gpus = 16", "1 to 8 GPUs")
+		wantErr(t, text, lineOf(text, "gpus ="), "gpus = 16", "0 to 8 GPUs")
 	})
 	t.Run("wrong type", func(t *testing.T) {
 		text := strings.Replace(good, "repetitions = 2", `repetitions = "2"`, 1)
@@ -210,5 +266,59 @@ func TestRootAndPaths(t *testing.T) {
 	}
 	if s.RelFile() != "suites/a/b.toml" {
 		t.Errorf("RelFile = %q", s.RelFile())
+	}
+}
+
+const heteroGood = `[suite]
+name = "h"
+[platform]
+preset = "compas2022-tc1"
+cpus_gpus = [[16, 4], [18, 10], [20, 50]]
+[workload]
+kind = "fmm"
+n = [3, 4]
+opts = { group = 16, dim = 2 }
+[[scheduler]]
+name = "eager"
+[report]
+metric = "makespan_s"
+style = "makespan-bars"
+`
+
+// Paired CPU/GPU configurations, application options and a figure style;
+// platforms without transfers need no memory cap.
+func TestCPUGPUSuite(t *testing.T) {
+	s, err := parse(t, heteroGood)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Points() != 6 || s.Workload.Opts != "dim=2,group=16" || s.Report.Style != "makespan-bars" {
+		t.Fatalf("points %d, opts %q, style %q", s.Points(), s.Workload.Opts, s.Report.Style)
+	}
+	seen := map[[2]int]bool{}
+	for _, r := range s.Runs() {
+		seen[[2]int{r.Platform.CPUs, r.Platform.GPUs}] = true
+		if r.Point["cpus"] != r.Platform.CPUs || r.Spec.Opts != "dim=2,group=16" {
+			t.Fatalf("run %v: platform %d CPUs, spec %+v", r.Point, r.Platform.CPUs, r.Spec)
+		}
+	}
+	if len(seen) != 3 || !seen[[2]int{18, 10}] {
+		t.Errorf("configurations %v, want the three pairs", seen)
+	}
+	s.Thin(2)
+	if s.Points() != 4 {
+		t.Errorf("thinned to %d points, want 2 pairs × 2 sizes", s.Points())
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{"cpus_gpus = [[16, 4], [18, 10], [20, 50]]", "cpus_gpus = [[16, 4], [18]]", "list of [cpus, gpus] pairs"},
+		{"cpus_gpus = [[16, 4], [18, 10], [20, 50]]", "cpus_gpus = [[16, 4]]\ngpus = 2", "gpus is set with cpus_gpus"},
+		{"cpus_gpus = [[16, 4], [18, 10], [20, 50]]", "cpus_gpus = [[30, 4]]", "30 CPUs"},
+		{"group = 16", "grup = 16", `did you mean "group"`},
+		{`style = "makespan-bars"`, `style = "makespan-bar"`, `did you mean "makespan-bars"`},
+	} {
+		text := strings.Replace(heteroGood, c.from, c.to, 1)
+		if _, err := parse(t, text); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.to, err, c.want)
+		}
 	}
 }

@@ -130,12 +130,15 @@ func (t *tbl) unknown(allowed ...string) {
 }
 
 func typeName(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
 	case string:
 		return "a string"
 	case int64:
 		return "an integer"
 	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Sprint(x)
+		}
 		return "a float"
 	case bool:
 		return "a boolean"
@@ -199,6 +202,8 @@ func (t *tbl) number(key string) float64 {
 	f, ok := asFloat(v)
 	if !ok {
 		t.errf(key, "%s must be a number, not %s", key, typeName(v))
+	} else if math.IsNaN(f) || math.IsInf(f, 0) {
+		t.errf(key, "%s = %v: give a finite number", key, f)
 	}
 	return f
 }
@@ -270,7 +275,7 @@ func (t *tbl) axis(key string, def float64, integer bool) []float64 {
 	if !ok {
 		return []float64{def}
 	}
-	kind := "a number"
+	kind := "a finite number"
 	if integer {
 		kind = "an integer"
 	}
@@ -279,7 +284,8 @@ func (t *tbl) axis(key string, def float64, integer bool) []float64 {
 			i, ok := asInt(e)
 			return float64(i), ok
 		}
-		return asFloat(e)
+		f, ok := asFloat(e)
+		return f, ok && !math.IsNaN(f) && !math.IsInf(f, 0)
 	}
 	example := fmt.Sprintf("%s = 5, %s = [5, 10, 15] or %s = {from = 5, to = 90, step = 5}", key, key, key)
 	switch x := v.(type) {
@@ -305,6 +311,12 @@ func (t *tbl) axis(key string, def float64, integer bool) []float64 {
 		return out
 	case map[string]any:
 		var from, to, step float64
+		for k := range x {
+			if k != "from" && k != "to" && k != "step" {
+				t.errf(key, "%s range: unknown key %q%s; a range has from, to and step", key, k, schedulers.Suggest(k, []string{"from", "to", "step"}))
+				return nil
+			}
+		}
 		for _, k := range []string{"from", "to", "step"} {
 			e, ok := x[k]
 			f, ok2 := conv(e)
@@ -319,11 +331,6 @@ func (t *tbl) axis(key string, def float64, integer bool) []float64 {
 				to = f
 			case "step":
 				step = f
-			}
-		}
-		for k := range x {
-			if k != "from" && k != "to" && k != "step" {
-				t.errf(key, "%s range: unknown key %q%s; a range has from, to and step", key, k, schedulers.Suggest(k, []string{"from", "to", "step"}))
 			}
 		}
 		if step <= 0 || to < from {

@@ -3,18 +3,27 @@
 // sweep resumes where it stopped by skipping the keys already present.
 //
 // Guarantees:
-//   - a line is written with a single write(2) on an O_APPEND file, so lines
-//     never interleave; an interrupted write leaves at most a last line
-//     without its newline, which the next sweep cuts off and redoes;
+//   - one writer per results file: a sweep holds an advisory lock on it for
+//     its whole run (internal/filelock), and a second sweep on the same file
+//     fails at once;
+//   - a line is written with a single write(2), so an interrupted write
+//     leaves at most a last line without its newline, which the next sweep
+//     cuts off and redoes;
+//   - a record is reused only under the same key: the same configuration,
+//     record schema, simulator model and scheduler versions (run.Key); the
+//     records a new version supersedes are replaced, and the sweep says how
+//     many and why;
 //   - the records do not depend on -j or on the order of runs (seeds come
 //     from the configuration, see suite.Runs), only the line order does;
 //   - a run that fails (error, panic, timeout) becomes an error row
-//     (Record.Error) and the sweep goes on.
+//     (Record.Error) and the sweep goes on; a timed-out run is cancelled
+//     (the engine checks its context between events).
 package sweep
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,7 +37,9 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/suite"
+	"github.com/memsched/memsched/internal/filelock"
 )
 
 // Options control a sweep.
@@ -38,13 +49,19 @@ type Options struct {
 	Timeout     time.Duration // per run; 0 = the suite's timeout (0 = none)
 	Only        []string      // labels to run; empty = all
 	RetryErrors bool          // redo runs whose record is an error row
-	Log         io.Writer     // failures and the summary line; nil = discard
+	Fresh       bool          // empty the results file first (under the lock)
+	Log         io.Writer     // what is rerun and why, failures; nil = discard
 	Bar         io.Writer     // progress bar destination (a terminal); nil = none
 	// Runner executes one configuration; nil = run.Run. Tests substitute it.
 	Runner func(run.Config) (run.Record, error)
 	// SyncEvery bounds how many records may sit in the page cache before
 	// an fsync; 0 = 64. An fsync also happens every two seconds.
 	SyncEvery int
+	// Shard, when set, runs only the shard's runs and writes them to its
+	// shard file (ShardFile); Output is then only read, for the runs
+	// already done. Without a shard, the shards already written are merged
+	// into Output first.
+	Shard Shard
 }
 
 // Summary says what a sweep did.
@@ -55,11 +72,15 @@ type Summary struct {
 	Failed      int // of Done, error rows
 	TimedOut    int // of Failed
 	Interrupted int // not run because the sweep was interrupted
+	Rerun       int // of the runs to do, those whose record was superseded or an error row redone
 	Wall        time.Duration
 }
 
 func (s Summary) String() string {
 	msg := fmt.Sprintf("%d runs: %d done, %d already present", s.Total, s.Done, s.Skipped)
+	if s.Rerun > 0 {
+		msg += fmt.Sprintf(", %d rerun", s.Rerun)
+	}
 	if s.Failed > 0 {
 		msg += fmt.Sprintf(", %d failed", s.Failed)
 		if s.TimedOut > 0 {
@@ -97,9 +118,8 @@ func Select(s *suite.Suite, only []string) ([]suite.Run, error) {
 
 // Run sweeps a suite into opt.Output. Cancelling ctx stops launching runs;
 // the runs in flight finish and are written, so nothing is lost or half
-// written. A run that exceeds the timeout is recorded as an error row; its
-// goroutine cannot be stopped (schedulers do not poll a context) and keeps
-// its CPU until it ends or the process exits.
+// written. A run that exceeds the timeout is recorded as an error row and
+// cancelled.
 func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	t0 := time.Now()
 	var sum Summary
@@ -123,20 +143,68 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
+	out := opt.Output
+	var elsewhere map[string]bool // done in the merged results file
+	if opt.Shard.Count > 0 {
+		mine := runs[:0:0]
+		for _, r := range runs {
+			if opt.Shard.Has(r.Key) {
+				mine = append(mine, r)
+			}
+		}
+		runs, out = mine, ShardFile(opt.Output, opt.Shard)
+		if elsewhere, err = Done(opt.Output, opt.RetryErrors); err != nil {
+			return sum, err
+		}
+	} else if n, err := MergeShards(opt.Output); err != nil {
+		return sum, fmt.Errorf("merging the shards of %s: %w", opt.Output, err)
+	} else if n > 0 {
+		fmt.Fprintf(opt.Log, "%s: merged %d records from %s\n", s.Name, n, ShardDir(opt.Output))
+	}
 	sum.Total = len(runs)
 
-	if dir := filepath.Dir(opt.Output); dir != "" {
+	if dir := filepath.Dir(out); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return sum, err
 		}
 	}
-	have, err := prepare(opt.Output, opt.RetryErrors)
+	f, err := filelock.Open(out)
+	if errors.Is(err, filelock.ErrLocked) {
+		return sum, fmt.Errorf("%s is being written by another memsched sweep; one writer per results file: wait for it to finish, or write elsewhere with -o", out)
+	}
 	if err != nil {
 		return sum, err
 	}
-	var todo []suite.Run
-	for _, r := range runs {
-		if have[r.Key] {
+	defer func() { f.Close() }() // f changes when the file is rewritten
+	if opt.Fresh {
+		if err := f.Truncate(0); err != nil {
+			return sum, err
+		}
+	}
+	lines, truncated, err := ReadLines(out)
+	if err != nil {
+		return sum, err
+	}
+	p := plan(s, runs, lines, opt.RetryErrors)
+	switch {
+	case len(p.keep) != len(lines):
+		f, err = rewrite(f, out, p.keep)
+	case truncated >= 0:
+		err = f.Truncate(truncated)
+	}
+	if err != nil {
+		return sum, err
+	}
+	if p.duplicates > 0 {
+		fmt.Fprintf(opt.Log, "%s: %s held %d duplicate records (same key); kept one of each\n", s.Name, out, p.duplicates)
+	}
+	if msg := p.String(); msg != "" {
+		fmt.Fprintf(opt.Log, "%s: %s\n", s.Name, msg)
+	}
+	sum.Skipped, sum.Rerun = p.skipped, p.rerun
+	todo := p.todo[:0:0]
+	for _, r := range p.todo {
+		if elsewhere[r.Key] { // a shard skips what the merged results hold
 			sum.Skipped++
 		} else {
 			todo = append(todo, r)
@@ -145,12 +213,6 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	// Largest working sets first, so that the longest runs do not start
 	// last and leave the other workers idle.
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].WorkingSet > todo[j].WorkingSet })
-
-	f, err := os.OpenFile(opt.Output, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return sum, err
-	}
-	defer f.Close()
 
 	var bar *progressbar.ProgressBar
 	if opt.Bar != nil && len(todo) > 0 {
@@ -210,7 +272,7 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 		// One write per line: O_APPEND makes it atomic with respect to
 		// other writers and an interruption can only cut the last line.
 		if _, err := f.Write(append(b, '\n')); err != nil {
-			werr = fmt.Errorf("%s: %w", opt.Output, err)
+			werr = fmt.Errorf("%s: %w", out, err)
 			stop()
 			continue
 		}
@@ -244,37 +306,146 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	return sum, werr
 }
 
-// prepare cuts an interrupted last line off the results file, drops error
-// rows when they are to be redone, and returns the keys present.
-func prepare(path string, retryErrors bool) (map[string]bool, error) {
-	recs, truncated, err := ReadFile(path)
+// Plan is what a sweep does with a results file: which runs it skips, which
+// it runs and why, and which records it keeps.
+type Plan struct {
+	todo       []suite.Run
+	skipped    int
+	rerun      int
+	reasons    map[string]int // why runs are rerun -> how many
+	fresh      int            // runs without any record
+	legacy     int            // records of the suite of an older schema without a configuration id
+	duplicates int
+	keep       []Line
+}
+
+// PlanFile says what a sweep of these runs would do with the results file,
+// without changing it (for --dry-run).
+func PlanFile(s *suite.Suite, runs []suite.Run, path string, retryErrors bool) (*Plan, error) {
+	lines, _, err := ReadLines(path)
 	if err != nil {
 		return nil, err
 	}
-	if truncated >= 0 {
-		if err := os.Truncate(path, truncated); err != nil {
-			return nil, fmt.Errorf("cutting the interrupted last line of %s: %w", path, err)
-		}
-	}
-	if retryErrors {
-		kept := recs[:0:0]
-		for _, r := range recs {
-			if r.Error == "" {
-				kept = append(kept, r)
+	return plan(s, runs, lines, retryErrors), nil
+}
+
+// Todo is the number of runs to do.
+func (p *Plan) Todo() int { return len(p.todo) }
+
+func plan(s *suite.Suite, runs []suite.Run, lines []Line, retryErrors bool) *Plan {
+	p := &Plan{reasons: map[string]int{}}
+	// One record per key: the last successful one, else the last error row.
+	byKey := map[string]int{}
+	for i, l := range lines {
+		if j, ok := byKey[l.Rec.Key]; ok {
+			p.duplicates++
+			if l.Rec.Error == "" || lines[j].Rec.Error != "" {
+				byKey[l.Rec.Key] = i
 			}
+			continue
 		}
-		if len(kept) != len(recs) {
-			if err := rewrite(path, kept); err != nil {
-				return nil, err
+		byKey[l.Rec.Key] = i
+	}
+	byConfig := map[string][]int{}
+	for i, l := range lines {
+		if l.Rec.Config != "" && byKey[l.Rec.Key] == i {
+			byConfig[l.Rec.Config] = append(byConfig[l.Rec.Config], i)
+		}
+	}
+	drop := map[int]bool{}
+	for _, r := range runs {
+		if i, ok := byKey[r.Key]; ok {
+			if retryErrors && lines[i].Rec.Error != "" {
+				drop[i] = true
+				p.reasons["error rows redone (--retry-errors)"]++
+				p.todo = append(p.todo, r)
+				p.rerun++
+				continue
 			}
-			recs = kept
+			p.skipped++
+			continue
+		}
+		p.todo = append(p.todo, r)
+		olds := byConfig[r.ConfigID]
+		if len(olds) == 0 {
+			p.fresh++
+			continue
+		}
+		for _, i := range olds {
+			drop[i] = true
+		}
+		p.rerun++
+		p.reasons[superseded(lines[olds[0]].Rec, r)]++
+	}
+	current := map[string]bool{}
+	for _, r := range s.Runs() {
+		current[r.Key] = true
+	}
+	for i, l := range lines {
+		if byKey[l.Rec.Key] != i || drop[i] {
+			continue
+		}
+		if l.Rec.Config == "" && l.Rec.Suite == s.Name && !current[l.Rec.Key] {
+			p.legacy++
+		}
+		p.keep = append(p.keep, l)
+	}
+	return p
+}
+
+// superseded says why a record of the same configuration is not reused.
+func superseded(old run.Record, r suite.Run) string {
+	var why []string
+	if old.Schema != run.Schema {
+		why = append(why, fmt.Sprintf("record schema %d superseded by %d", old.Schema, run.Schema))
+	}
+	if old.ModelVer != sim.ModelVersion {
+		why = append(why, fmt.Sprintf("simulator model v%d superseded by v%d", old.ModelVer, sim.ModelVersion))
+	}
+	if old.SchedVer != r.SchedulerVersion {
+		why = append(why, fmt.Sprintf("scheduler %s v%d superseded by v%d", r.Scheduler, old.SchedVer, r.SchedulerVersion))
+	}
+	if len(why) == 0 {
+		return "other code versions"
+	}
+	return strings.Join(why, ", ")
+}
+
+// String says what the sweep reruns and why, e.g. "rerunning 12 records of
+// scheduler darts v2 superseded by v3"; "" when it only adds runs.
+func (p *Plan) String() string {
+	var parts []string
+	reasons := make([]string, 0, len(p.reasons))
+	for r := range p.reasons {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		n := p.reasons[r]
+		if strings.HasPrefix(r, "error rows") {
+			parts = append(parts, fmt.Sprintf("%d %s", n, r))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d %s of %s", n, plural(n, "record"), r))
 		}
 	}
-	have := make(map[string]bool, len(recs))
-	for _, r := range recs {
-		have[r.Key] = true
+	msg := ""
+	if len(parts) > 0 {
+		msg = "rerunning " + strings.Join(parts, "; ")
 	}
-	return have, nil
+	if p.legacy > 0 {
+		if msg != "" {
+			msg += "; "
+		}
+		msg += fmt.Sprintf("%d %s of record schema 1 (before records named their code) not reused (sweep --fresh removes them)", p.legacy, plural(p.legacy, "record"))
+	}
+	return msg
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 type outcome struct {
@@ -286,7 +457,11 @@ type outcome struct {
 // (also outside run.Run, e.g. in workload generation) and timeouts become
 // error rows carrying the run's identity.
 func execute(r suite.Run, runner func(run.Config) (run.Record, error), timeout time.Duration) run.Record {
-	done := make(chan outcome, 1) // buffered: a timed-out run can still finish and exit
+	// The run's own context: an interrupted sweep lets runs in flight
+	// finish, a timed-out run is cancelled.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan outcome, 1) // buffered: a cancelled run can still finish and exit
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -298,6 +473,7 @@ func execute(r suite.Run, runner func(run.Config) (run.Record, error), timeout t
 			done <- outcome{err: err}
 			return
 		}
+		cfg.Context = ctx
 		rec, err := runner(cfg)
 		done <- outcome{rec, err}
 	}()
@@ -319,7 +495,7 @@ func execute(r suite.Run, runner func(run.Config) (run.Record, error), timeout t
 		return rec
 	}
 	rec := o.rec
-	rec.Key, rec.Suite, rec.Label, rec.Point, rec.Rep = r.Key, r.Suite, r.Label, r.Point, r.Rep
+	rec.Key, rec.Config, rec.Suite, rec.Label, rec.Point, rec.Rep = r.Key, r.ConfigID, r.Suite, r.Label, r.Point, r.Rep
 	return rec
 }
 

@@ -34,9 +34,9 @@ func (blocking) Push(int)                   {}
 func (blocking) Pull(int) (int, bool)       { return 0, false }
 
 func init() {
-	schedulers.Register(schedulers.Spec{Name: "test-panic", Doc: "panics (sweep tests)",
+	schedulers.Register(schedulers.Spec{Name: "test-panic", Version: 1, Doc: "panics (sweep tests)",
 		New: func(schedulers.Params) (schedulers.Scheduler, error) { return panicky{}, nil }})
-	schedulers.Register(schedulers.Spec{Name: "test-block", Doc: "blocks (sweep tests)",
+	schedulers.Register(schedulers.Spec{Name: "test-block", Version: 1, Doc: "blocks (sweep tests)",
 		New: func(schedulers.Params) (schedulers.Scheduler, error) { return blocking{}, nil }})
 }
 

@@ -9,10 +9,21 @@ import (
 	"github.com/memsched/memsched/workloads"
 )
 
+// Replica states in the replay.
+const (
+	gone uint8 = iota
+	copying
+	valid // loaded, allocated for a write, or written; a write-back leaves it until its evict event
+)
+
 // Validate replays a trace and returns every violation found (nil when the
-// schedule is valid): each task runs exactly once, with its inputs resident
-// from start to end and its dependencies finished; memory never exceeds the
-// cap; no link carries more than its bandwidth; totals equal the result.
+// schedule is valid): each task runs exactly once on a worker that can run
+// it, with its data on the worker's memory from start to end, every datum
+// it reads at its latest version (no stale copy: a write invalidates the
+// other copies, and the last valid copy is written back before it is
+// evicted), its dependencies finished; memory never exceeds a node's
+// capacity; no link carries more than its bandwidth; totals equal the
+// result.
 func Validate(t *Trace, w *workloads.Workload) []string {
 	var bad []string
 	report := func(format string, a ...any) {
@@ -21,45 +32,77 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 		}
 	}
 	p := t.Header.Platform
-	k := p.GPUs
+	nodes, workers := p.Nodes(), p.Workers()
+	home := p.HomeNode()
 	nd, nt := len(w.Data), len(w.Tasks)
-	state := make([][]uint8, k) // 0 absent, 1 loading, 2 resident
-	used := make([]int64, k)
-	for g := range state {
-		state[g] = make([]uint8, nd)
+	state := make([][]uint8, len(nodes))
+	ver := make([][]uint32, len(nodes)) // version of each replica
+	used := make([]int64, len(nodes))
+	for n := range nodes {
+		state[n] = make([]uint8, nd)
+		ver[n] = make([]uint32, nd)
 	}
-	running := make([]int, k) // task running on each GPU, -1 none
-	for g := range running {
-		running[g] = -1
+	for d := range nd {
+		state[home][d] = valid
+	}
+	latest := make([]uint32, nd)
+	running := make([]int, len(workers)) // task running on each worker, -1 none
+	for i := range running {
+		running[i] = -1
 	}
 	started := make([]int, nt)
 	ended := make([]bool, nt)
 	endTime := make([]float64, nt)
-	var loads, evictions, tasks int
-	var h2d, d2d int64
+	var loads, evictions, tasks, writeBacks, invalidations int
+	var h2d, d2d, d2h int64
 	type xfer struct {
-		g, src     int
+		links      []string
+		src        int
+		version    uint32
 		start, end float64
 		bytes      int64
 	}
-	open := map[[2]int]*xfer{} // (gpu, data) -> transfer in flight
+	open := map[[2]int]*xfer{} // (node, data) -> copy in flight into, or write-back out of, the node
 	var xfers []*xfer
-	last := 0.0
+	linkNames, down, up := linkPaths(p)
+	last, lastTask, lastFlush := 0.0, 0.0, 0.0
+	inNode := func(where string, n int) bool {
+		if n < 0 || n >= len(nodes) {
+			report("%s: node %d outside 0..%d", where, n, len(nodes)-1)
+			return false
+		}
+		return true
+	}
+	// usedBy reports whether a task running on the node's workers uses d.
+	usedBy := func(n, d int) int {
+		for wi, r := range running {
+			if r >= 0 && workers[wi].Node == n && w.Tasks[r].Reads(d) {
+				return r
+			}
+		}
+		return -1
+	}
+	onlyCopy := func(n, d int) bool {
+		for o := range nodes {
+			if o != n && state[o][d] == valid && ver[o][d] == latest[d] {
+				return false
+			}
+		}
+		return true
+	}
 	for i, ev := range t.Events {
 		where := fmt.Sprintf("event %d (t=%g %s)", i+1, ev.T, ev.Ev)
 		if ev.T < last {
 			report("%s: time goes backwards", where)
 		}
 		last = ev.T
-		g := ev.Worker
-		if g < 0 || g >= k {
-			report("%s: worker %d outside 0..%d", where, g, k-1)
-			continue
-		}
 		switch ev.Ev {
-		case "load_start", "load_end", "evict":
+		case "load_start", "load_end", "alloc", "evict", "invalidate", "writeback_start", "writeback_end":
 			if ev.Data < 0 || ev.Data >= nd {
 				report("%s: data %d unknown", where, ev.Data)
+				continue
+			}
+			if !inNode(where, ev.Node) {
 				continue
 			}
 		case "task_start", "task_end":
@@ -67,74 +110,155 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 				report("%s: task %d unknown", where, ev.Task)
 				continue
 			}
-		}
-		switch ev.Ev {
-		case "load_start":
-			if state[g][ev.Data] != 0 {
-				report("%s: data %d loaded on gpu%d while already present", where, ev.Data, g)
-			}
-			state[g][ev.Data] = 1
-			used[g] += w.Data[ev.Data].Bytes
-			if used[g] > p.MemoryBytes {
-				report("%s: gpu%d memory %d bytes over the cap %d", where, g, used[g], p.MemoryBytes)
-			}
-			x := &xfer{g: g, src: ev.Src, start: ev.T, bytes: w.Data[ev.Data].Bytes}
-			open[[2]int{g, ev.Data}] = x
-			xfers = append(xfers, x)
-		case "load_end":
-			x := open[[2]int{g, ev.Data}]
-			if state[g][ev.Data] != 1 || x == nil {
-				report("%s: data %d ends loading on gpu%d without a start", where, ev.Data, g)
+			if ev.Worker < 0 || ev.Worker >= len(workers) {
+				report("%s: worker %d outside 0..%d", where, ev.Worker, len(workers)-1)
 				continue
 			}
-			delete(open, [2]int{g, ev.Data})
+		default:
+			report("%s: unknown event kind %q", where, ev.Ev)
+			continue
+		}
+		n, d := ev.Node, ev.Data
+		key := [2]int{n, d}
+		switch ev.Ev {
+		case "load_start", "alloc":
+			if n == home {
+				report("%s: data %d loaded into the home node", where, d)
+				continue
+			}
+			if state[n][d] != gone {
+				report("%s: data %d loaded on node %d while already present", where, d, n)
+			}
+			used[n] += w.Data[d].Bytes
+			if c := nodes[n].Capacity; c >= 0 && used[n] > c {
+				report("%s: node %d memory %d bytes over the capacity %d", where, n, used[n], c)
+			}
+			if ev.Ev == "alloc" {
+				state[n][d], ver[n][d] = valid, latest[d]
+				continue
+			}
+			state[n][d] = copying
+			src := ev.Src
+			if !inNode(where, src) {
+				continue
+			}
+			if state[src][d] != valid || ver[src][d] != latest[d] {
+				report("%s: data %d copied to node %d from node %d, which has no valid copy", where, d, n, src)
+			}
+			links := down[n]
+			if src != home {
+				var nv float64
+				links, nv = p.PeerPath(src, n)
+				if nv > 0 {
+					linkNames[links[0]] = nv
+				}
+			}
+			x := &xfer{links: links, src: src, version: ver[src][d], start: ev.T, bytes: w.Data[d].Bytes}
+			open[key] = x
+			xfers = append(xfers, x)
+		case "load_end":
+			x := open[key]
+			if state[n][d] != copying || x == nil {
+				report("%s: data %d ends loading on node %d without a start", where, d, n)
+				continue
+			}
+			delete(open, key)
 			x.end = ev.T
-			state[g][ev.Data] = 2
+			state[n][d], ver[n][d] = valid, x.version
 			loads++
-			if x.src >= 0 {
+			if x.src != home {
 				d2d += x.bytes
 			} else {
 				h2d += x.bytes
 			}
-		case "evict":
-			if state[g][ev.Data] != 2 {
-				report("%s: data %d evicted from gpu%d while not resident", where, ev.Data, g)
+		case "writeback_start":
+			if state[n][d] != valid {
+				report("%s: node %d writes back data %d it does not hold", where, n, d)
 			}
-			if r := running[g]; r >= 0 && w.Tasks[r].Reads(ev.Data) {
-				report("%s: data %d evicted from gpu%d while task %d reads it", where, ev.Data, g, r)
+			x := &xfer{links: up[n], src: n, version: ver[n][d], start: ev.T, bytes: w.Data[d].Bytes}
+			open[[2]int{-1 - n, d}] = x
+			xfers = append(xfers, x)
+		case "writeback_end":
+			x := open[[2]int{-1 - n, d}]
+			if x == nil {
+				report("%s: write-back of data %d from node %d ends without a start", where, d, n)
+				continue
 			}
-			state[g][ev.Data] = 0
-			used[g] -= w.Data[ev.Data].Bytes
-			evictions++
+			delete(open, [2]int{-1 - n, d})
+			x.end, lastFlush = ev.T, ev.T
+			writeBacks++
+			d2h += x.bytes
+			if x.version == latest[d] {
+				state[home][d], ver[home][d] = valid, x.version
+			}
+		case "evict", "invalidate":
+			if n == home {
+				report("%s: data %d evicted from the home node", where, d)
+				continue
+			}
+			if state[n][d] != valid {
+				report("%s: data %d evicted from node %d while not resident", where, d, n)
+			}
+			if r := usedBy(n, d); r >= 0 {
+				report("%s: data %d evicted from node %d while task %d uses it", where, d, n, r)
+			}
+			if ev.Ev == "evict" && state[n][d] == valid && ver[n][d] == latest[d] && onlyCopy(n, d) {
+				report("%s: node %d evicts the last valid copy of data %d without writing it back", where, n, d)
+			}
+			state[n][d] = gone
+			used[n] -= w.Data[d].Bytes
+			if ev.Ev == "evict" {
+				evictions++
+			} else {
+				invalidations++
+			}
 		case "task_start":
-			if running[g] >= 0 {
-				report("%s: gpu%d starts task %d while task %d runs", where, g, ev.Task, running[g])
+			wi := ev.Worker
+			n := workers[wi].Node
+			task := &w.Tasks[ev.Task]
+			if running[wi] >= 0 {
+				report("%s: worker %d starts task %d while task %d runs", where, wi, ev.Task, running[wi])
 			}
-			running[g] = ev.Task
+			if _, ok := p.Kernels[task.Kernel].On(workers[wi].Kind); !ok {
+				report("%s: task %d (kernel %s) runs on worker %d, a %s that cannot run it", where, ev.Task, task.Kernel, wi, workers[wi].Kind)
+			}
+			running[wi] = ev.Task
 			started[ev.Task]++
 			if started[ev.Task] > 1 {
 				report("%s: task %d started twice", where, ev.Task)
 			}
-			for _, d := range w.Tasks[ev.Task].Inputs {
-				if state[g][d] != 2 {
-					report("%s: task %d starts on gpu%d without input %d resident", where, ev.Task, g, d)
+			for k, d := range task.Inputs {
+				m := task.Mode(k)
+				if state[n][d] != valid {
+					report("%s: task %d starts on worker %d without data %d on node %d", where, ev.Task, wi, d, n)
+				} else if m.Reads() && ver[n][d] != latest[d] {
+					report("%s: task %d reads a stale copy of data %d on node %d", where, ev.Task, d, n)
+				}
+				if m.Writes() && !w.Data[d].Scratch {
+					latest[d]++
+					ver[n][d] = latest[d]
+					for o := range nodes {
+						if o != n && o != home && state[o][d] == valid {
+							report("%s: task %d writes data %d while node %d keeps a copy", where, ev.Task, d, o)
+						}
+					}
 				}
 			}
-			for _, dep := range w.Tasks[ev.Task].Deps {
+			for _, dep := range task.Deps {
 				if !ended[dep] || endTime[dep] > ev.T {
 					report("%s: task %d starts before its dependency %d ends", where, ev.Task, dep)
 				}
 			}
 		case "task_end":
-			if running[g] != ev.Task {
-				report("%s: task %d ends on gpu%d where it was not running", where, ev.Task, g)
+			wi := ev.Worker
+			if running[wi] != ev.Task {
+				report("%s: task %d ends on worker %d where it was not running", where, ev.Task, wi)
 			}
-			running[g] = -1
+			running[wi] = -1
 			ended[ev.Task] = true
 			endTime[ev.Task] = ev.T
+			lastTask = ev.T
 			tasks++
-		default:
-			report("%s: unknown event kind %q", where, ev.Ev)
 		}
 	}
 	for i := range w.Tasks {
@@ -142,27 +266,26 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 			report("task %d never ran", i)
 		}
 	}
-	links, paths := p.Links()
+	for d := range nd {
+		if state[home][d] != valid || ver[home][d] != latest[d] {
+			report("data %d ends without its last version in home memory (it was never written back)", d)
+			break
+		}
+	}
 	spans := map[string][]span{}
 	for _, x := range xfers {
 		if x.end == 0 && x.start > 0 {
-			report("transfer to gpu%d started at %g never ended", x.g, x.start)
+			report("copy started at %g never ended", x.start)
 			continue
 		}
-		s := span{x.start, x.end, x.bytes}
-		if x.src >= 0 {
-			name := p.NVLinkName(x.g, x.src)
-			spans[name] = append(spans[name], s)
-			continue
-		}
-		for _, l := range paths[x.g] {
-			spans[links[l].Name] = append(spans[links[l].Name], s)
+		for _, l := range x.links {
+			spans[l] = append(spans[l], span{x.start, x.end, x.bytes})
 		}
 	}
 	// Link bandwidth is the model's: a real run's copies may beat a preset's
 	// nominal bandwidth, so only simulated runs are held to it.
-	if t.Result == nil || t.Result.Executor != "cuda" {
-		bad = append(bad, checkLinks(p, spans)...)
+	if !p.Topology.NoTransfers && (t.Result == nil || t.Result.Executor != "cuda") {
+		bad = append(bad, checkLinks(p, linkNames, spans)...)
 	}
 	if r := t.Result; r != nil {
 		cmp := func(name string, got, want int64) {
@@ -175,11 +298,38 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 		cmp("tasks", int64(tasks), int64(r.Tasks))
 		cmp("bytes_h2d", h2d, r.BytesH2D)
 		cmp("bytes_d2d", d2d, r.BytesD2D)
-		if math.Abs(last-r.MakespanS) > 1e-9*math.Max(1, last) {
-			report("result says makespan_s = %g, the trace ends at %g", r.MakespanS, last)
+		cmp("bytes_d2h", d2h, r.BytesD2H)
+		cmp("writebacks", int64(writeBacks), int64(r.WriteBacks))
+		cmp("invalidations", int64(invalidations), int64(r.Invalid))
+		end := lastTask
+		if p.Runtime.FlushInMakespan {
+			end = math.Max(lastTask, lastFlush)
+		}
+		if math.Abs(end-r.MakespanS) > 1e-9*math.Max(1, end) {
+			report("result says makespan_s = %g, the trace's tasks end at %g", r.MakespanS, end)
 		}
 	}
 	return bad
+}
+
+// linkPaths names the links of each node's paths from and to home, and
+// gives every link's bandwidth.
+func linkPaths(p *hardware.Platform) (gbps map[string]float64, down, up [][]string) {
+	links, dn, u := p.Links()
+	gbps = map[string]float64{}
+	for _, l := range links {
+		gbps[l.Name] = l.GBps
+	}
+	names := func(paths [][]int) [][]string {
+		out := make([][]string, len(paths))
+		for n, path := range paths {
+			for _, l := range path {
+				out[n] = append(out[n], links[l].Name)
+			}
+		}
+		return out
+	}
+	return gbps, names(dn), names(u)
 }
 
 type span struct {
@@ -191,12 +341,7 @@ type span struct {
 // window of every transfer, the bytes of all transfers on the same link that
 // lie inside that window must fit in bandwidth × window, a necessary
 // condition of any feasible sharing (and, for a lone transfer, its speed).
-func checkLinks(p *hardware.Platform, spans map[string][]span) []string {
-	links, _ := p.Links()
-	gbps := map[string]float64{}
-	for _, l := range links {
-		gbps[l.Name] = l.GBps
-	}
+func checkLinks(p *hardware.Platform, gbps map[string]float64, spans map[string][]span) []string {
 	var bad []string
 	names := make([]string, 0, len(spans))
 	for n := range spans {

@@ -4,12 +4,31 @@ import (
 	"math"
 
 	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/workloads"
+)
+
+// Transfer penalty models of the dmda family.
+const (
+	// PenaltyInMem: the thesis' Alg. 6 view, optimistic: data join a
+	// worker's set when a task reading them is allocated there and never
+	// leave it.
+	PenaltyInMem = "inmem"
+	// PenaltyExpected: StarPU's starpu_task_expected_data_transfer_time_for
+	// (perfmodel.c starpu_data_expected_transfer_time): nothing for data
+	// present or requested on the worker's memory or only written, else the
+	// transfer from the copy the runtime would use. Data move in task
+	// graphs (written tiles invalidate other copies), which InMem ignores.
+	PenaltyExpected = "expected"
 )
 
 func init() {
 	params := []schedulers.Param{
-		{Name: "alpha", Kind: "float", Default: "1", Doc: "weight of the expected completion time (StarPU dmda alpha)"},
-		{Name: "beta", Kind: "float", Default: "1", Doc: "weight of the data transfer penalty (StarPU dmda beta)"},
+		{Name: "alpha", Kind: "float", Default: "1", Min: "0", Doc: "weight of the expected completion time (StarPU dmda alpha)"},
+		{Name: "beta", Kind: "float", Default: "1", Min: "0", Doc: "weight of the data transfer penalty (StarPU dmda beta)"},
+	}
+	penalty := func(def string) schedulers.Param {
+		return schedulers.Param{Name: "penalty", Kind: "string", Default: def, Choices: []string{PenaltyInMem, PenaltyExpected},
+			Doc: "transfer penalty: inmem (thesis Alg. 6: data once allocated to a worker count as there forever) or expected (StarPU's code: data present or requested on the worker cost nothing, others their transfer time from the fastest valid copy)"}
 	}
 	for _, ready := range []bool{false, true} {
 		name, doc := "dmda", "StarPU dmda: each task, in submission order, goes to the worker minimising alpha*(expected end - best end) + beta*transfer time of its missing inputs; every queued task is prefetched"
@@ -18,41 +37,63 @@ func init() {
 			doc = "dmda + Ready: a worker starts the queued task with the fewest bytes still to load (thesis Alg. 2)"
 		}
 		schedulers.Register(schedulers.Spec{
-			Name: name, Doc: doc, Params: append(params,
-				schedulers.Param{Name: "window", Kind: "int", Default: "0", Doc: "Ready looks at the first window queued tasks only (0 = all); dmdar only"}),
+			Name: name, Version: 3, Doc: doc, Params: append(params, penalty(PenaltyInMem),
+				schedulers.Param{Name: "window", Kind: "int", Default: "0", Min: "0", Doc: "Ready looks at the first window queued tasks only (0 = all); dmdar only"}),
 			Buffer: -1,
 			New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-				return &DMDA{Alpha: p.Float("alpha"), Beta: p.Float("beta"), Ready: ready, Window: p.Int("window")}, nil
+				return &DMDA{Alpha: p.Float("alpha"), Beta: p.Float("beta"), Ready: ready, Window: p.Int("window"), Penalty: p.String("penalty")}, nil
 			},
 		})
 	}
+	schedulers.Register(schedulers.Spec{
+		Name: "dmdas", Version: 1,
+		Doc: "StarPU dmdas (deque_modeling_policy_data_aware.c: dmda_push_sorted_task, dmda_pop_ready_task): dmda whose worker queues are sorted by priority, " +
+			"popped with Ready (fewest bytes to load, then highest priority; thesis §5.1); the transfer penalty is StarPU's expected transfer time",
+		Params: append(params, penalty(PenaltyExpected), schedulers.PriorityParam),
+		Buffer: -1,
+		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
+			return &DMDA{Alpha: p.Float("alpha"), Beta: p.Float("beta"), Ready: true, Sorted: true, Penalty: p.String("penalty"), Priority: p.String("priority")}, nil
+		},
+	})
 }
 
 // DMDA allocates at push time, with StarPU's fitness (thesis Eq. 4.1 plus
 // the queue term of StarPU's code, since the printed equation alone never
-// balances load). Its view of memory is optimistic: data join a worker's
-// set when a task reading them is allocated there and never leave it
-// (thesis §3.2: DMDA does not account for the limited memory size).
+// balances load). Its view of memory is the thesis' optimistic InMem
+// (thesis §3.2: DMDA does not account for the limited memory size) or
+// StarPU's expected transfer time (Penalty).
 type DMDA struct {
 	Alpha, Beta float64
 	Ready       bool
 	Window      int
+	// Sorted pops ties of Ready by priority (dmdas).
+	Sorted   bool
+	Penalty  string
+	Priority string
 
-	v      schedulers.View
-	inMem  [][]bool
-	expEnd []float64
-	queues *schedulers.Lists
-	plans  [][]int
-	ends   []float64
-	index  *schedulers.ReadyIndex // Ready over the whole queue, when Window is 0
+	v         schedulers.View
+	inMem     [][]bool
+	requested [][]int32 // per memory node and data: allocated tasks there not finished that access it
+	expEnd    []float64
+	queues    *schedulers.Lists
+	plans     [][]int
+	ends      []float64
+	index     *schedulers.ReadyIndex // Ready over the whole queue, when Window is 0
 }
 
 func (s *DMDA) Init(v schedulers.View) error {
 	s.v = v
 	k, nd := v.Workers(), len(v.Workload().Data)
-	s.inMem = make([][]bool, k)
-	for i := range s.inMem {
-		s.inMem[i] = make([]bool, nd)
+	if s.Penalty == PenaltyExpected {
+		s.requested = make([][]int32, v.Nodes())
+		for i := range s.requested {
+			s.requested[i] = make([]int32, nd)
+		}
+	} else {
+		s.inMem = make([][]bool, k)
+		for i := range s.inMem {
+			s.inMem[i] = make([]bool, nd)
+		}
 	}
 	s.expEnd = make([]float64, k)
 	s.plans = make([][]int, k)
@@ -60,36 +101,68 @@ func (s *DMDA) Init(v schedulers.View) error {
 	s.ends = make([]float64, k)
 	if s.Ready && s.Window <= 0 {
 		s.index = schedulers.NewReadyIndex(v)
+		if s.Sorted {
+			prio, err := schedulers.Priorities(v, s.Priority)
+			if err != nil {
+				return err
+			}
+			s.index.Prio = prio
+		}
 	}
 	return nil
 }
 
 func (s *DMDA) Push(t int) {
-	task := s.v.Workload().Tasks[t]
+	task := &s.v.Workload().Tasks[t]
 	now := s.v.Now()
-	best, bestFit := 0, math.Inf(1)
+	best, bestFit := -1, math.Inf(1)
 	ends := s.ends
 	minEnd := math.Inf(1)
 	for k := range ends {
-		ends[k] = math.Max(now, s.expEnd[k]) + s.v.ComputeSeconds(k, t)
-		minEnd = math.Min(minEnd, ends[k])
-	}
-	for k := range ends {
-		var penalty float64
-		for _, d := range task.Inputs {
-			if !s.inMem[k][d] {
-				penalty += s.v.TransferSeconds(k, d)
-			}
+		ends[k] = math.Max(now, s.expEnd[k]) + s.v.ComputeSeconds(k, t) // NaN where it cannot run
+		if !math.IsNaN(ends[k]) {
+			minEnd = math.Min(minEnd, ends[k])
 		}
-		if fit := s.Alpha*(ends[k]-minEnd) + s.Beta*penalty; fit < bestFit {
+	}
+	// StarPU evaluates every worker's expected end and transfer time, one
+	// lookup per input (deque_modeling_policy_data_aware.c
+	// compute_all_performance_predictions, starpu_task_expected_data_transfer_time).
+	s.v.Count(len(ends) * (1 + len(task.Inputs)))
+	for k := range ends {
+		if math.IsNaN(ends[k]) {
+			continue
+		}
+		if fit := s.Alpha*(ends[k]-minEnd) + s.Beta*s.penalty(k, task); fit < bestFit {
 			best, bestFit = k, fit
 		}
 	}
 	s.expEnd[best] = ends[best]
 	for _, d := range task.Inputs {
-		s.inMem[best][d] = true
+		if s.inMem != nil {
+			s.inMem[best][d] = true
+		} else {
+			s.requested[s.v.WorkerNode(best)][d]++
+		}
 	}
 	s.queues.Append(best, t)
+}
+
+// penalty is the time to bring the task's missing inputs to worker k.
+func (s *DMDA) penalty(k int, task *workloads.Task) float64 {
+	var p float64
+	node := s.v.WorkerNode(k)
+	for i, d := range task.Inputs {
+		switch {
+		case s.inMem != nil:
+			if !s.inMem[k][d] {
+				p += s.v.TransferSeconds(k, d)
+			}
+		case !task.Mode(i).Reads(), s.requested[node][d] > 0, s.v.Present(k, d):
+		default:
+			p += s.v.TransferSeconds(k, d)
+		}
+	}
+	return p
 }
 
 func (s *DMDA) Pull(worker int) (int, bool) {
@@ -100,7 +173,7 @@ func (s *DMDA) Pull(worker int) (int, bool) {
 	return t, ok
 }
 
-// Pop is Ready for dmdar, submission order for dmda.
+// Pop is Ready for dmdar and dmdas, submission order for dmda.
 func (s *DMDA) Pop(worker int, buffer []int) int {
 	switch {
 	case !s.Ready:
@@ -111,8 +184,14 @@ func (s *DMDA) Pop(worker int, buffer []int) int {
 	return schedulers.Ready(s.v, worker, buffer, s.Window)
 }
 
-func (s *DMDA) Observe(kind schedulers.EventKind, worker, id int) {
+func (s *DMDA) Observe(kind schedulers.EventKind, where, id int) {
 	if s.index != nil {
-		s.index.Observe(kind, worker, id)
+		s.index.Observe(kind, where, id)
+	}
+	if kind == schedulers.Finished && s.requested != nil {
+		node := s.v.WorkerNode(where)
+		for _, d := range s.v.Workload().Tasks[id].Inputs {
+			s.requested[node][d]--
+		}
 	}
 }

@@ -64,7 +64,7 @@ func benchDARTS(b *testing.B, spec workloads.Spec, gpus int, mib float64, o Opti
 	b.ReportMetric(float64(loads)/float64(b.N), "loads/op")
 }
 
-var defaults = Options{LUF: true, RandomTies: true, FreeTasks: true}
+var defaults = Options{LUF: true}
 
 // BenchmarkDARTS2D: the 2D product (N² tasks, 2N data of 14 MiB), 4 GPUs of
 // 500 MiB, DARTS+LUF with default options.

@@ -1,59 +1,72 @@
 // Package darts is DARTS (Data-Aware Reactive Task Scheduling, IPDPS 2022
 // Alg. 5; thesis §3.8 Alg. 9) with its LUF eviction (Alg. 10) and the
-// 3inputs (Alg. 11), OPTI and threshold variants.
+// 3inputs (Alg. 11), OPTI and threshold variants, as the papers' code ran
+// it: StarPU's src/sched_policies/dynamic_data_aware.c at the commit "Code
+// utilisé pour expé" (c80ea6665, 13 October 2021) for the IPDPS figures,
+// with the options of the artifact's code (60a8839af, February 2022) as
+// parameters.
 //
-// Each worker k owns plannedTasks_k (unbounded) and dataNotInMem_k, the data
-// neither present (loaded or loading) nor planned on k. When k asks for a
-// task and its plan is empty, DARTS picks D_opt in dataNotInMem_k maximising
-// |S_0(D)|, the pool tasks that D alone would make free on k, and moves them
-// to the plan; failing that it plans one pool task. LUF evicts the data least
-// used by the plan and withdraws the planned tasks that read the victim.
+// Each worker k owns plannedTasks_k (unbounded) and its list of data not
+// used yet (gpu_data). When k asks for a task and its plan is empty, DARTS
+// scans the list from its head for the data D maximising the number of pool
+// tasks reading D whose other inputs are on k (dynamic_data_aware_scheduling_
+// one_data_popped), plans them and takes D out of the list; failing that it
+// plans the head of the pool (label "random" there) and takes its inputs out
+// of the list. LUF evicts the data least used by the plan and withdraws the
+// planned tasks that read the victim.
 //
-// Decisions are O(1) per scanned data: per worker and data DARTS keeps the
-// number of pool tasks the data would free (m_k(T) = 1 inputs of T missing
-// on k) or bring one load from free (m = 2); these counters move when a data
-// joins or leaves k's set and when a task enters or leaves the pool. A data
-// joining or leaving k's set updates the pool tasks reading it: each data
-// keeps their records (the task and its other inputs) in one array, so the
-// update reads memory in order and derives m from k's set, which fits in
-// cache, instead of visiting every task reading the data.
+// The rules of the October 2021 code, each a parameter (default first):
 //
-// Rules where the sources leave a choice (all deterministic for a seed; the
-// only randomness is View.Rand()):
+//   - order: "shuffled": when tasks arrive, the pool is shuffled
+//     (randomize_task_list) and every worker's list holds every data of the
+//     tasks in its own random order (randomize_data_not_used_yet, srandom
+//     seeded by the run); "natural": submission order, lists rotated by
+//     k·|D|/K (the artifact's NATURAL_ORDER=1, natural_order_data_not_used_yet).
+//   - threshold, threshold_min_tasks: the scan stops after threshold list
+//     entries ("i != choose_best_data_threshold"; every entry counts, data
+//     whose tasks are all gone included), only when the batch of tasks that
+//     arrived has more than threshold_min_tasks tasks ("if (NT_dynamic_outer
+//     > 14400) choose_best_data_threshold = 110", commit a06ac2a93 onwards;
+//     the artifact's THRESHOLD=1); 0 = the whole list.
+//   - the count of D: pool tasks reading D whose every other input is on k,
+//     i.e. valid or requested there (starpu_data_is_on_node), D's own state
+//     ignored; planned_present adds data planned or pulled on k (the
+//     artifact's SIMULATE_MEMORY=1, the thesis' reading of Alg. 9).
+//   - ties: "first": the first in list order among the max count, then the
+//     max of pool tasks reading D (task_using_data_list_size); "random":
+//     uniform among the tied.
+//   - fallback: "head": the pool's head (starpu_task_list_pop_front of the
+//     shuffled main_task_list); "random": uniform; "rank": the task at rank
+//     k·|pool|/K.
+//   - the chosen data leaves the list (gpu_data_not_used_list_erase), as do
+//     every entry of the fallback task's inputs; the planned tasks enter the
+//     plan in the order of the data's task list (task_using_data_list,
+//     push_front: last pushed first).
+//   - eviction: under LUF, DARTS's victim selector (dynamic_data_aware_
+//     victim_selector) withdraws the planned tasks reading the victim to the
+//     pool's tail and puts the victim back in the list, at a random place
+//     (reinsert = "random", push_data_not_used_yet_random_spot) or at its
+//     place in the list's initial order ("place"); with eviction = lru the
+//     code registers no selector, so evicted data never return to the list
+//     (lru_returns = false) and, once the list is exhausted, every decision
+//     is a fallback.
+//   - free_tasks: pool tasks already free on k are planned first (not in
+//     the papers' code: false).
 //
-//   - Scan order of dataNotInMem_k: data ids rotated by k*floor(|D|/K)
-//     (upstream natural_order_data_not_used_yet); a data evicted and back in
-//     the set regains its place. Data no pool task reads are skipped and do
-//     not count toward threshold ("data we can pick from").
-//   - D_opt: max |S_0|, then max task_left (pool tasks reading D, the IPDPS
-//     count; the thesis' sum of durations is equal for single-kernel sets),
-//     then uniformly random among the tied (random_ties, reservoir sampling
-//     in scan order) or the first in scan order.
-//   - S_0(D_opt) joins the plan in pool order. Pool order is the order of
-//     entry into the pool: push order, and a task withdrawn by LUF re-enters
-//     at the tail (upstream pushes it back to the main list).
-//   - 3inputs: D_1 maximises |S_1| with the same tie rules; its head in pool
-//     order is planned (the pseudocode's "head"), with its missing inputs.
-//   - The fallback task is uniform over the pool (random_ties) or, without
-//     random ties, the one at rank floor(k*|pool|/K) in pool order, so that
-//     workers start apart (upstream's first_task_to_pop offsets).
-//   - free_tasks: pool tasks already free on k (every input present or
-//     planned, e.g. after a fallback marked two data or a reload) are planned
-//     first, in pool order. Algorithm 9 read literally never finds them
-//     (S_0 only looks at dataNotInMem_k); free_tasks=false keeps that.
-//   - A data leaves dataNotInMem_k when it is chosen, when it is an input of
-//     a task planned by 3inputs or the fallback, or when it starts loading
-//     on k (LoadStarted, or Loaded); it returns on Evicted, whatever the
-//     policy, even if a buffered task will reload it.
-//   - LUF (see Victim) follows upstream darts_victim_selector; the planned
-//     tasks reading the victim are withdrawn when the eviction is observed,
-//     so that it happens exactly once per eviction.
-//   - Task priorities and upstream's Dopt_selection_order=7 ratio (the
-//     Chapter 5 revision) are not used: this is the Chapter 4/IPDPS DARTS.
+// Decisions are O(1) per scanned data: for every worker and pool task DARTS
+// keeps the number of inputs of T missing on k, and per data the number of
+// pool tasks it would free or that are free (these counters move when a
+// data joins or leaves k's set and when a task enters or leaves the pool).
+// It counts (View.Count) the operations of the StarPU code it follows: per
+// scanned entry one step plus one buffer check per input of every pool task
+// reading it, the second pass over the chosen data's tasks, the list scans
+// of the fallback and of the reinsertion, the shuffles, and one step per
+// data on the node in the victim selector.
 package darts
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/memsched/memsched/schedulers"
@@ -61,33 +74,52 @@ import (
 
 func init() {
 	schedulers.Register(schedulers.Spec{
-		Name: "darts",
-		Doc:  "DARTS (IPDPS 2022, thesis Alg. 9): per GPU, load the data that frees the most ready tasks and plan them; LUF eviction (Alg. 10); variants 3inputs (Alg. 11), opti, threshold",
+		Name:    "darts",
+		Version: 2,
+		Doc:     "DARTS (IPDPS 2022, thesis Alg. 9) as StarPU's dynamic_data_aware.c of October 2021 ran it: per GPU, scan a shuffled list of data not used yet for the one whose loading frees the most pool tasks and plan them; LUF eviction (Alg. 10); variants 3inputs (Alg. 11), opti, threshold",
 		Params: []schedulers.Param{
 			{Name: "eviction", Kind: "string", Default: "luf", Choices: []string{"luf", "lru"},
 				Doc: "luf: Least Used in the Future (thesis Alg. 10), withdrawing planned tasks that read the victim; lru: the runtime's LRU (plain DARTS)"},
 			{Name: "3inputs", Kind: "bool", Default: "false",
-				Doc: "when no data frees a task, plan the head of S_1(D) for the D maximising S_1 (tasks one more load from free) before falling back to a random task (thesis Alg. 11)"},
+				Doc: "when no data frees a task, plan the head of S_1(D) for the D maximising S_1 (tasks one more load from free) before falling back (thesis Alg. 11; artifact APP=1)"},
 			{Name: "opti", Kind: "bool", Default: "false",
-				Doc: "stop the data scan at the first data that frees a task (thesis §3.8.3; upstream STARPU_DARTS_THRESHOLD=2)"},
-			{Name: "threshold", Kind: "int", Default: "0",
-				Doc: "scan at most this many data of dataNotInMem per decision; 0 = all (upstream uses 110 for 2D with >14400 tasks, else 200; thesis: only for working sets >3500 MB)"},
-			{Name: "random_ties", Kind: "bool", Default: "true",
-				Doc: "break ties (and pick the fallback task) at random, so GPUs rarely compete for the same data (thesis); false = first in scan order, fallback at rank k*|pool|/K"},
-			{Name: "free_tasks", Kind: "bool", Default: "true",
-				Doc: "plan pool tasks whose inputs are all present or planned on the worker before choosing a new data; false = Alg. 9 literally (only the fallback reaches them)"},
+				Doc: "stop the data scan at the first data that frees a task (thesis §3.8.3; artifact THRESHOLD=2)"},
+			{Name: "threshold", Kind: "int", Default: "0", Min: "0",
+				Doc: "scan at most this many entries of the data list per decision (every entry counts); 0 = all (the papers' DARTS+LUF+TH: 110)"},
+			{Name: "threshold_min_tasks", Kind: "int", Default: "14400", Min: "0",
+				Doc: "the threshold applies only when more than this many tasks arrive together (dynamic_data_aware.c: NT_dynamic_outer > 14400)"},
+			{Name: "order", Kind: "string", Default: "shuffled", Choices: []string{"shuffled", "natural"},
+				Doc: "shuffled: the pool and each GPU's data list in random order (randomize_task_list, randomize_data_not_used_yet); natural: submission order, lists rotated by k|D|/K (artifact NATURAL_ORDER=1)"},
+			{Name: "ties", Kind: "string", Default: "first", Choices: []string{"first", "random"},
+				Doc: "among data freeing as many tasks and read by as many pool tasks: the first in list order (the papers' code) or uniformly at random"},
+			{Name: "fallback", Kind: "string", Default: "head", Choices: []string{"head", "random", "rank"},
+				Doc: "the task planned when no data frees one: the pool's head (the papers' code), uniform, or the one at rank k|pool|/K"},
+			{Name: "reinsert", Kind: "string", Default: "random", Choices: []string{"random", "place"},
+				Doc: "where an evicted data returns to the GPU's list: a random place (push_data_not_used_yet_random_spot) or its place in the initial order"},
+			{Name: "lru_returns", Kind: "bool", Default: "false",
+				Doc: "with eviction=lru, evicted data return to the list too (false: the papers' code registers no DARTS code on eviction under LRU)"},
+			{Name: "planned_present", Kind: "bool", Default: "false",
+				Doc: "data planned or pulled on the GPU count as on it when counting freed tasks (artifact SIMULATE_MEMORY=1); false: only data valid or requested there (starpu_data_is_on_node)"},
+			{Name: "free_tasks", Kind: "bool", Default: "false",
+				Doc: "plan pool tasks whose inputs are all on the GPU before choosing a new data (not in the papers' code)"},
 		},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
 			o := Options{
-				LUF:         p.String("eviction") != "lru",
-				ThreeInputs: p.Bool("3inputs"),
-				Opti:        p.Bool("opti"),
-				Threshold:   p.Int("threshold"),
-				RandomTies:  p.Bool("random_ties"),
-				FreeTasks:   p.Bool("free_tasks"),
+				LUF:               p.String("eviction") != "lru",
+				ThreeInputs:       p.Bool("3inputs"),
+				Opti:              p.Bool("opti"),
+				Threshold:         p.Int("threshold"),
+				ThresholdMinTasks: p.Int("threshold_min_tasks"),
+				Order:             p.String("order"),
+				Ties:              p.String("ties"),
+				Fallback:          p.String("fallback"),
+				Reinsert:          p.String("reinsert"),
+				LRUReturns:        p.Bool("lru_returns"),
+				PlannedPresent:    p.Bool("planned_present"),
+				FreeTasks:         p.Bool("free_tasks"),
 			}
-			if o.Threshold < 0 {
-				return nil, fmt.Errorf("darts: threshold=%d must be >= 0 (0 = scan every data)", o.Threshold)
+			if o.Threshold < 0 || o.ThresholdMinTasks < 0 {
+				return nil, fmt.Errorf("darts: threshold=%d and threshold_min_tasks=%d must be >= 0", o.Threshold, o.ThresholdMinTasks)
 			}
 			return New(o), nil
 		},
@@ -96,20 +128,27 @@ func init() {
 
 // Options are DARTS's parameters (see the registration for their meaning).
 type Options struct {
-	LUF         bool
-	ThreeInputs bool
-	Opti        bool
-	Threshold   int
-	RandomTies  bool
-	FreeTasks   bool
+	LUF               bool
+	ThreeInputs       bool
+	Opti              bool
+	Threshold         int
+	ThresholdMinTasks int
+	Order             string // "shuffled" (default when empty) or "natural"
+	Ties              string // "first" (default) or "random"
+	Fallback          string // "head" (default), "random" or "rank"
+	Reinsert          string // "random" (default) or "place"
+	LRUReturns        bool
+	PlannedPresent    bool
+	FreeTasks         bool
 }
 
 // Task states.
 const (
-	stNew  uint8 = iota // not pushed yet (dependencies)
-	stPool              // in the shared ready pool
-	stPlan              // in some worker's plannedTasks
-	stGone              // returned by Pull: owned by the runtime
+	stNew     uint8 = iota // not pushed yet (dependencies)
+	stPending              // pushed, waiting for the next pull to join the pool
+	stPool                 // in the shared ready pool
+	stPlan                 // in some worker's plannedTasks
+	stGone                 // returned by Pull: owned by the runtime
 )
 
 // DARTS is the scheduler; it implements Evictor and Observer too.
@@ -118,17 +157,14 @@ type DARTS struct {
 	v   schedulers.View
 	nw  int
 
-	in    []int32 // inputs of task t, deduplicated: in[inOff[t]:inOff[t+1]]
-	inOff []int32
-	state []uint8
-	// Per data, the records of the pool tasks reading it: the task, the
-	// number n of its other inputs, then those n inputs; a task leaving
-	// the pool leaves -1 in place of its id (recPos finds its records:
-	// per input slot, the record's offset) and the array is compacted once
-	// half of it is dead.
-	rec    [][]int32
-	dead   []int32 // per data, words of dead records
-	recPos []int32 // per input slot (as in), offset of the task's record
+	inputs [][]int32 // per task, deduplicated
+	users  [][]int32 // per data, tasks reading it; pulled tasks are pruned lazily
+	state  []uint8
+	seq    []uint32 // per task, when it last entered the pool (task_using_data_list order)
+	seqN   uint32
+
+	pending []int32 // pushed, not yet in the pool
+	batch   int     // tasks of the last batch that arrived (NT_dynamic_outer)
 
 	// The pool, ordered by entry: slot i of the order holds slots[i]
 	// (-1 when vacated); the Fenwick tree counts occupied slots so that
@@ -138,6 +174,8 @@ type DARTS struct {
 	fen      []int32 // 1-based Fenwick tree over slots
 	poolN    int
 	taskLeft []int32 // per data, pool tasks reading it
+	opsLeft  []int32 // per data, inputs of the pool tasks reading it (the buffer checks of a scan)
+	known    []bool  // per data, in the lists already (read by a task that arrived)
 
 	planOf  []int32 // per planned task, its worker
 	planPos []int32 // per planned task, its index in that worker's plan
@@ -151,11 +189,14 @@ type DARTS struct {
 }
 
 type worker struct {
-	has     []bool  // per data: present or planned, i.e. not in dataNotInMem
+	has     []bool  // per data: valid or requested on the worker (starpu_data_is_on_node), or planned there under planned_present
+	miss    []uint8 // per pool task: inputs not in has
 	s0, s1  []int32 // per data: pool tasks missing only it / it and one more
+	f0      []int32 // per data: pool tasks missing nothing that read it
 	free    []int32 // pool tasks with miss 0
 	freeIdx []int32 // per task, index in free or -1
-	order   []int32 // scan order of dataNotInMem
+	list    []int32 // gpu_data: data not used yet, in scan order (duplicates possible, as upstream)
+	rank    []int32 // per data, its place in the list's initial order (reinsert = place)
 	plan    []int32 // plannedTasks; entries of withdrawn tasks are dead
 	head    int
 	live    int
@@ -170,40 +211,31 @@ func (d *DARTS) Init(v schedulers.View) error {
 	wl := v.Workload()
 	nt, nd := len(wl.Tasks), len(wl.Data)
 	d.nw = v.Workers()
-	d.inOff = make([]int32, nt+1)
-	words := make([]int, nd) // record words per data if every reader is in the pool
+	d.inputs = make([][]int32, nt)
+	d.users = make([][]int32, nd)
 	for i, t := range wl.Tasks {
-		start := len(d.in)
+		in := make([]int32, 0, len(t.Inputs))
 		for _, x := range t.Inputs {
-			if !slices.Contains(d.in[start:], int32(x)) {
-				d.in = append(d.in, int32(x))
+			if !slices.Contains(in, int32(x)) {
+				in = append(in, int32(x))
 			}
 		}
-		n := len(d.in) - start
-		if n > 255 {
-			return fmt.Errorf("darts: task %d has %d inputs, at most 255 supported", i, n)
+		if len(in) > 255 {
+			return fmt.Errorf("darts: task %d has %d inputs, at most 255 supported", i, len(in))
 		}
-		d.inOff[i+1] = int32(len(d.in))
-		for _, x := range d.in[start:] {
-			words[x] += 1 + n
+		d.inputs[i] = in
+		for _, x := range in {
+			d.users[x] = append(d.users[x], int32(i))
 		}
 	}
-	d.rec = make([][]int32, nd)
-	total := 0
-	for _, n := range words {
-		total += n
-	}
-	backing := make([]int32, total)
-	for x, n := range words {
-		d.rec[x], backing = backing[:0:n], backing[n:]
-	}
-	d.dead = make([]int32, nd)
-	d.recPos = make([]int32, len(d.in))
 	d.state = make([]uint8, nt)
+	d.seq = make([]uint32, nt)
 	d.slot = make([]int32, nt)
 	d.slots = make([]int32, 0, nt)
 	d.fen = make([]int32, nt+1)
 	d.taskLeft = make([]int32, nd)
+	d.opsLeft = make([]int32, nd)
+	d.known = make([]bool, nd)
 	d.planOf = make([]int32, nt)
 	d.planPos = make([]int32, nt)
 	d.nbMark = make([]uint32, nd)
@@ -212,7 +244,9 @@ func (d *DARTS) Init(v schedulers.View) error {
 	for k := range d.w {
 		w := &d.w[k]
 		w.has = make([]bool, nd)
+		w.miss = make([]uint8, nt)
 		w.s0 = make([]int32, nd)
+		w.f0 = make([]int32, nd)
 		if d.opt.ThreeInputs {
 			w.s1 = make([]int32, nd)
 		}
@@ -221,14 +255,7 @@ func (d *DARTS) Init(v schedulers.View) error {
 			w.freeIdx[i] = -1
 		}
 		w.planCnt = make([]int32, nd)
-		w.order = make([]int32, nd)
-		off := 0
-		if nd > 0 {
-			off = k * (nd / d.nw)
-		}
-		for i := range w.order {
-			w.order[i] = int32((i + off) % nd)
-		}
+		w.rank = make([]int32, nd)
 		for x := range nd {
 			w.has[x] = v.Present(k, x)
 		}
@@ -236,13 +263,70 @@ func (d *DARTS) Init(v schedulers.View) error {
 	return nil
 }
 
-// inputs are task t's inputs, deduplicated.
-func (d *DARTS) inputs(t int32) []int32 { return d.in[d.inOff[t]:d.inOff[t+1]] }
+// Push queues a task; it joins the pool at the next pull (upstream's
+// push_task fills sched_list, which pull_task shuffles into main_task_list).
+func (d *DARTS) Push(t int) {
+	d.state[t] = stPending
+	d.pending = append(d.pending, int32(t))
+}
 
-func (d *DARTS) Push(t int) { d.addToPool(int32(t)) }
+// arrive moves the pending tasks into the pool (shuffled, or in submission
+// order) and their new data into every worker's list, which is then
+// reordered (dynamic_data_aware_pull_task: randomize_task_list,
+// randomize_data_not_used_yet).
+func (d *DARTS) arrive() {
+	ts := d.pending
+	d.pending = nil
+	d.batch = len(ts)
+	natural := d.opt.Order == "natural"
+	r := d.v.Rand()
+	if !natural {
+		for i := len(ts) - 1; i > 0; i-- { // Fisher-Yates, as randomize_task_list
+			j := r.IntN(i + 1)
+			ts[i], ts[j] = ts[j], ts[i]
+		}
+	}
+	var fresh []int32
+	for _, t := range ts {
+		for _, x := range d.inputs[t] {
+			if !d.known[x] {
+				d.known[x] = true
+				fresh = append(fresh, x)
+			}
+		}
+	}
+	slices.Sort(fresh) // data ids: the order handles are first seen in submission
+	for _, t := range ts {
+		d.addToPool(t)
+	}
+	ops := len(ts)
+	for k := range d.w {
+		w := &d.w[k]
+		w.list = append(w.list, fresh...)
+		if natural {
+			if n := len(w.list); n > 0 {
+				off := k * (n / d.nw)
+				w.list = append(w.list[off:], w.list[:off]...)
+			}
+		} else {
+			for i := len(w.list) - 1; i > 0; i-- {
+				j := r.IntN(i + 1)
+				w.list[i], w.list[j] = w.list[j], w.list[i]
+			}
+		}
+		for i, x := range w.list {
+			w.rank[x] = int32(i)
+		}
+		ops += len(w.list)
+	}
+	d.v.Count(ops)
+}
 
 // Pull returns the head of the worker's plan, refilling it first.
 func (d *DARTS) Pull(k int) (int, bool) {
+	if len(d.pending) > 0 {
+		d.arrive()
+	}
 	w := &d.w[k]
 	if w.live == 0 {
 		w.plan, w.head = w.plan[:0], 0
@@ -256,8 +340,13 @@ func (d *DARTS) Pull(k int) (int, bool) {
 		}
 		d.state[t] = stGone
 		w.live--
-		for _, x := range d.inputs(t) {
+		for _, x := range d.inputs[t] {
 			w.planCnt[x]--
+			// The runtime requests every input when the task enters the
+			// worker's buffer: it is on the worker from now on.
+			if !w.has[x] {
+				d.setHas(k, x, true)
+			}
 		}
 		return int(t), true
 	}
@@ -281,19 +370,24 @@ func (d *DARTS) decide(k int) {
 		return
 	}
 	var rng interface{ IntN(int) int }
-	if d.opt.RandomTies {
+	if d.opt.Ties == "random" {
 		rng = d.v.Rand()
 	}
+	limit := math.MaxInt
+	if d.opt.Threshold > 0 && d.batch > d.opt.ThresholdMinTasks {
+		limit = d.opt.Threshold
+	}
 	var b0, b1 best
-	scanned := 0
-	for _, x := range w.order {
-		if w.has[x] || d.taskLeft[x] == 0 {
-			continue
+	ops := 0
+	for i, x := range w.list {
+		if i >= limit {
+			break
 		}
+		ops += 1 + int(d.opsLeft[x])
 		tl := d.taskLeft[x]
-		if s := w.s0[x]; s > 0 {
+		if s := w.s0[x] + w.f0[x]; s > 0 {
 			if d.opt.Opti {
-				b0 = best{data: x, s: s}
+				b0 = best{data: x, s: s, tl: tl, populated: true}
 				break
 			}
 			b0.offer(x, s, tl, rng)
@@ -303,43 +397,49 @@ func (d *DARTS) decide(k int) {
 				b1.offer(x, s, tl, rng)
 			}
 		}
-		scanned++
-		if d.opt.Threshold > 0 && scanned >= d.opt.Threshold {
-			break
-		}
 	}
 	switch {
 	case b0.s > 0:
+		ops += int(d.opsLeft[b0.data]) // the second pass over D's tasks
 		ts := d.tmp[:0]
-		d.records(b0.data, func(t int32, others []int32) {
-			if missing(w, others, nil) == 0 {
+		for _, t := range d.users[b0.data] {
+			if d.state[t] != stPool {
+				continue
+			}
+			if m := w.miss[t]; m == 0 || (m == 1 && !w.has[b0.data]) {
 				ts = append(ts, t)
 			}
-		})
-		d.sortByPool(ts)
+		}
+		// task_using_data_list order: the task that entered the pool last first.
+		slices.SortFunc(ts, func(a, b int32) int { return int(d.seq[b]) - int(d.seq[a]) })
 		for _, t := range ts {
 			d.removeFromPool(t)
 			d.addToPlan(k, t)
 		}
 		d.tmp = ts
-		d.setHas(k, b0.data, true)
+		ops += d.unlist(k, b0.data, false)
+		if d.opt.PlannedPresent && !w.has[b0.data] {
+			d.setHas(k, b0.data, true)
+		}
 	case b1.s > 0:
 		head, hs := int32(-1), int32(0)
-		d.records(b1.data, func(t int32, others []int32) {
-			if missing(w, others, nil) == 1 && (head < 0 || d.slot[t] < hs) {
+		for _, t := range d.users[b1.data] {
+			if d.state[t] == stPool && w.miss[t] == 2 && !w.has[b1.data] && (head < 0 || d.slot[t] < hs) {
 				head, hs = t, d.slot[t]
 			}
-		})
-		d.planMarking(k, head)
+		}
+		ops += d.planMarking(k, head)
 	default:
-		var r int
-		if rng != nil {
-			r = rng.IntN(d.poolN)
-		} else {
+		r := 0
+		switch d.opt.Fallback {
+		case "random":
+			r = d.v.Rand().IntN(d.poolN)
+		case "rank":
 			r = k * d.poolN / d.nw
 		}
-		d.planMarking(k, d.slots[d.find(r)])
+		ops += d.planMarking(k, d.slots[d.find(r)])
 	}
+	d.v.Count(ops)
 }
 
 // best is a running argmax over (s, task_left), ties broken uniformly at
@@ -363,17 +463,55 @@ func (b *best) offer(x, s, tl int32, rng interface{ IntN(int) int }) {
 	}
 }
 
-// planMarking plans one task and takes its missing inputs out of
-// dataNotInMem_k.
-func (d *DARTS) planMarking(k int, t int32) {
+// planMarking plans one task and takes its inputs out of the worker's list
+// (every entry of them: upstream erases while it walks the list once per
+// input); it returns the operations of those walks.
+func (d *DARTS) planMarking(k int, t int32) int {
 	d.removeFromPool(t)
 	d.addToPlan(k, t)
 	w := &d.w[k]
-	for _, x := range d.inputs(t) {
-		if !w.has[x] {
+	ops := 0
+	for _, x := range d.inputs[t] {
+		ops += d.unlist(k, x, true)
+		if d.opt.PlannedPresent && !w.has[x] {
 			d.setHas(k, x, true)
 		}
 	}
+	return ops
+}
+
+// unlist erases x from worker k's list: its first entry, or every entry;
+// it returns the entries walked (the first entry's position, or the whole
+// list).
+func (d *DARTS) unlist(k int, x int32, every bool) int {
+	w := &d.w[k]
+	if !every {
+		if i := slices.Index(w.list, x); i >= 0 {
+			w.list = slices.Delete(w.list, i, i+1)
+			return i + 1
+		}
+		return len(w.list)
+	}
+	n := len(w.list)
+	w.list = slices.DeleteFunc(w.list, func(y int32) bool { return y == x })
+	return n
+}
+
+// relist puts an evicted x back in worker k's list (upstream inserts a new
+// entry even when one is there already) and returns the entries walked.
+func (d *DARTS) relist(k int, x int32) int {
+	w := &d.w[k]
+	n := len(w.list)
+	i := 0
+	if d.opt.Reinsert == "place" {
+		for i < n && w.rank[w.list[i]] < w.rank[x] {
+			i++
+		}
+	} else if n > 0 {
+		i = d.v.Rand().IntN(n) // rand() % size: before any entry, never after the last
+	}
+	w.list = slices.Insert(w.list, i, x)
+	return i + 1
 }
 
 func (d *DARTS) addToPlan(k int, t int32) {
@@ -383,7 +521,7 @@ func (d *DARTS) addToPlan(k int, t int32) {
 	d.planPos[t] = int32(len(w.plan))
 	w.plan = append(w.plan, t)
 	w.live++
-	for _, x := range d.inputs(t) {
+	for _, x := range d.inputs[t] {
 		w.planCnt[x]++
 	}
 }
@@ -392,10 +530,11 @@ func (d *DARTS) sortByPool(ts []int32) {
 	slices.SortFunc(ts, func(a, b int32) int { return int(d.slot[a] - d.slot[b]) })
 }
 
-// addToPool puts t at the tail of the pool, records it under each of its
-// inputs and counts it on every worker.
+// addToPool puts t at the tail of the pool and counts it on every worker.
 func (d *DARTS) addToPool(t int32) {
 	d.state[t] = stPool
+	d.seqN++
+	d.seq[t] = d.seqN
 	if len(d.slots)+1 >= len(d.fen) {
 		d.growFenwick()
 	}
@@ -406,21 +545,21 @@ func (d *DARTS) addToPool(t int32) {
 		d.fen[i]++
 	}
 	d.poolN++
-	in := d.inputs(t)
-	for i, x := range in {
+	n := int32(len(d.inputs[t]))
+	for _, x := range d.inputs[t] {
 		d.taskLeft[x]++
-		r := d.rec[x]
-		d.recPos[int(d.inOff[t])+i] = int32(len(r))
-		r = append(r, t, int32(len(in)-1))
-		for _, y := range in {
-			if y != x {
-				r = append(r, y)
-			}
-		}
-		d.rec[x] = r
+		d.opsLeft[x] += n
 	}
 	for k := range d.w {
-		d.count(&d.w[k], t, 1)
+		w := &d.w[k]
+		m := uint8(0)
+		for _, x := range d.inputs[t] {
+			if !w.has[x] {
+				m++
+			}
+		}
+		w.miss[t] = m
+		d.count(w, t, 1)
 	}
 }
 
@@ -428,14 +567,10 @@ func (d *DARTS) removeFromPool(t int32) {
 	for k := range d.w {
 		d.count(&d.w[k], t, -1)
 	}
-	in := d.inputs(t)
-	for i, x := range in {
+	n := int32(len(d.inputs[t]))
+	for _, x := range d.inputs[t] {
 		d.taskLeft[x]--
-		d.rec[x][d.recPos[int(d.inOff[t])+i]] = -1
-		d.dead[x] += int32(len(in)) + 1
-		if 2*int(d.dead[x]) > len(d.rec[x]) {
-			d.compact(x)
-		}
+		d.opsLeft[x] -= n
 	}
 	s := d.slot[t]
 	d.slots[s] = -1
@@ -446,125 +581,71 @@ func (d *DARTS) removeFromPool(t int32) {
 	d.state[t] = stNew // the caller sets the next state
 }
 
-// compact drops the dead records of data x.
-func (d *DARTS) compact(x int32) {
-	r, j := d.rec[x], 0
-	for i := 0; i < len(r); {
-		n := 2 + int(r[i+1])
-		if t := r[i]; t >= 0 {
-			copy(r[j:], r[i:i+n])
-			off := int(d.inOff[t])
-			for s, y := range d.inputs(t) {
-				if y == x {
-					d.recPos[off+s] = int32(j)
-				}
-			}
-			j += n
-		}
-		i += n
-	}
-	d.rec[x], d.dead[x] = r[:j], 0
-}
-
-// records calls f with each pool task reading x and its other inputs.
-func (d *DARTS) records(x int32, f func(t int32, others []int32)) {
-	r := d.rec[x]
-	for i := 0; i < len(r); {
-		t, n := r[i], int(r[i+1])
-		if t >= 0 {
-			f(t, r[i+2:i+2+n])
-		}
-		i += 2 + n
-	}
-}
-
-// missing counts the inputs not in w's set and stores up to two of them
-// in first (when not nil).
-func missing(w *worker, in []int32, first *[2]int32) int {
-	m := 0
-	for _, x := range in {
-		if !w.has[x] {
-			if first != nil && m < 2 {
-				first[m] = x
-			}
-			m++
-		}
-	}
-	return m
-}
-
 // count adds (sign 1) or removes (-1) pool task t's contribution to w's
-// counters, given w.has: free with no input missing, S_0 of its missing
-// input with one, S_1 of both with two.
+// counters, given w.miss[t] and w.has.
 func (d *DARTS) count(w *worker, t int32, sign int32) {
-	var y [2]int32
-	switch missing(w, d.inputs(t), &y) {
+	switch w.miss[t] {
 	case 0:
 		if sign > 0 {
-			d.addFree(w, t)
+			w.freeIdx[t] = int32(len(w.free))
+			w.free = append(w.free, t)
 		} else {
-			d.removeFree(w, t)
+			i, last := w.freeIdx[t], w.free[len(w.free)-1]
+			w.free[i], w.freeIdx[last] = last, i
+			w.free = w.free[:len(w.free)-1]
+			w.freeIdx[t] = -1
+		}
+		for _, x := range d.inputs[t] {
+			w.f0[x] += sign
 		}
 	case 1:
-		w.s0[y[0]] += sign
+		for _, x := range d.inputs[t] {
+			if !w.has[x] {
+				w.s0[x] += sign
+				break
+			}
+		}
 	case 2:
 		if w.s1 != nil {
-			w.s1[y[0]] += sign
-			w.s1[y[1]] += sign
+			for _, x := range d.inputs[t] {
+				if !w.has[x] {
+					w.s1[x] += sign
+				}
+			}
 		}
 	}
 }
 
-func (d *DARTS) addFree(w *worker, t int32) {
-	w.freeIdx[t] = int32(len(w.free))
-	w.free = append(w.free, t)
-}
-
-func (d *DARTS) removeFree(w *worker, t int32) {
-	i, last := w.freeIdx[t], w.free[len(w.free)-1]
-	w.free[i], w.freeIdx[last] = last, i
-	w.free = w.free[:len(w.free)-1]
-	w.freeIdx[t] = -1
-}
-
-// setHas moves data x into (val) or out of worker k's present-or-planned
-// set, updating the counters of the pool tasks reading it: a task whose
-// other inputs miss m0 of k's set goes from m0+1 missing inputs to m0 when
-// x joins, and back when it leaves.
+// setHas moves data x into (val) or out of the data counted as on worker
+// k, updating the counters of the pool tasks reading it.
 func (d *DARTS) setHas(k int, x int32, val bool) {
 	w := &d.w[k]
-	s1 := w.s1 != nil
-	d.records(x, func(t int32, others []int32) {
-		var y [2]int32
-		m0 := missing(w, others, &y)
-		switch {
-		case val && m0 == 0: // x was its only missing input
-			w.s0[x]--
-			d.addFree(w, t)
-		case val && m0 == 1:
-			w.s0[y[0]]++
-			if s1 {
-				w.s1[x]--
-				w.s1[y[0]]--
-			}
-		case val && m0 == 2 && s1:
-			w.s1[y[0]]++
-			w.s1[y[1]]++
-		case !val && m0 == 0:
-			d.removeFree(w, t)
-			w.s0[x]++
-		case !val && m0 == 1:
-			w.s0[y[0]]--
-			if s1 {
-				w.s1[x]++
-				w.s1[y[0]]++
-			}
-		case !val && m0 == 2 && s1:
-			w.s1[y[0]]--
-			w.s1[y[1]]--
+	us := d.users[x]
+	j := 0
+	for _, t := range us {
+		switch d.state[t] {
+		case stGone:
+			continue // pulled tasks never come back: prune
+		case stPool:
+			d.count(w, t, -1)
 		}
-	})
+		us[j] = t
+		j++
+	}
+	us = us[:j]
+	d.users[x] = us
 	w.has[x] = val
+	for _, t := range us {
+		if d.state[t] != stPool {
+			continue
+		}
+		if val {
+			w.miss[t]--
+		} else {
+			w.miss[t]++
+		}
+		d.count(w, t, 1)
+	}
 }
 
 // find returns the slot of the r-th (0-based) pool task in pool order.

@@ -48,6 +48,11 @@ func newFake(w *workloads.Workload, workers int, seed uint64) *fakeView {
 func (f *fakeView) Workload() *workloads.Workload    { return f.w }
 func (f *fakeView) Platform() *hardware.Platform     { return nil }
 func (f *fakeView) Workers() int                     { return f.workers }
+func (f *fakeView) WorkerKind(int) string            { return hardware.GPU }
+func (f *fakeView) WorkerNode(k int) int             { return k }
+func (f *fakeView) Nodes() int                       { return f.workers + 1 }
+func (f *fakeView) CurrentWorker() int               { return -1 }
+func (f *fakeView) CanRun(int, int) bool             { return true }
 func (f *fakeView) Now() float64                     { return 0 }
 func (f *fakeView) Resident(k, d int) bool           { return f.present[[2]int{k, d}] }
 func (f *fakeView) Present(k, d int) bool            { return f.present[[2]int{k, d}] }
@@ -56,6 +61,8 @@ func (f *fakeView) Pipeline(k int) []int             { return f.pipe[k] }
 func (f *fakeView) ComputeSeconds(int, int) float64  { return 1 }
 func (f *fakeView) TransferSeconds(int, int) float64 { return 1 }
 func (f *fakeView) Rand() *rand.Rand                 { return f.rng }
+func (f *fakeView) Count(int)                        {}
+func (f *fakeView) CountArray(int)                   {}
 func (f *fakeView) setPresent(k int, ds ...int) *fakeView {
 	for _, d := range ds {
 		f.present[[2]int{k, d}] = true
@@ -87,53 +94,64 @@ func pullAll(d *DARTS, k int) []int {
 }
 
 // TestGrid3x3Decisions checks DARTS's first decisions on a 3×3 grid by hand
-// (A_i = i, B_j = 3+j, T(i,j) = 3i+j), deterministic ties:
-// fallback T(0,0) marks A0,B0; then every data frees one task (task_left 3
-// each): A1 first -> T(1,0); then B1 and B2 free two, B1 first -> T(0,1),
-// T(1,1); then A2 and B2 free two, A2 first -> T(2,0), T(2,1); then B2.
+// (A_i = i, B_j = 3+j, T(i,j) = 3i+j), natural order (list A0..B2, pool in
+// submission order), ties to the first: nothing is on the GPU, so the
+// fallback plans the pool's head T(0,0) and takes A0, B0 out of the list;
+// then A1, A2, B1, B2 each free one task (task_left 3): A1 -> T(1,0); then
+// B1 and B2 free two, B1 first -> T(1,1), T(0,1) (last entered first); then
+// A2 and B2 free two, A2 first -> T(2,1), T(2,0); then B2 -> T(2,2), T(1,2),
+// T(0,2).
 func TestGrid3x3Decisions(t *testing.T) {
 	for _, free := range []bool{false, true} {
-		d := start(t, Options{LUF: true, FreeTasks: free}, newFake(grid(3, 1), 1, 1))
+		d := start(t, Options{LUF: true, Order: "natural", FreeTasks: free}, newFake(grid(3, 1), 1, 1))
 		got := pullAll(d, 0)
-		if want := []int{0, 3, 1, 4, 6, 7, 2, 5, 8}; !slices.Equal(got, want) {
+		if want := []int{0, 3, 4, 1, 7, 6, 8, 5, 2}; !slices.Equal(got, want) {
 			t.Errorf("free_tasks=%v: order %v, want %v", free, got, want)
 		}
 	}
 }
 
 // A worker holding A0 and B0 can run T(0,0) with no load: free_tasks takes
-// it first whatever the ties; Alg. 9 read literally cannot see it (T(0,0)
-// is in no S_0) and plans a task that needs one load.
+// it first; without it, every data of the list frees one task (its own state
+// is not looked at, as in the papers' code), so the first entry of the
+// shuffled list decides among T(0,0) (A0 or B0), T(0,1), T(0,2), T(1,0) and
+// T(2,0), and in natural order A0 gives T(0,0).
 func TestResidentDataFreeTask(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
-		d := start(t, Options{LUF: true, FreeTasks: true, RandomTies: true}, newFake(grid(3, 1), 1, seed).setPresent(0, 0, 3))
+		d := start(t, Options{LUF: true, FreeTasks: true}, newFake(grid(3, 1), 1, seed).setPresent(0, 0, 3))
 		if got, _ := d.Pull(0); got != 0 {
 			t.Errorf("seed %d: free_tasks first task %d, want T(0,0)=0", seed, got)
 		}
-		d = start(t, Options{LUF: true, RandomTies: true}, newFake(grid(3, 1), 1, seed).setPresent(0, 0, 3))
-		if got, _ := d.Pull(0); !slices.Contains([]int{1, 2, 3, 6}, got) {
-			t.Errorf("seed %d: literal Alg. 9 first task %d, want one of S_0 = T(0,1),T(0,2),T(1,0),T(2,0)", seed, got)
+		d = start(t, Options{LUF: true}, newFake(grid(3, 1), 1, seed).setPresent(0, 0, 3))
+		if got, _ := d.Pull(0); !slices.Contains([]int{0, 1, 2, 3, 6}, got) {
+			t.Errorf("seed %d: first task %d, want one freed by a single data", seed, got)
 		}
 	}
-	// Only A0 present: loading B_j frees T(0,j); B0 is first in scan order.
-	d := start(t, Options{LUF: true}, newFake(grid(3, 1), 1, 1).setPresent(0, 0))
+	d := start(t, Options{LUF: true, Order: "natural"}, newFake(grid(3, 1), 1, 1).setPresent(0, 0, 3))
+	if got, _ := d.Pull(0); got != 0 {
+		t.Errorf("A0, B0 present, natural order: first task %d, want T(0,0)", got)
+	}
+	// Only A0 present: loading B_j frees T(0,j); in natural order A0 comes
+	// first but frees nothing (no B present), B0 is the first that frees.
+	d = start(t, Options{LUF: true, Order: "natural"}, newFake(grid(3, 1), 1, 1).setPresent(0, 0))
 	if got, _ := d.Pull(0); got != 0 {
 		t.Errorf("A0 present: first task %d, want T(0,0)", got)
 	}
 }
 
-// With random ties two GPUs rarely start on the same row or column; with
-// deterministic ties GPU k falls back to the task at rank k*|pool|/K.
+// Two GPUs with nothing on them both fall back to the head of the shuffled
+// pool: they rarely start on the same row or column; in natural order with
+// the rank fallback GPU k starts at rank k*|pool|/K.
 func TestTwoGPUsFirstChoices(t *testing.T) {
 	share := 0
 	for seed := uint64(1); seed <= 40; seed++ {
-		d := start(t, Options{LUF: true, RandomTies: true, FreeTasks: true}, newFake(grid(10, 1), 2, seed))
+		d := start(t, Options{LUF: true}, newFake(grid(10, 1), 2, seed))
 		a, _ := d.Pull(0)
 		b, _ := d.Pull(1)
 		if a/10 == b/10 || a%10 == b%10 {
 			share++
 		}
-		d2 := start(t, Options{LUF: true, RandomTies: true, FreeTasks: true}, newFake(grid(10, 1), 2, seed))
+		d2 := start(t, Options{LUF: true}, newFake(grid(10, 1), 2, seed))
 		a2, _ := d2.Pull(0)
 		b2, _ := d2.Pull(1)
 		if a != a2 || b != b2 {
@@ -144,26 +162,26 @@ func TestTwoGPUsFirstChoices(t *testing.T) {
 	if share > 16 {
 		t.Errorf("first tasks of the two GPUs share data in %d/40 seeds", share)
 	}
-	d := start(t, Options{LUF: true}, newFake(grid(10, 1), 2, 1))
+	d := start(t, Options{LUF: true, Order: "natural", Fallback: "rank"}, newFake(grid(10, 1), 2, 1))
 	a, _ := d.Pull(0)
 	b, _ := d.Pull(1)
 	if a != 0 || b != 50 {
-		t.Errorf("deterministic first tasks (%d,%d), want (0,50)", a, b)
+		t.Errorf("natural order, rank fallback: first tasks (%d,%d), want (0,50)", a, b)
 	}
 }
 
-// TestLUFRules walks Alg. 10 on the 3×3 grid after the pulls 0, 3, 1 (plan
-// left: T(1,1) reading A1,B1).
+// TestLUFRules walks Alg. 10 on the 3×3 grid (natural order) after the
+// pulls 0, 3, 4 (plan left: T(0,1) reading A0,B1; list A2, B2).
 func TestLUFRules(t *testing.T) {
 	v := newFake(grid(3, 1), 1, 1)
-	d := start(t, Options{LUF: true}, v)
-	for _, want := range []int{0, 3, 1} {
+	d := start(t, Options{LUF: true, Order: "natural", Reinsert: "place"}, v)
+	for _, want := range []int{0, 3, 4} {
 		if got, _ := d.Pull(0); got != want {
 			t.Fatalf("pull %d, want %d", got, want)
 		}
 	}
 	const a0, a1, a2, b0, b1, b2 = 0, 1, 2, 3, 4, 5
-	v.buf[0] = []int{0, 3, 1} // reads A0,B0 | A1,B0 | A0,B1
+	v.buf[0] = []int{0, 3, 4} // reads A0,B0 | A1,B0 | A1,B1
 	if got := d.Victim(0, []int{a1, a2, b0}, true); got != a2 {
 		t.Errorf("unused by buffer and plan: got %d, want A2", got)
 	}
@@ -174,18 +192,20 @@ func TestLUFRules(t *testing.T) {
 	if got := d.Victim(0, []int{b1, a0, a1}, false); got != b1 {
 		t.Errorf("fetch, all buffered: got %d, want B1 (furthest)", got)
 	}
-	v.buf[0] = []int{0} // A0,B0; plan T(1,1) reads A1,B1
-	if got := d.Victim(0, []int{b1, a1, b2}, false); got != b2 {
+	v.buf[0] = []int{0} // A0,B0; plan T(0,1) reads A0,B1
+	if got := d.Victim(0, []int{b1, b2}, false); got != b2 {
 		t.Errorf("got %d, want B2 (n_b = n_p = 0)", got)
 	}
-	if got := d.Victim(0, []int{b1, a1}, false); got != b1 {
-		t.Errorf("got %d, want B1 (first of the least planned)", got)
+	if got := d.Victim(0, []int{b1, a0}, false); got != b1 {
+		t.Errorf("got %d, want B1 (the only one not buffered)", got)
 	}
-	// Evicting B1 withdraws T(1,1) to the pool's tail; B1 re-enters
-	// dataNotInMem (pool: 2 5 6 7 8 4). B2 frees T(0,2), T(1,2); then A2
-	// frees T(2,0), T(2,2); then B1 frees T(2,1) and the withdrawn T(1,1).
+	// Evicting B1 withdraws T(0,1) to the pool's tail and puts B1 back in
+	// the list at its place (A2, B1, B2). On the GPU: A0, B0, A1. B2 frees
+	// T(0,2), T(1,2) -> T(1,2), T(0,2); then A2 frees T(2,0), T(2,2) ->
+	// T(2,2), T(2,0); then B1 frees T(2,1) and the withdrawn T(0,1), which
+	// entered the pool last.
 	d.Observe(schedulers.Evicted, 0, b1)
-	if got, want := pullAll(d, 0), []int{2, 5, 6, 8, 7, 4}; !slices.Equal(got, want) {
+	if got, want := pullAll(d, 0), []int{5, 2, 8, 6, 1, 7}; !slices.Equal(got, want) {
 		t.Errorf("after evicting B1: %v, want %v", got, want)
 	}
 
@@ -197,12 +217,50 @@ func TestLUFRules(t *testing.T) {
 	}
 }
 
+// The window of the threshold counts every list entry, data whose tasks
+// are all gone included, and applies only above threshold_min_tasks; under
+// LRU an evicted data never returns to the list, so once the list is
+// exhausted every decision is the pool's head.
+func TestThresholdAndExhaustedList(t *testing.T) {
+	// 1 GPU, natural order: list A0 A1 A2 B0 B1 B2, A2 on the GPU. A0, A1
+	// and A2 free nothing (no B present); B0 frees T(2,0). A window of 3
+	// sees only the A's: the fallback plans the pool's head T(0,0); a window
+	// of 4 reaches B0. The window applies only above threshold_min_tasks.
+	v := newFake(grid(3, 1), 1, 1).setPresent(0, 2)
+	for _, c := range []struct{ window, min, want int }{{3, 0, 0}, {4, 0, 6}, {3, 8, 0}, {3, 9, 6}, {0, 0, 6}} {
+		if got, _ := start(t, Options{LUF: true, Order: "natural", Threshold: c.window, ThresholdMinTasks: c.min}, v).Pull(0); got != c.want {
+			t.Errorf("window %d above %d tasks: first task %d, want %d", c.window, c.min, got, c.want)
+		}
+	}
+
+	// LRU: after the first decisions, evict B1 and B2; they do not return:
+	// the list holds only A2, and once A2 is taken the rest is fallbacks.
+	d := start(t, Options{Order: "natural"}, newFake(grid(3, 1), 1, 1))
+	for _, want := range []int{0, 3, 4, 1} {
+		if got, _ := d.Pull(0); got != want {
+			t.Fatalf("pull %d, want %d", got, want)
+		}
+	}
+	d.Observe(schedulers.Evicted, 0, 4)
+	if got := slices.Clone(d.w[0].list); !slices.Equal(got, []int32{2, 5}) {
+		t.Errorf("lru list after evicting B1: %v, want [A2 B2]", got)
+	}
+	d = start(t, Options{Order: "natural", LRUReturns: true, Reinsert: "place"}, newFake(grid(3, 1), 1, 1))
+	for range 4 {
+		d.Pull(0)
+	}
+	d.Observe(schedulers.Evicted, 0, 4)
+	if got := slices.Clone(d.w[0].list); !slices.Equal(got, []int32{2, 4, 5}) {
+		t.Errorf("lru_returns list after evicting B1: %v, want [A2 B1 B2]", got)
+	}
+}
+
 func TestRegistration(t *testing.T) {
 	_, spec, p, err := schedulers.Build("darts", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "3inputs=false,buffer=0,eviction=luf,free_tasks=true,opti=false,random_ties=true,threshold=0"; p.Canonical() != want {
+	if want := "3inputs=false,buffer=0,eviction=luf,fallback=head,free_tasks=false,lru_returns=false,opti=false,order=shuffled,planned_present=false,reinsert=random,threshold=0,threshold_min_tasks=14400,ties=first"; p.Canonical() != want {
 		t.Errorf("defaults %s, want %s", p.Canonical(), want)
 	}
 	if spec.BufferDepth(p, 10) != 10 {
@@ -258,7 +316,10 @@ func randomInstance(r *rand.Rand) (*workloads.Workload, *hardware.Platform) {
 
 func randomOptions(r *rand.Rand) Options {
 	return Options{LUF: r.IntN(4) != 0, ThreeInputs: r.IntN(2) == 0, Opti: r.IntN(3) == 0,
-		Threshold: []int{0, 0, 1, 2, 3}[r.IntN(5)], RandomTies: r.IntN(2) == 0, FreeTasks: r.IntN(3) != 0}
+		Threshold: []int{0, 0, 1, 2, 3}[r.IntN(5)], ThresholdMinTasks: []int{0, 10, 14400}[r.IntN(3)],
+		Order: []string{"shuffled", "natural"}[r.IntN(2)], Ties: []string{"first", "random"}[r.IntN(2)],
+		Fallback: []string{"head", "random", "rank"}[r.IntN(3)], Reinsert: []string{"random", "place"}[r.IntN(2)],
+		LRUReturns: r.IntN(2) == 0, PlannedPresent: r.IntN(2) == 0, FreeTasks: r.IntN(3) == 0}
 }
 
 // randView gives one implementation its own random stream.
@@ -402,7 +463,7 @@ func TestDeterministic(t *testing.T) {
 	p, _ := hardware.Load("v100-gemini")
 	p.GPUs = 3
 	p.SetMemoryMiB(100)
-	for _, o := range []Options{{LUF: true, RandomTies: true, FreeTasks: true}, {ThreeInputs: true, Opti: true, RandomTies: true}} {
+	for _, o := range []Options{{LUF: true}, {ThreeInputs: true, Opti: true, Ties: "random", PlannedPresent: true}} {
 		st1, h1 := simulate(t, w, p, New(o), 10, 42)
 		st2, h2 := simulate(t, w, p, New(o), 10, 42)
 		if h1 != h2 || st1.Makespan != st2.Makespan || st1.Loads != st2.Loads {
@@ -435,7 +496,7 @@ func TestRunGenerated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, params := range []map[string]string{nil, {"eviction": "lru"}, {"3inputs": "true", "opti": "true"}, {"threshold": "5", "random_ties": "false"}} {
+		for _, params := range []map[string]string{nil, {"eviction": "lru"}, {"3inputs": "true", "opti": "true"}, {"threshold": "5", "threshold_min_tasks": "0", "order": "natural"}} {
 			rec, err := run.Run(run.Config{Workload: w, Platform: p, Scheduler: "darts", Params: params, Seed: 1})
 			if err != nil {
 				t.Fatalf("%s %v: %v", w.Name, params, err)

@@ -20,10 +20,15 @@ import (
 //     furthest.
 //
 // With eviction=lru DARTS makes no choice: the least recently used.
+//
+// It counts the selector's walk over the data on the node
+// (starpu_data_get_node_data and one step per data), plus Belady's walk over
+// the pulled tasks' inputs when it runs (belady_on_pulled_task).
 func (d *DARTS) Victim(k int, cands []int, prefetch bool) int {
 	if !d.opt.LUF {
 		return cands[0]
 	}
+	d.v.Count(len(cands))
 	d.stamp++
 	if d.stamp == 0 { // wrapped: forget every old mark
 		clear(d.nbMark)
@@ -32,7 +37,7 @@ func (d *DARTS) Victim(k int, cands []int, prefetch bool) int {
 	pos := int32(0)
 	for _, list := range [2][]int{d.v.Pipeline(k), d.v.Buffer(k)} {
 		for _, t := range list {
-			for _, x := range d.inputs(int32(t)) {
+			for _, x := range d.inputs[t] {
 				pos++
 				if d.nbMark[x] != d.stamp {
 					d.nbMark[x], d.nbPos[x] = d.stamp, pos
@@ -60,6 +65,7 @@ func (d *DARTS) Victim(k int, cands []int, prefetch bool) int {
 	if prefetch {
 		return -1
 	}
+	d.v.Count(len(cands) * int(pos))
 	far := int32(-1)
 	for _, c := range cands {
 		if d.nbPos[c] > far {
@@ -69,12 +75,14 @@ func (d *DARTS) Victim(k int, cands []int, prefetch bool) int {
 	return victim
 }
 
-// Observe keeps dataNotInMem in step with memory: a data starting to load
-// leaves it (normally it was planned already: only an evicted data reloaded
-// for a buffered task is new), an evicted one returns. On an eviction under LUF
-// the planned tasks reading the victim go back to the pool first (Alg. 10
-// line "remove from plannedTasks"), here rather than in Victim so that it
-// happens once per eviction, including evictions the engine forces itself.
+// Observe keeps the data counted as on each worker in step with memory (a
+// data loading counts, an evicted one no longer does). On an eviction under
+// LUF the planned tasks reading the victim go back to the pool first (Alg.
+// 10 line "remove from plannedTasks") and the victim returns to the
+// worker's list, as upstream's victim selector does before returning it;
+// here rather than in Victim so that it happens once per eviction,
+// including evictions the engine forces itself. Under LRU no DARTS code
+// runs on an eviction: the victim stays out of the list unless lru_returns.
 func (d *DARTS) Observe(kind schedulers.EventKind, k, id int) {
 	x := int32(id)
 	switch kind {
@@ -89,6 +97,9 @@ func (d *DARTS) Observe(kind schedulers.EventKind, k, id int) {
 		if d.w[k].has[x] {
 			d.setHas(k, x, false)
 		}
+		if (d.opt.LUF || d.opt.LRUReturns) && d.known[x] {
+			d.v.Count(d.relist(k, x))
+		}
 	}
 }
 
@@ -96,19 +107,16 @@ func (d *DARTS) Observe(kind schedulers.EventKind, k, id int) {
 // tail, in plan order.
 func (d *DARTS) withdraw(k int, x int32) {
 	w := &d.w[k]
-	if w.planCnt[x] == 0 {
-		return
-	}
 	ts := d.tmp[:0]
-	for i := w.head; i < len(w.plan); i++ {
-		t := w.plan[i]
-		if d.state[t] == stPlan && int(d.planOf[t]) == k && int(d.planPos[t]) == i && slices.Contains(d.inputs(t), x) {
+	for _, t := range d.users[x] {
+		if d.state[t] == stPlan && int(d.planOf[t]) == k {
 			ts = append(ts, t)
 		}
 	}
+	slices.SortFunc(ts, func(a, b int32) int { return int(d.planPos[a] - d.planPos[b]) })
 	for _, t := range ts {
 		w.live--
-		for _, y := range d.inputs(t) {
+		for _, y := range d.inputs[t] {
 			w.planCnt[y]--
 		}
 		d.addToPool(t)

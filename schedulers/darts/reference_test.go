@@ -6,18 +6,25 @@ import (
 	"github.com/memsched/memsched/schedulers"
 )
 
-// ref is a straightforward DARTS that recomputes S_0, S_1, task_left,
+// ref is a straightforward DARTS that recomputes the counts, task_left,
 // n_b and n_p from scratch at every decision, following the same
-// documented rules. The property test checks that the incremental DARTS
-// takes exactly its decisions.
+// documented rules (and drawing the same random numbers in the same order).
+// The property test checks that the incremental DARTS takes exactly its
+// decisions.
 type ref struct {
-	opt    Options
-	v      schedulers.View
-	inputs [][]int
-	pool   []int // pool order
-	plan   [][]int
-	has    [][]bool
-	order  [][]int
+	opt     Options
+	v       schedulers.View
+	inputs  [][]int
+	pending []int
+	batch   int
+	pool    []int // pool order
+	seq     []int // per task, when it last entered the pool
+	seqN    int
+	known   []bool
+	plan    [][]int
+	has     [][]bool
+	list    [][]int
+	rank    [][]int
 }
 
 func (r *ref) Init(v schedulers.View) error {
@@ -33,21 +40,73 @@ func (r *ref) Init(v schedulers.View) error {
 		r.inputs = append(r.inputs, in)
 	}
 	nd, nw := len(wl.Data), v.Workers()
+	r.seq = make([]int, len(wl.Tasks))
+	r.known = make([]bool, nd)
 	r.plan = make([][]int, nw)
+	r.list = make([][]int, nw)
 	for k := range nw {
 		h := make([]bool, nd)
-		o := make([]int, nd)
 		for x := range nd {
 			h[x] = v.Present(k, x)
-			o[x] = (x + k*(nd/nw)) % nd
 		}
 		r.has = append(r.has, h)
-		r.order = append(r.order, o)
+		r.rank = append(r.rank, make([]int, nd))
 	}
 	return nil
 }
 
-func (r *ref) Push(t int) { r.pool = append(r.pool, t) }
+func (r *ref) Push(t int) { r.pending = append(r.pending, t) }
+
+func (r *ref) enter(t int) {
+	r.seqN++
+	r.seq[t] = r.seqN
+	r.pool = append(r.pool, t)
+}
+
+func (r *ref) arrive() {
+	ts := r.pending
+	r.pending = nil
+	r.batch = len(ts)
+	rnd := r.v.Rand()
+	natural := r.opt.Order == "natural"
+	if !natural {
+		for i := len(ts) - 1; i > 0; i-- {
+			j := rnd.IntN(i + 1)
+			ts[i], ts[j] = ts[j], ts[i]
+		}
+	}
+	var fresh []int
+	for _, t := range ts {
+		for _, x := range r.inputs[t] {
+			if !r.known[x] {
+				r.known[x] = true
+				fresh = append(fresh, x)
+			}
+		}
+	}
+	slices.Sort(fresh)
+	for _, t := range ts {
+		r.enter(t)
+	}
+	for k := range r.list {
+		l := append(r.list[k], fresh...)
+		if natural {
+			if n := len(l); n > 0 {
+				off := k * (n / len(r.list))
+				l = append(l[off:], l[:off]...)
+			}
+		} else {
+			for i := len(l) - 1; i > 0; i-- {
+				j := rnd.IntN(i + 1)
+				l[i], l[j] = l[j], l[i]
+			}
+		}
+		for i, x := range l {
+			r.rank[k][x] = i
+		}
+		r.list[k] = l
+	}
+}
 
 func (r *ref) missing(k, t int) []int {
 	var m []int
@@ -63,7 +122,16 @@ func (r *ref) take(t int) {
 	r.pool = slices.DeleteFunc(r.pool, func(u int) bool { return u == t })
 }
 
+func (r *ref) mark(k, x int) {
+	if r.opt.PlannedPresent {
+		r.has[k][x] = true
+	}
+}
+
 func (r *ref) Pull(k int) (int, bool) {
+	if len(r.pending) > 0 {
+		r.arrive()
+	}
 	if len(r.plan[k]) == 0 {
 		r.decide(k)
 	}
@@ -72,6 +140,9 @@ func (r *ref) Pull(k int) (int, bool) {
 	}
 	t := r.plan[k][0]
 	r.plan[k] = r.plan[k][1:]
+	for _, x := range r.inputs[t] {
+		r.has[k][x] = true
+	}
 	return t, true
 }
 
@@ -88,6 +159,16 @@ func (b *refBest) offer(x, s, tl int, rnd bool, v schedulers.View) {
 			b.data = x
 		}
 	}
+}
+
+// othersOn reports whether every input of t other than x is on worker k.
+func (r *ref) othersOn(k, t, x int) bool {
+	for _, y := range r.inputs[t] {
+		if y != x && !r.has[k][y] {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *ref) decide(k int) {
@@ -109,56 +190,54 @@ func (r *ref) decide(k int) {
 			return
 		}
 	}
+	random := r.opt.Ties == "random"
+	limit := len(r.list[k])
+	if r.opt.Threshold > 0 && r.batch > r.opt.ThresholdMinTasks {
+		limit = min(limit, r.opt.Threshold)
+	}
 	var b0, b1 refBest
-	scanned := 0
-	for _, x := range r.order[k] {
-		if r.has[k][x] {
-			continue
-		}
+	for _, x := range r.list[k][:limit] {
 		s0, s1, tl := 0, 0, 0
 		for _, t := range r.pool {
 			if !slices.Contains(r.inputs[t], x) {
 				continue
 			}
 			tl++
-			switch len(r.missing(k, t)) {
-			case 1:
+			if r.othersOn(k, t, x) {
 				s0++
-			case 2:
+			}
+			if m := r.missing(k, t); len(m) == 2 && slices.Contains(m, x) {
 				s1++
 			}
-		}
-		if tl == 0 {
-			continue
 		}
 		if s0 > 0 {
 			if r.opt.Opti {
 				b0 = refBest{x, s0, tl, 1}
 				break
 			}
-			b0.offer(x, s0, tl, r.opt.RandomTies, r.v)
+			b0.offer(x, s0, tl, random, r.v)
 		}
 		if r.opt.ThreeInputs && s1 > 0 {
-			b1.offer(x, s1, tl, r.opt.RandomTies, r.v)
-		}
-		scanned++
-		if r.opt.Threshold > 0 && scanned >= r.opt.Threshold {
-			break
+			b1.offer(x, s1, tl, random, r.v)
 		}
 	}
 	switch {
 	case b0.s > 0:
 		var ts []int
 		for _, t := range r.pool {
-			if m := r.missing(k, t); len(m) == 1 && m[0] == b0.data {
+			if slices.Contains(r.inputs[t], b0.data) && r.othersOn(k, t, b0.data) {
 				ts = append(ts, t)
 			}
 		}
+		slices.SortFunc(ts, func(a, b int) int { return r.seq[b] - r.seq[a] })
 		for _, t := range ts {
 			r.take(t)
 		}
 		r.plan[k] = append(r.plan[k], ts...)
-		r.has[k][b0.data] = true
+		if i := slices.Index(r.list[k], b0.data); i >= 0 {
+			r.list[k] = slices.Delete(r.list[k], i, i+1)
+		}
+		r.mark(k, b0.data)
 	case b1.s > 0:
 		for _, t := range r.pool {
 			if m := r.missing(k, t); len(m) == 2 && slices.Contains(m, b1.data) {
@@ -168,9 +247,12 @@ func (r *ref) decide(k int) {
 		}
 		panic("ref: S_1 head not found")
 	default:
-		i := k * len(r.pool) / r.v.Workers()
-		if r.opt.RandomTies {
+		i := 0
+		switch r.opt.Fallback {
+		case "random":
 			i = r.v.Rand().IntN(len(r.pool))
+		case "rank":
+			i = k * len(r.pool) / r.v.Workers()
 		}
 		r.planMarking(k, r.pool[i])
 	}
@@ -180,7 +262,8 @@ func (r *ref) planMarking(k, t int) {
 	r.take(t)
 	r.plan[k] = append(r.plan[k], t)
 	for _, x := range r.inputs[t] {
-		r.has[k][x] = true
+		r.list[k] = slices.DeleteFunc(r.list[k], func(y int) bool { return y == x })
+		r.mark(k, x)
 	}
 }
 
@@ -244,7 +327,7 @@ func (r *ref) Observe(kind schedulers.EventKind, k, id int) {
 			var keep []int
 			for _, t := range r.plan[k] {
 				if slices.Contains(r.inputs[t], id) {
-					r.pool = append(r.pool, t)
+					r.enter(t)
 				} else {
 					keep = append(keep, t)
 				}
@@ -252,5 +335,17 @@ func (r *ref) Observe(kind schedulers.EventKind, k, id int) {
 			r.plan[k] = keep
 		}
 		r.has[k][id] = false
+		if (r.opt.LUF || r.opt.LRUReturns) && r.known[id] {
+			l := r.list[k]
+			i := 0
+			if r.opt.Reinsert == "place" {
+				for i < len(l) && r.rank[k][l[i]] < r.rank[k][id] {
+					i++
+				}
+			} else if len(l) > 0 {
+				i = r.v.Rand().IntN(len(l))
+			}
+			r.list[k] = slices.Insert(l, i, id)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 //   - 2D N=300: the largest 2D point of the IPDPS suites (90,000 tasks,
 //     600 data of 300 tasks each).
 //
+// Each runs the default partitioner (builtin) and the Bounded one.
 // Run with -cpu 1 for the single-core time.
 func BenchmarkPartition(b *testing.B) {
 	cases := []struct {
@@ -29,17 +30,20 @@ func BenchmarkPartition(b *testing.B) {
 	}
 	for _, c := range cases {
 		for _, k := range c.ks {
-			b.Run(fmt.Sprintf("%s/K=%d", c.name, k), func(b *testing.B) {
-				var parts []int
-				for b.Loop() {
-					var err error
-					if parts, err = Partition(c.h, Options{Parts: k, Seed: 1}); err != nil {
-						b.Fatal(err)
+			for _, bounded := range []bool{false, true} {
+				mode := map[bool]string{false: "builtin", true: "bounded"}[bounded]
+				b.Run(fmt.Sprintf("%s/K=%d/%s", c.name, k, mode), func(b *testing.B) {
+					var parts []int
+					for b.Loop() {
+						var err error
+						if parts, err = Partition(c.h, Options{Parts: k, Seed: 1, Bounded: bounded}); err != nil {
+							b.Fatal(err)
+						}
 					}
-				}
-				b.ReportMetric(float64(Connectivity(c.h, parts))/float64(c.h.EdgeWeight[0]), "cut/op")
-				b.ReportMetric(Imbalance(c.h, parts, k), "imbalance/op")
-			})
+					b.ReportMetric(float64(Connectivity(c.h, parts))/float64(c.h.EdgeWeight[0]), "cut/op")
+					b.ReportMetric(Imbalance(c.h, parts, k), "imbalance/op")
+				})
+			}
 		}
 	}
 }

@@ -48,6 +48,7 @@ type worker struct {
 	cw      []int64
 	prio    []uint32
 	window  []int32 // sample's scratch
+	sampled bool    // rate large edges on a sample (Options.Bounded)
 	order   []int32
 	sideCnt []int32 // pins of each edge on each side (restricted mode)
 }
@@ -131,7 +132,7 @@ func (w *worker) bestNeighbour(g *hg, u int32, part []int8, cmap []int32, maxW i
 			}
 		}
 		s := float64(g.ew[e]) / float64(size-1)
-		if len(ps) > sampleAbove {
+		if w.sampled && len(ps) > sampleAbove {
 			ps = w.sample(ps, u, e)
 		}
 		// The hottest loop of the package: u rates itself too (skipped

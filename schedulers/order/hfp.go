@@ -20,6 +20,16 @@ type HFPOptions struct {
 	// Packages is the number of packages at which merging stops: 1 (or 0)
 	// is plain HFP, K is mHFP's first step (thesis Algorithm 8).
 	Packages int
+	// Count, when set, is told the comparisons StarPU's implementation of
+	// the same packing makes (HFP.c HFP_do_schedule at c80ea6665, October
+	// 2021), once per iteration: the common-data matrix compares the sorted
+	// data arrays of every pair of packages (Σ_{i<j} d_i·d_j), then after
+	// each merge ("goto debut_while") the search for the maximum and the
+	// merge loop walk, for every package of 𝕊, every package j, summing
+	// P_i's weight and testing each data of P_j against P_i's
+	// (d_i + d_i·d_j): 2·Σ_{i∈𝕊} (P·d_i + d_i·D) per merge, with P
+	// packages holding D data in all.
+	Count func(ops int)
 }
 
 // HFP runs Hierarchical Fair Packing (thesis Algorithm 5) and returns the
@@ -107,12 +117,31 @@ func HFP(w *workloads.Workload, opts HFPOptions) [][]int {
 			minSize++
 		}
 
+		// StarPU's cost of this iteration: its matrix now, its searches
+		// once the merges are known.
+		var sumD, sumD2, pAlive, searchOps int64
+		if opts.Count != nil {
+			for i, ok := range h.alive {
+				if ok {
+					d := int64(len(h.data[i]))
+					sumD += d
+					sumD2 += d * d
+					pAlive++
+				}
+			}
+			opts.Count(int((sumD*sumD - sumD2) / 2))
+			for _, i := range S {
+				d := int64(len(h.data[i]))
+				searchOps += 2 * (pAlive*d + d*sumD)
+			}
+		}
 		if firstIter && opts.FastStart {
 			firstIter = false
 			h.fastStart(S, K)
 			continue
 		}
 		firstIter = false
+		merged := int64(0)
 
 		// Pass 1: every SharedData[i][·] for P_i ∈ 𝕊, keeping per i the best
 		// value (and its lowest slot) among fitting pairs and among all.
@@ -177,9 +206,13 @@ func HFP(w *workloads.Workload, opts HFPOptions) [][]int {
 			}
 			h.inQ[i], h.inQ[j] = h.round, h.round
 			h.merge(i, j, opts.Flip)
+			merged++
 			if h.nAlive == K {
 				break
 			}
+		}
+		if opts.Count != nil {
+			opts.Count(int(max(merged, 1) * searchOps))
 		}
 	}
 

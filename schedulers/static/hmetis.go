@@ -6,16 +6,16 @@ import (
 )
 
 func init() {
-	schedulers.Register(schedulers.Spec{Name: "hmetis+r",
+	schedulers.Register(schedulers.Spec{Name: "hmetis+r", Version: 2,
 		Doc: "hMETIS+R (thesis Alg. 7): partition the task hypergraph (one hyperedge per data, weighted by bytes; vertices weighted by expected duration) into K balanced parts, part k on GPU k in submission order, Ready, stealing half of the most loaded GPU's remaining tasks from its tail",
 		Params: []schedulers.Param{
 			{Name: "ready", Kind: "bool", Default: "true", Doc: "Ready reordering at run time"},
 			{Name: "steal", Kind: "bool", Default: "true", Doc: "work stealing when a GPU runs out of tasks"},
 			{Name: "ubfactor", Kind: "float", Default: "1", Doc: "hMETIS UBfactor: balance tolerance per bisection, percent"},
-			{Name: "runs", Kind: "int", Default: "20", Doc: "hMETIS Nruns: bisections computed per level, best kept"},
+			{Name: "runs", Kind: "int", Default: "20", Min: "0", Doc: "hMETIS Nruns: bisections computed per level, best kept"},
 			{Name: "vcycles", Kind: "int", Default: "2", Doc: "hMETIS Vcycle mode (1, 2, 3; -1 none)"},
-			{Name: "partitioner", Kind: "string", Default: "auto", Choices: []string{"auto", "builtin", "external"},
-				Doc: "auto: an installed hmetis/shmetis/khmetis/KaHyPar if on PATH, else the built-in multilevel partitioner; the record names which ran"},
+			{Name: "partitioner", Kind: "string", Default: "auto", Choices: []string{"auto", "builtin", "bounded", "external"},
+				Doc: "auto: an installed hmetis/shmetis/khmetis/KaHyPar if on PATH, else the built-in multilevel partitioner; bounded: the built-in one bounding its work (sampled ratings of large edges, shared coarsenings: several times faster, another partition of a close cut); the record names which ran"},
 		},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
 			s := &hmetisR{mode: p.String("partitioner")}
@@ -74,6 +74,10 @@ func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int,
 	case "builtin":
 		parts, err = hypergraph.Partition(h, opt)
 		tool = hypergraph.BuiltinName
+	case "bounded":
+		opt.Bounded = true
+		parts, err = hypergraph.Partition(h, opt)
+		tool = hypergraph.BuiltinName + "-bounded"
 	case "external":
 		parts, tool, err = hypergraph.External(h, opt)
 	default:

@@ -15,7 +15,7 @@ import (
 
 func init() {
 	ready := schedulers.Param{Name: "ready", Kind: "bool", Default: "false", Doc: "Ready reordering of the buffered tasks at run time (thesis Alg. 2)"}
-	window := schedulers.Param{Name: "window", Kind: "int", Default: "0", Doc: "Ready looks at the first window buffered tasks only (0 = all)"}
+	window := schedulers.Param{Name: "window", Kind: "int", Default: "0", Min: "0", Doc: "Ready looks at the first window buffered tasks only (0 = all)"}
 	for _, c := range []struct {
 		name, doc string
 		plan      func(v schedulers.View) []int
@@ -28,7 +28,7 @@ func init() {
 			func(v schedulers.View) []int { return order.CuthillMcKee(v.Workload(), false) }},
 	} {
 		c := c
-		schedulers.Register(schedulers.Spec{Name: c.name, Doc: c.doc, Params: []schedulers.Param{ready, window},
+		schedulers.Register(schedulers.Spec{Name: c.name, Version: 2, Doc: c.doc, Params: []schedulers.Param{ready, window},
 			New: func(p schedulers.Params) (schedulers.Scheduler, error) {
 				return &schedulers.Planned{Name: c.name, Ready: p.Bool("ready"), Window: p.Int("window"),
 					Plan: singleGPU(c.name, c.plan)}, nil
@@ -38,7 +38,7 @@ func init() {
 	flip := schedulers.Param{Name: "flip", Kind: "bool", Default: "false", Doc: "package flipping (U-order) at each merge (thesis §3.5.2)"}
 	belady := schedulers.Param{Name: "belady", Kind: "bool", Default: "false", Doc: "Belady eviction over the planned order (thesis §3.5.3)"}
 	fast := schedulers.Param{Name: "fast_start", Kind: "bool", Default: "false", Doc: "first iteration merges tasks sharing any data without the max search (thesis §3.5.7)"}
-	schedulers.Register(schedulers.Spec{Name: "hfp",
+	schedulers.Register(schedulers.Spec{Name: "hfp", Version: 2,
 		Doc:    "Hierarchical Fair Packing on one GPU (thesis Alg. 5): pack tasks sharing most data while inputs fit in memory, then merge packages ignoring the bound; the papers' HFP is flip=true ready=true (COLOC 2021) plus belady=true (thesis)",
 		Params: []schedulers.Param{flip, ready, belady, fast, window},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
@@ -46,12 +46,13 @@ func init() {
 			return &schedulers.Planned{Name: "hfp", Ready: p.Bool("ready"), Window: p.Int("window"), Belady: p.Bool("belady"),
 				Plan: singleGPU("hfp", func(v schedulers.View) []int {
 					opts.Memory = v.Platform().MemoryBytes
+					opts.Count = v.CountArray
 					return order.HFP(v.Workload(), opts)[0]
 				})}, nil
 		}})
 
 	on := func(pp schedulers.Param) schedulers.Param { pp.Default = "true"; return pp }
-	schedulers.Register(schedulers.Spec{Name: "mhfp",
+	schedulers.Register(schedulers.Spec{Name: "mhfp", Version: 2,
 		Doc: "multi-GPU HFP (thesis Alg. 8): HFP stopped at K packages, tail tasks moved to balance expected compute time, package k on GPU k, stealing half of the most loaded GPU's remaining tasks from its tail, Ready, Belady",
 		Params: []schedulers.Param{on(flip), on(ready), on(belady), fast, window,
 			{Name: "balance", Kind: "bool", Default: "true", Doc: "load balancing toward the average compute time"},
@@ -63,6 +64,7 @@ func init() {
 				Plan: func(v schedulers.View) ([][]int, error) {
 					opts.Memory = v.Platform().MemoryBytes
 					opts.Packages = v.Workers()
+					opts.Count = v.CountArray
 					pkgs := order.HFP(v.Workload(), opts)
 					for len(pkgs) < v.Workers() {
 						pkgs = append(pkgs, nil)

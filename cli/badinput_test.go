@@ -1,0 +1,527 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/memsched/memsched/internal/filelock"
+)
+
+// Bad input: every case must exit non-zero with one line on stderr that
+// says what is wrong (the expected substring), and leave no file behind.
+// The inputs go through the CLI as a user gives them: flags, suite and
+// platform TOML, workload JSON, results files and traces.
+
+// badSuite is a valid suite; cases edit it.
+const badSuite = `[suite]
+name = "bad-input"
+[platform]
+gpus = 1
+memory_mb = 100
+[workload]
+kind = "matmul2d"
+n = 4
+[[scheduler]]
+name = "eager"
+label = "EAGER"
+`
+
+// badWorkload is a valid workload JSON; cases edit it.
+const badWorkload = `{"name":"w","data":[{"id":0,"bytes":4},{"id":1,"bytes":4}],
+"tasks":[{"id":0,"kernel":"gemm","flops":1,"inputs":[0,1],"deps":[]},{"id":1,"kernel":"gemm","flops":1,"inputs":[1],"deps":[0]}]}
+`
+
+type badCase struct {
+	group string            // command or format
+	files map[string]string // written into the case's directory
+	args  []string          // $D is the case's directory
+	want  string            // in the error line
+}
+
+// suiteWith edits the valid suite: each pair replaces old by new ("" old:
+// append new).
+func suiteWith(pairs ...string) string {
+	s := badSuite
+	for i := 0; i < len(pairs); i += 2 {
+		if pairs[i] == "" {
+			s += pairs[i+1] + "\n"
+			continue
+		}
+		if !strings.Contains(s, pairs[i]) {
+			panic("suiteWith: no " + pairs[i])
+		}
+		s = strings.Replace(s, pairs[i], pairs[i+1], 1)
+	}
+	return s
+}
+
+// platformWith edits the V100 preset: key = value for each pair; an empty
+// value deletes the key's line; a key not present is added to the table
+// named by its prefix (table.key).
+func platformWith(t *testing.T, pairs ...string) string {
+	b, err := os.ReadFile("../hardware/presets/v100-gemini.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The copy has no fitted file beside it: keep the preset's own values.
+	s := regexp.MustCompile(`(?m)^fitted\s*=.*$`).ReplaceAllString(string(b), "")
+	for i := 0; i < len(pairs); i += 2 {
+		table, key, _ := strings.Cut(pairs[i], ".")
+		re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(key) + `\s*=.*$`)
+		switch {
+		case pairs[i+1] == "":
+			s = re.ReplaceAllString(s, "")
+		case re.MatchString(s):
+			s = re.ReplaceAllString(s, key+" = "+pairs[i+1])
+		default:
+			s = strings.Replace(s, "["+table+"]\n", "["+table+"]\n"+key+" = "+pairs[i+1]+"\n", 1)
+		}
+	}
+	return s
+}
+
+func workloadWith(pairs ...string) string {
+	s := badWorkload
+	for i := 0; i < len(pairs); i += 2 {
+		if !strings.Contains(s, pairs[i]) {
+			panic("workloadWith: no " + pairs[i])
+		}
+		s = strings.Replace(s, pairs[i], pairs[i+1], 1)
+	}
+	return s
+}
+
+func badCases(t *testing.T, trace, results string) []badCase {
+	var cs []badCase
+	add := func(group, want string, files map[string]string, args ...string) {
+		cs = append(cs, badCase{group, files, args, want})
+	}
+	run := func(want string, args ...string) { add("run", want, nil, append([]string{"run"}, args...)...) }
+	workload := func(want string, args ...string) {
+		add("workload", want, nil, append([]string{"workload"}, args...)...)
+	}
+	suiteCase := func(want, text string) {
+		add("suite TOML", want, map[string]string{"s.toml": text}, "sweep", "$D/s.toml", "--dry-run", "-o", "$D/r.jsonl")
+	}
+	platform := func(want string, pairs ...string) {
+		add("platform TOML", want, map[string]string{"p.toml": platformWith(t, pairs...)}, "run", "--platform", "$D/p.toml", "--n", "4")
+	}
+	wjson := func(want, text string, extra ...string) {
+		add("workload JSON", want, map[string]string{"w.json": text}, append([]string{"run", "--workload-file", "$D/w.json"}, extra...)...)
+	}
+	traceLines := strings.Split(strings.TrimSpace(trace), "\n")
+	header, events, result := traceLines[0], traceLines[1:len(traceLines)-1], traceLines[len(traceLines)-1]
+	join := func(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+	validate := func(want, text string) {
+		add("validate", want, map[string]string{"t.jsonl": text}, "validate", "$D/t.jsonl")
+	}
+	report := func(want string, files map[string]string, args ...string) {
+		add("report", want, files, append([]string{"report"}, args...)...)
+	}
+	sweep := func(want string, files map[string]string, args ...string) {
+		if files == nil {
+			files = map[string]string{}
+		}
+		files["s.toml"] = badSuite
+		add("sweep", want, files, append([]string{"sweep"}, args...)...)
+	}
+
+	// fit: the declaration.
+	fit := func(want string, files map[string]string, args ...string) {
+		add("fit", want, files, append([]string{"fit"}, args...)...)
+	}
+	fit("give one fit declaration", nil)
+	fit("no such file", nil, "--reference", "../paper/reference/gonthier-raw-results.csv", "$D/none.toml")
+	fit(`[runtime] has no key "op_second"; did you mean "op_seconds"`, map[string]string{"f.toml": "preset = \"v100-gemini\"\noutput = \"o\"\nresults = \"r\"\ntrain = [\"ipdps22/2d_1gpu/paper\"]\nsuites = [\"s\"]\n[[param]]\ntable = \"runtime\"\nkey = \"op_second\"\nvalues = [1]\n"},
+		"--reference", "../paper/reference/gonthier-raw-results.csv", "$D/f.toml")
+
+	// run: flags.
+	run("not a memory size", "--memory-mb", "-1")
+	run("not a memory size", "--memory-mb", "NaN")
+	run("not a memory size", "--memory-mb", "Inf")
+	run("not a memory size", "--memory-mb", "-Inf")
+	run("exceeds the 32768 MiB of a v100-gemini GPU", "--memory-mb", "40000")
+	run("smaller than one task's inputs", "--memory-mb", "10")
+	run("less than one byte", "--memory-mb", "1e-9")
+	run(`invalid value "abc" for flag -memory-mb`, "--memory-mb", "abc")
+	run("give a positive number of bytes", "--memory-bytes", "-5")
+	run("give a positive number of bytes", "--memory-bytes", "0")
+	run("exceeds the 32768 MiB", "--memory-bytes", "40000000000")
+	run("smaller than one task's inputs", "--memory-bytes", "1000")
+	run("invalid value", "--memory-bytes", "1.5")
+	run("--memory-mb and --memory-bytes both given", "--memory-mb", "100", "--memory-bytes", "1000000")
+	run("positive bandwidth", "--pcie-gbps", "-3")
+	run("positive bandwidth", "--pcie-gbps", "0")
+	run("positive bandwidth", "--pcie-gbps", "NaN")
+	run("positive bandwidth", "--pcie-gbps", "Inf")
+	run("no worker", "--gpus", "0")
+	run("has 0 to 8 GPUs", "--gpus", "9")
+	run("has 0 to 8 GPUs", "--gpus", "-1")
+	run("has 0 to 0 CPU cores", "--cpus", "2")
+	run("has 0 to 0 CPU cores", "--cpus", "-3")
+	run(`did you mean "dmda"`, "--scheduler", "dmdr")
+	run(`unknown scheduler ""`, "--scheduler", "")
+	run(`did you mean "eviction"`, "--scheduler", "darts", "--param", "evicton=luf")
+	run("must be one of luf, lru", "--scheduler", "darts", "--param", "eviction=lfu")
+	run("alpha=NaN: want a finite number", "--scheduler", "dmdar", "--param", "alpha=NaN")
+	run("alpha=Inf: want a finite number", "--scheduler", "dmdar", "--param", "alpha=Inf")
+	run("beta=-Inf: want a finite number", "--scheduler", "dmda", "--param", "beta=-Inf")
+	run("alpha=-1: want a number >= 0", "--scheduler", "dmdar", "--param", "alpha=-1")
+	run(`alpha="x": want a number`, "--scheduler", "dmdar", "--param", "alpha=x")
+	run("buffer=-2: want an integer >= -1", "--param", "buffer=-2")
+	run(`buffer="1.5": want an integer`, "--param", "buffer=1.5")
+	run("want key=value", "--param", "noequals")
+	run("want key=value", "--param", "=5")
+	run("window=-1: want an integer >= 0", "--scheduler", "dmdar", "--param", "window=-1")
+	run("threshold=-1: want an integer >= 0", "--scheduler", "darts", "--param", "threshold=-1")
+	run(`flip="maybe": want true or false`, "--scheduler", "hfp", "--param", "flip=maybe")
+	run("runs=-1: want an integer >= 0", "--scheduler", "hmetis+r", "--param", "runs=-1")
+	run("ubfactor=NaN: want a finite number", "--scheduler", "hmetis+r", "--param", "ubfactor=NaN")
+	run(`did you mean "builtin"`, "--scheduler", "hmetis+r", "--param", "partitioner=bultin")
+	run(`did you mean "matmul2d"`, "--workload", "matmul2")
+	run("Spec.N = 0 is out of range", "--n", "0")
+	run("Spec.N = -3 is out of range", "--n", "-3")
+	run("Spec.N = 2000000 is out of range", "--n", "2000000")
+	run("Spec.Tile = -1 is out of range", "--tile", "-1")
+	run("Spec.Z = -5 is out of range", "--z", "-5")
+	run("Spec.NZ = -1 is out of range", "--workload", "matmul3d", "--nz", "-1")
+	run("outside (0,1]", "--workload", "sparse2d", "--keep", "2")
+	run("outside (0,1]", "--workload", "sparse2d", "--keep", "NaN")
+	run("--keep is for --workload sparse2d", "--keep", "0.5")
+	run(`did you mean "random"`, "--order", "rnadom")
+	run("above the limit", "--workload", "matmul3d", "--n", "300")
+	run("invalid value", "--seed", "-1")
+	run("invalid boolean value", "--charge-sched-time=maybe")
+	run(`unknown executor "gpu"`, "--executor", "gpu")
+	run(`did you mean "v100-gemini"`, "--platform", "v100-gemin")
+	run(`unknown platform "v100"; presets: `, "--platform", "v100")
+	run("no such file", "--platform", "$D/missing.toml")
+	run(`unknown flag --schduler; did you mean "scheduler"`, "--schduler", "dmdar")
+	run(`unexpected argument "extra"`, "extra")
+	run("no such file or directory", "--trace", "$D/no/such/dir/t.jsonl")
+	if runtime.GOOS == "linux" {
+		run("no space left on device", "--trace", "/dev/full")
+	}
+	add("run", "--workload given with --workload-file", map[string]string{"w.json": badWorkload}, "run", "--workload-file", "$D/w.json", "--workload", "matmul2d")
+	add("run", "--n given with --workload-file", map[string]string{"w.json": badWorkload}, "run", "--workload-file", "$D/w.json", "--n", "5")
+	add("run", "--deps given with --workload-file", map[string]string{"w.json": badWorkload}, "run", "--workload-file", "$D/w.json", "--deps")
+	add("run", "no such file", nil, "run", "--workload-file", "$D/missing.json")
+
+	// workload.
+	workload("want summary or json", "--format", "xml")
+	workload(`unknown kind "foo"`, "--kind", "foo")
+	workload("Spec.N = 0 is out of range", "--n", "0")
+	workload("Spec.N = -1 is out of range", "--n", "-1")
+	workload("outside (0,1]", "--kind", "sparse2d", "--keep", "1.5")
+	workload("outside (0,1]", "--kind", "sparse2d", "--keep", "-0.1")
+	workload("--keep is for --workload sparse2d", "--kind", "lu", "--keep", "0.5")
+	workload("Spec.Tile = -5 is out of range", "--tile", "-5")
+	workload("Spec.Z = -1 is out of range", "--z", "-1")
+	workload("Spec.NZ = -2 is out of range", "--kind", "matmul3d", "--nz", "-2")
+	workload(`did you mean "random"`, "--order", "rand")
+	workload("no such file or directory", "--format", "json", "-o", "$D/no/such/w.json")
+	if runtime.GOOS == "linux" {
+		workload("no space left on device", "--format", "json", "-o", "/dev/full")
+	}
+	workload(`unexpected argument "x"`, "x")
+	workload("above the limit", "--kind", "matmul3d", "--n", "5000")
+	workload("unknown flag --workload-file", "--workload-file", "w.json")
+	workload("invalid value", "--seed", "abc")
+	workload(`did you mean "format"`, "--fromat", "json")
+
+	// sweep.
+	sweep("want exactly one suite file, got 0", nil)
+	sweep("want exactly one suite file, got 2", nil, "$D/s.toml", "$D/s.toml")
+	sweep("no such file", nil, "$D/missing.toml")
+	sweep("a suite is a .toml file", map[string]string{"r.jsonl": results}, "$D/r.jsonl")
+	sweep("--quick -1", nil, "$D/s.toml", "--quick", "-1", "-o", "$D/r.jsonl")
+	sweep("--timeout -5s", nil, "$D/s.toml", "--timeout", "-5s", "-o", "$D/r.jsonl")
+	sweep("--timeout 5: not a duration", nil, "$D/s.toml", "--timeout", "5", "-o", "$D/r.jsonl")
+	sweep("-j 0: want at least 1", nil, "$D/s.toml", "-j", "0", "-o", "$D/r.jsonl")
+	sweep("-j -3: want at least 1", nil, "$D/s.toml", "-j", "-3", "-o", "$D/r.jsonl")
+	sweep(`--only "NOPE": no such label`, nil, "$D/s.toml", "--only", "NOPE", "-o", "$D/r.jsonl")
+	sweep("--retry-errors has nothing to add", nil, "$D/s.toml", "--fresh", "--retry-errors", "-o", "$D/r.jsonl")
+	sweep("not a directory", map[string]string{"f": "x"}, "$D/s.toml", "-o", "$D/f/r.jsonl", "-q")
+	sweep("being written by another memsched sweep", map[string]string{"locked.jsonl": ""}, "$D/s.toml", "-o", "$D/locked.jsonl", "-q")
+	sweep("this is a trace", map[string]string{"t.jsonl": trace}, "$D/s.toml", "-o", "$D/t.jsonl", "-q")
+	sweep("not a result record", map[string]string{"r.jsonl": results + "garbage\n"}, "$D/s.toml", "-o", "$D/r.jsonl", "-q")
+	sweep(`did you mean "quick"`, nil, "$D/s.toml", "--quik", "2")
+
+	// report.
+	report("give at least one results file", nil)
+	report("no such file", nil, "$D/missing.jsonl")
+	report("this is a trace", map[string]string{"t.jsonl": trace}, "$D/t.jsonl")
+	report("more than once", map[string]string{"r.jsonl": results + strings.SplitAfter(results, "\n")[0]}, "$D/r.jsonl")
+	report("not a result record", map[string]string{"r.jsonl": "{not json}\n"}, "$D/r.jsonl")
+	report("result record without a key", map[string]string{"r.jsonl": `{"scheduler":"eager"}` + "\n"}, "$D/r.jsonl")
+	report("is a suite, not a results file", map[string]string{"s.toml": badSuite}, "$D/s.toml")
+	report("use md, csv or html", map[string]string{"r.jsonl": results}, "$D/r.jsonl", "--format", "pdf")
+	report("use ratio-of-means or mean-of-ratios", map[string]string{"r.jsonl": results}, "$D/r.jsonl", "--average", "median")
+	report("--order-plot needs -o", map[string]string{"t.jsonl": trace}, "--order-plot", "$D/t.jsonl")
+	report("no such file", nil, "--order-plot", "$D/missing.jsonl", "-o", "$D/o.png")
+	report("this is a results file", map[string]string{"r.jsonl": results}, "--order-plot", "$D/r.jsonl", "-o", "$D/o.png")
+	report("truncated", map[string]string{"t.jsonl": join(header, events[0])}, "--order-plot", "$D/t.jsonl", "-o", "$D/o.png")
+	report("has no workload spec", map[string]string{"t.jsonl": join(regexp.MustCompile(`,"workload":\{[^}]*\}`).ReplaceAllString(header, ""), result)},
+		"--order-plot", "$D/t.jsonl", "-o", "$D/o.png")
+	report("no such file", map[string]string{"r.jsonl": results}, "$D/r.jsonl", "--suite", "$D/missing.toml")
+	report("has no name", map[string]string{"r.jsonl": results, "s.toml": suiteWith(`name = "bad-input"`, "")}, "$D/r.jsonl", "--suite", "$D/s.toml")
+	report("no *.toml claims files", map[string]string{"r.jsonl": results}, "$D/r.jsonl", "--claims", "$D/nodir")
+	report(`did you mean "format"`, nil, "--formt", "md")
+
+	// validate.
+	validate("empty file", "")
+	validate("line 1 is empty", "\n"+trace)
+	validate("this is a results file", results)
+	validate("the trace has no header", join(events...))
+	validate("truncated", join(header, events[0], events[1]))
+	validate("malformed or truncated event", join(header, `{"t":0,"ev":"task_start"`, result))
+	validate(`unknown event kind "load"`, join(header, `{"t":0,"ev":"load","worker":0}`, result))
+	validate(`an object without "ev"`, join(header, `{"t":0}`, result))
+	validate("newer than this memsched's", join(strings.Replace(header, `"schema":2`, `"schema":99`, 1), result))
+	validate("trace header has no platform", join(regexp.MustCompile(`"platform":\{.*?"runtime":\{[^}]*\}\},`).ReplaceAllString(header, ""), result))
+	validate("gpus_per_switch = 0", join(strings.Replace(header, `"gpus_per_switch":2`, `"gpus_per_switch":0`, 1), result))
+	validate("a bandwidth must be a positive number", join(strings.Replace(header, `"gpu_link_gbps":12`, `"gpu_link_gbps":-1`, 1), result))
+	validate("names no workload", join(regexp.MustCompile(`,"workload":\{[^}]*\}`).ReplaceAllString(header, ""), result))
+	validate("no such file", join(regexp.MustCompile(`"workload":\{[^}]*\}`).ReplaceAllString(header, `"workload_file":"/no/such/w.json"`), result))
+	validate("Spec.N = 0 is out of range", join(regexp.MustCompile(`"N":\d+`).ReplaceAllString(header, `"N":0`), result))
+	validate("violation", join(append(append([]string{header}, events[:len(events)-2]...), result)...))
+	validate("a second trace header", join(header, header, result))
+	validate("after the result line", join(append(append([]string{header}, events...), result, events[0])...))
+	validate("not a memsched trace", "hello\n")
+	validate("not a memsched trace header", `{"foo":1}`+"\n")
+	add("validate", "give one trace file", nil, "validate")
+	add("validate", "give one trace file", nil, "validate", "a", "b")
+	add("validate", "no such file", nil, "validate", "$D/missing.jsonl")
+
+	// Suite TOML (through sweep --dry-run).
+	suiteCase("fix the TOML syntax", suiteWith("n = 4", "n = "))
+	suiteCase("has no name", suiteWith(`name = "bad-input"`, ""))
+	suiteCase(`unknown key "titel" in [suite]; did you mean "title"`, suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\ntitel = \"x\""))
+	suiteCase("repetitions = 0", suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\nrepetitions = 0"))
+	suiteCase("seed = -1", suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\nseed = -1"))
+	suiteCase(`timeout = "abc" is not a duration`, suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\ntimeout = \"abc\""))
+	suiteCase(`timeout = "-5s" is not a duration`, suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\ntimeout = \"-5s\""))
+	suiteCase("timeout = -5: use a non-negative", suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\ntimeout = -5"))
+	suiteCase(`executor = "gpu"`, suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\nexecutor = \"gpu\""))
+	suiteCase("claims file nope.toml not found", suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\nclaims = \"nope.toml\""))
+	suiteCase(`did you mean "v100-gemini"`, suiteWith("gpus = 1", "preset = \"v100-gemin\"\ngpus = 1"))
+	suiteCase("gpus = 0 with cpus = 0: no worker", suiteWith("gpus = 1", "gpus = 0"))
+	suiteCase("gpus = 9; platform v100-gemini has 0 to 8 GPUs", suiteWith("gpus = 1", "gpus = 9"))
+	suiteCase("memory_mb = -1: -1 is not a memory size", suiteWith("memory_mb = 100", "memory_mb = -1"))
+	suiteCase("memory_mb must be a finite number", suiteWith("memory_mb = 100", "memory_mb = nan"))
+	suiteCase("memory_mb must be a finite number", suiteWith("memory_mb = 100", "memory_mb = inf"))
+	suiteCase("exceeds the 32768 MiB", suiteWith("memory_mb = 100", "memory_mb = 40000"))
+	suiteCase("smaller than the inputs of one task", suiteWith("memory_mb = 100", "memory_mb = 10"))
+	suiteCase("memory_bytes = 0: 0 bytes: give a positive number", suiteWith("memory_mb = 100", "memory_bytes = 0"))
+	suiteCase("both memory_mb and memory_bytes are set", suiteWith("memory_mb = 100", "memory_mb = 100\nmemory_bytes = 1000"))
+	suiteCase("gpu_link_gbps = 0; a bandwidth must be positive", suiteWith("memory_mb = 100", "memory_mb = 100\ngpu_link_gbps = 0"))
+	suiteCase("gpu_link_gbps = NaN: give a finite number", suiteWith("memory_mb = 100", "memory_mb = 100\ngpu_link_gbps = nan"))
+	suiteCase("runtime buffer = 0", suiteWith("memory_mb = 100", "memory_mb = 100\nbuffer = 0"))
+	suiteCase("runtime pipeline = -1", suiteWith("memory_mb = 100", "memory_mb = 100\npipeline = -1"))
+	suiteCase(`did you mean "gpu_link_gbps"`, suiteWith("memory_mb = 100", "memory_mb = 100\ngpu_lnk_gbps = 6"))
+	suiteCase("kernel gemm needs gflops > 0", suiteWith("memory_mb = 100", "memory_mb = 100\n[platform.kernel.gemm]\ngflops = 0"))
+	suiteCase("need step > 0", suiteWith("gpus = 1", "gpus = {from = 1, to = 4, step = 0}"))
+	suiteCase("need step > 0 and to >= from", suiteWith("gpus = 1", "gpus = {from = 4, to = 1, step = 1}"))
+	suiteCase(`range: unknown key "stpe"`, suiteWith("gpus = 1", "gpus = {from = 1, to = 4, stpe = 1}"))
+	suiteCase("gpus is an empty list", suiteWith("gpus = 1", "gpus = []"))
+	suiteCase("gpus lists 1 twice", suiteWith("gpus = 1", "gpus = [1, 1]"))
+	suiteCase("gpus must be an integer", suiteWith("gpus = 1", `gpus = "two"`))
+	suiteCase("[workload] has no kind", suiteWith(`kind = "matmul2d"`, ""))
+	suiteCase(`unknown workload kind "matmul"; did you mean`, suiteWith(`kind = "matmul2d"`, `kind = "matmul"`))
+	suiteCase("[workload] has no n", suiteWith("n = 4", ""))
+	suiteCase("n = 0; N is a matrix size in tiles", suiteWith("n = 4", "n = 0"))
+	suiteCase("n: every value must be an integer", suiteWith("n = 4", "n = [2.5]"))
+	suiteCase("keep = 1.5; it is the probability", suiteWith("n = 4", "n = 4\nkeep = 1.5"))
+	suiteCase(`order = "rand"; use "submission" or "random"`, suiteWith("n = 4", "n = 4\norder = \"rand\""))
+	add("suite TOML", "kind is set with file", map[string]string{"w.json": badWorkload, "s.toml": suiteWith("n = 4", `file = "$D/w.json"`)},
+		"sweep", "$D/s.toml", "--dry-run", "-o", "$D/r.jsonl")
+	suiteCase("workload file nope.json", suiteWith(`kind = "matmul2d"`+"\nn = 4", `file = "nope.json"`))
+	suiteCase("seed = -2; use a non-negative integer", suiteWith("n = 4", "n = 4\nseed = -2"))
+	suiteCase("Spec.Tile = -1 is out of range", suiteWith("n = 4", "n = 4\ntile = -1"))
+	suiteCase("no [[scheduler]] block", suiteWith("[[scheduler]]\nname = \"eager\"\nlabel = \"EAGER\"\n", ""))
+	suiteCase("has no name; add name", suiteWith(`name = "eager"`, ""))
+	suiteCase(`did you mean "dmda"`, suiteWith(`name = "eager"`, `name = "dmdr"`))
+	suiteCase(`did you mean "eviction"`, suiteWith(`name = "eager"`, `name = "darts"`+"\nevicton = \"luf\""))
+	suiteCase(`alpha="x": want a number`, suiteWith(`name = "eager"`, `name = "dmdar"`+"\nalpha = \"x\""))
+	suiteCase("alpha=NaN: want a finite number", suiteWith(`name = "eager"`, `name = "dmdar"`+"\nalpha = nan"))
+	suiteCase("buffer=-2: want an integer >= -1", suiteWith(`name = "eager"`, `name = "eager"`+"\nbuffer = -2"))
+	suiteCase("use a single string, number or boolean", suiteWith(`name = "eager"`, `name = "dmdar"`+"\nalpha = [1, 2]"))
+	suiteCase(`label "EAGER" is already used`, suiteWith("", "[[scheduler]]\nname = \"dmdar\"\nlabel = \"EAGER\""))
+	suiteCase("they would be the same runs", suiteWith("", "[[scheduler]]\nname = \"eager\"\nlabel = \"EAGER2\""))
+	suiteCase("without '|' or newlines", suiteWith(`label = "EAGER"`, `label = "A|B"`))
+	suiteCase(`baseline "NOPE" is not a scheduler label`, suiteWith("", "[report]\nbaseline = \"NOPE\""))
+	suiteCase(`unknown metric "gflop"; did you mean "gflops"`, suiteWith("", "[report]\nmetric = \"gflop\""))
+	suiteCase(`x = "n"; use "working_set"`, suiteWith("", "[report]\nx = \"n\""))
+	suiteCase(`unknown line "cieling"; did you mean "ceiling"`, suiteWith("", "[report]\nlines = [\"cieling\"]"))
+	suiteCase(`unknown key "reprot" at the top level; did you mean "report"`, suiteWith("", "[reprot]\nbaseline = \"EAGER\""))
+	suiteCase("missing [platform] table", suiteWith("[platform]\ngpus = 1\nmemory_mb = 100\n", ""))
+	suiteCase("the suite expands to 2.99e+09 runs, more than 10000000", suiteWith("n = 4", "n = {from = 1, to = 99999, step = 1}", "memory_mb = 100", "memory_mb = {from = 100, to = 30000, step = 1}"))
+	suiteCase("charge_sched_time must be true or false", suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\ncharge_sched_time = \"yes\""))
+
+	// Platform TOML (through run --platform FILE).
+	platform("line 21: expected a top-level item to end with a newline, comment, or EOF, but got '1' instead; fix the TOML syntax", "topology.gpu_link_gbps", "12.0 12.0")
+	for _, k := range []string{"topology.gpu_link_gbps", "topology.switch_link_gbps", "topology.numa_link_gbps", "topology.inter_numa_gbps",
+		"topology.gpus_per_switch", "topology.gpus_per_numa", "platform.name", "platform.max_gpus", "platform.memory_mib", "runtime.buffer", "runtime.pipeline"} {
+		platform(k+" is missing", k, "")
+	}
+	platform("max_gpus = 0", "platform.max_gpus", "0")
+	platform("memory per GPU is 0 MiB", "platform.memory_mib", "0")
+	platform("memory per GPU is -5 MiB", "platform.memory_mib", "-5")
+	platform("memory per GPU is NaN MiB", "platform.memory_mib", "nan")
+	platform("exceeds the GPU's physical 32768 MiB", "platform.memory_mib", "40000")
+	platform("physical_memory_mib = -1", "platform.physical_memory_mib", "-1")
+	platform("gpu_link_gbps = -1; a bandwidth must be a positive number", "topology.gpu_link_gbps", "-1")
+	platform("gpu_link_gbps = NaN", "topology.gpu_link_gbps", "nan")
+	platform("gpu_link_gbps = +Inf", "topology.gpu_link_gbps", "inf")
+	platform("switch_link_gbps = 0", "topology.switch_link_gbps", "0")
+	platform("gpus_per_switch = 0", "topology.gpus_per_switch", "0")
+	platform("need 1 <= gpus_per_switch <= gpus_per_numa", "topology.gpus_per_numa", "1")
+	platform("nvlink is on but nvlink_gbps = 0", "topology.nvlink", "true", "topology.nvlink_gbps", "")
+	platform("nvlink_gbps = -1", "topology.nvlink_gbps", "-1")
+	platform("runtime buffer = 0", "runtime.buffer", "0")
+	platform("runtime pipeline = 0", "runtime.pipeline", "0")
+	platform("runtime reclaim_factor = -1", "runtime.reclaim_factor", "-1")
+	platform(`alloc_sync is "sometimes"`, "runtime.alloc_sync", `"sometimes"`)
+	kernel := func(want, gflops string) {
+		add("platform TOML", want, map[string]string{"p.toml": strings.Replace(platformWith(t), "[kernel.gemm]\ngflops = 13253.0", "[kernel.gemm]\n"+gflops, 1)},
+			"run", "--platform", "$D/p.toml", "--n", "4")
+	}
+	kernel("kernel gemm has gflops = 0, seconds = 0", "")
+	kernel("kernel gemm has gflops = NaN", "gflops = nan")
+	kernel("kernel gemm has gflops = -1", "gflops = -1")
+	kernel("kernel gemm has gflops = 0, seconds = -2", "seconds = -2")
+	kernel(`unknown key "kernel.gemm.gflop"; did you mean "gflops"`, "gflop = 3")
+	platform(`unknown key "topology.gpu_lnk_gbps"; did you mean "gpu_link_gbps"`, "topology.gpu_lnk_gbps", "12")
+	platform(`unknown key "runtime.bufer"; did you mean "buffer"`, "runtime.bufer", "12")
+	platform(`unknown key "platform.max_gpu"; did you mean "max_gpus"`, "platform.max_gpu", "8")
+	platform("incompatible types", "topology.gpu_link_gbps", `"12"`)
+	add("platform TOML", "no [kernel.NAME] table", map[string]string{"p.toml": regexp.MustCompile(`(?ms)^\[kernel\.[a-z]+\]\ngflops = [^\n]*\n`).ReplaceAllString(platformWith(t), "")},
+		"run", "--platform", "$D/p.toml")
+	add("platform TOML", `no performance model for kernel "potrf"`, map[string]string{"p.toml": strings.Replace(platformWith(t), "[kernel.potrf]", "[kernel.potrff]", 1)},
+		"run", "--platform", "$D/p.toml", "--workload", "cholesky", "--n", "3")
+	add("platform TOML", "does not declare (physical_memory_mib)", map[string]string{"p.toml": platformWith(t, "platform.physical_memory_mib", "")},
+		"run", "--platform", "$D/p.toml", "--memory-mb", "0")
+	add("platform TOML", `unknown key "topolgy"; did you mean "topology"`, map[string]string{"p.toml": strings.Replace(platformWith(t), "[topology]", "[topolgy]", 1)},
+		"run", "--platform", "$D/p.toml")
+
+	// Workload JSON (through run --workload-file).
+	wjson("input is empty", "")
+	wjson(`expected "{" at the top level`, "[]")
+	wjson("truncated", badWorkload[:60])
+	wjson(`unknown top-level field "taks"; did you mean "tasks"`, strings.Replace(badWorkload, `"tasks"`, `"taks"`, 1))
+	wjson(`missing top-level field "tasks"`, `{"name":"w","data":[]}`)
+	wjson(`missing top-level field "data"`, `{"name":"w","tasks":[]}`)
+	wjson("data[1] has id 5; ids must be dense", workloadWith(`{"id":1,"bytes":4}`, `{"id":5,"bytes":4}`))
+	wjson("data 1 has 0 bytes; sizes must be positive", workloadWith(`{"id":1,"bytes":4}`, `{"id":1,"bytes":0}`))
+	wjson("data 1 has -4 bytes", workloadWith(`{"id":1,"bytes":4}`, `{"id":1,"bytes":-4}`))
+	wjson("tasks[1] has id 7", workloadWith(`{"id":1,"kernel"`, `{"id":7,"kernel"`))
+	wjson("task 0 has flops -1", workloadWith(`"flops":1,"inputs":[0,1]`, `"flops":-1,"inputs":[0,1]`))
+	wjson("task 0 reads data 9, which does not exist", workloadWith(`"inputs":[0,1]`, `"inputs":[0,9]`))
+	wjson("task 0 reads data -1", workloadWith(`"inputs":[0,1]`, `"inputs":[-1]`))
+	wjson("task 0 lists input 1 twice", workloadWith(`"inputs":[0,1]`, `"inputs":[1,1]`))
+	wjson("task 1 depends on task 4, which does not exist", workloadWith(`"deps":[0]`, `"deps":[4]`))
+	wjson("task 1 depends on itself", workloadWith(`"deps":[0]`, `"deps":[1]`))
+	wjson("task 1 lists dependency 0 twice", workloadWith(`"deps":[0]`, `"deps":[0,0]`))
+	wjson("dependency cycle through tasks", workloadWith(`"inputs":[0,1],"deps":[]`, `"inputs":[0,1],"deps":[1]`))
+	wjson("tasks[0]: unknown field \"input\"", workloadWith(`"inputs":[0,1]`, `"input":[0,1]`))
+	wjson("tasks[0].inputs: expected []int, found string", workloadWith(`"inputs":[0,1]`, `"inputs":"0,1"`))
+	wjson("tasks[0].flops: expected float64, found string", workloadWith(`"flops":1,"inputs":[0,1]`, `"flops":"1","inputs":[0,1]`))
+	wjson("has no tasks", `{"name":"w","data":[],"tasks":[]}`)
+	wjson("unexpected content after the workload object", badWorkload+"{}")
+	wjson(`field "data" appears twice`, strings.Replace(badWorkload, `"data":[`, `"data":[],"data":[`, 1))
+	wjson(`no performance model for kernel "fft"`, workloadWith(`"kernel":"gemm"`, `"kernel":"fft"`))
+	wjson("syntax error", workloadWith(`"flops":1,`, `"flops":1,,`))
+	wjson("smaller than one task's inputs", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"bytes":4000000000}`), "--memory-mb", "100")
+	wjson("data[0]: unknown field \"size\"", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"size":4}`))
+	return cs
+}
+
+func TestBadInputs(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.jsonl")
+	if code, _, errs := cli("run", "--n", "2", "--memory-mb", "100", "--trace", tr); code != 0 {
+		t.Fatalf("making a trace: %s", errs)
+	}
+	s := filepath.Join(dir, "s.toml")
+	os.WriteFile(s, []byte(badSuite), 0o644)
+	res := filepath.Join(dir, "r.jsonl")
+	if code, _, errs := cli("sweep", s, "-o", res, "-q"); code != 0 {
+		t.Fatalf("making results: %s", errs)
+	}
+	trace, _ := os.ReadFile(tr)
+	results, _ := os.ReadFile(res)
+
+	cases := badCases(t, string(trace), string(results))
+	count := map[string]int{}
+	for i, c := range cases {
+		count[c.group]++
+		d := filepath.Join(dir, fmt.Sprint("case", i))
+		os.Mkdir(d, 0o755)
+		for name, text := range c.files {
+			if err := os.WriteFile(filepath.Join(d, name), []byte(strings.ReplaceAll(text, "$D", d)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c.files["locked.jsonl"] != "" || c.files["locked.jsonl"] == "" && contains(c.args, "$D/locked.jsonl") {
+			f, err := filelock.Open(filepath.Join(d, "locked.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+		}
+		before := listDir(d)
+		args := make([]string, len(c.args))
+		for j, a := range c.args {
+			args[j] = strings.ReplaceAll(a, "$D", d)
+		}
+		code, _, errs := cli(args...)
+		line := strings.TrimSpace(errs)
+		switch {
+		case code == 0:
+			t.Errorf("%s %q: exit 0; want an error mentioning %q", c.group, args, c.want)
+		case !strings.Contains(line, c.want):
+			t.Errorf("%s %q:\n got %q\nwant %q", c.group, args, line, c.want)
+		case strings.Contains(line, "\n"):
+			t.Errorf("%s %q: more than one line:\n%s", c.group, args, line)
+		}
+		if after := listDir(d); after != before {
+			t.Errorf("%s %q left files behind: %s (before: %s)", c.group, args, after, before)
+		}
+	}
+	groups := make([]string, 0, len(count))
+	total := 0
+	for g, n := range count {
+		groups = append(groups, fmt.Sprintf("%s %d", g, n))
+		total += n
+	}
+	sort.Strings(groups)
+	t.Logf("%d bad inputs: %s", total, strings.Join(groups, ", "))
+	if total < 150 {
+		t.Errorf("only %d bad inputs", total)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func listDir(d string) string {
+	ents, _ := os.ReadDir(d)
+	var names []string
+	for _, e := range ents {
+		info, _ := e.Info()
+		names = append(names, fmt.Sprintf("%s:%d", e.Name(), info.Size()))
+	}
+	return strings.Join(names, " ")
+}

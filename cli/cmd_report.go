@@ -1,0 +1,370 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/memsched/memsched/harness/report"
+	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/harness/suite"
+	"github.com/memsched/memsched/harness/trace"
+	"github.com/memsched/memsched/paper"
+	"github.com/memsched/memsched/workloads"
+)
+
+func init() {
+	register("report", "tables, figures and published-vs-reproduced numbers from results files; the reproduction report; processing-order pictures", cmdReport)
+}
+
+const reportUsage = `RESULTS.jsonl... [flags]
+
+  memsched report results/ipdps2022/2d-1gpu.jsonl --suite suites/ipdps2022/2d-1gpu.toml --claims paper/ --figures out/fig
+  memsched report --reproduction paper/REPRODUCTION.md --claims paper/ --figures paper/figures results/*/*.jsonl
+  memsched report --order-plot trace.jsonl [--workload-file w.json] -o order.png
+
+Without --suite, each record's suite is looked up by name among the suites under --suites.`
+
+func cmdReport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("report", reportUsage, stderr)
+	suitePath := fs.String("suite", "", "the suite the results come from (labels, baseline, bounds, reference series)")
+	suitesDir := fs.String("suites", "suites", "directory of suites, searched for the results' suites by name")
+	claimsDir := fs.String("claims", "", "directory of claims files (paper/): add the published numbers beside the reproduced ones")
+	format := fs.String("format", "md", "md, csv or html")
+	average := fs.String("average", report.RatioOfMeans, "improvement averaging: ratio-of-means (the papers') or mean-of-ratios")
+	figures := fs.String("figures", "", "write PNG and SVG figures under this directory (one subdirectory per suite)")
+	repro := fs.String("reproduction", "", "write the reproduction report (every claim of --claims, default paper/) to this Markdown file")
+	headlineFile := fs.String("headline", "", "with --reproduction: write the headline into this file (README.md), on the line between <!-- headline --> and <!-- /headline -->")
+	out := fs.String("o", "", "output file (default stdout; the picture file with --order-plot)")
+	orderPlot := fs.String("order-plot", "", "draw the processing order of a trace (memsched run --trace) into -o (.png or .svg)")
+	workloadFile := fs.String("workload-file", "", "with --order-plot: the run's workload JSON, when the trace header has no generator spec")
+	preview := fs.Bool("preview", false, "the results come from a quick sweep (sweep --quick): title the report and figures PREVIEW")
+	fitFile := fs.String("fit", "", "with --reproduction: the fit declaration (paper/fit/v100-gemini.toml): tag each pair train or test, and show the fit's record (fitted values, sensitivity) when it exists")
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if *average != report.RatioOfMeans && *average != report.MeanOfRatios {
+		return fmt.Errorf("--average %q: use %s or %s", *average, report.RatioOfMeans, report.MeanOfRatios)
+	}
+	if *orderPlot != "" {
+		return orderPicture(*orderPlot, *workloadFile, *out, stdout)
+	}
+	if *repro != "" {
+		if *claimsDir == "" {
+			*claimsDir = "paper"
+		}
+		opt := report.Options{Average: *average, Preview: *preview}
+		if *fitFile != "" {
+			pts, err := report.LoadReference("paper/reference/gonthier-raw-results.csv")
+			if err != nil {
+				return err
+			}
+			if opt.Fit, err = paper.LoadFit(*fitFile, pts); err != nil {
+				return err
+			}
+			if _, err := os.Stat(opt.Fit.Results); err == nil {
+				if opt.FitResult, err = paper.ReadFitResult(opt.Fit.Results); err != nil {
+					return err
+				}
+			}
+		}
+		return reproduction(files, *suitesDir, *claimsDir, *figures, *repro, *headlineFile, opt, stdout, stderr, args)
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("give at least one results file")
+	}
+	if *format != "md" && *format != "csv" && *format != "html" {
+		return fmt.Errorf("--format %q: use md, csv or html", *format)
+	}
+	recs, src, err := report.LoadSourced(files...)
+	if err != nil {
+		return err
+	}
+	var claims []paper.Claim
+	if *claimsDir != "" {
+		if claims, err = paper.LoadDir(*claimsDir); err != nil {
+			return err
+		}
+	}
+	var sets []*report.Set
+	if *suitePath != "" {
+		s, err := suite.Load(*suitePath)
+		if err != nil {
+			return err
+		}
+		set := report.NewSet(s, recs, src)
+		if set.Present == 0 {
+			fmt.Fprintf(stderr, "memsched report: no record of %s matches the current suite %s (other suite, or results of an older configuration); run memsched sweep %s\n", strings.Join(files, ", "), s.File, s.File)
+		}
+		sets = append(sets, set)
+	} else {
+		sets, err = setsByName(recs, src, files, *suitesDir, stderr)
+		if err != nil {
+			return err
+		}
+	}
+
+	var buf bytes.Buffer
+	linkDir := "."
+	if *out != "" {
+		linkDir = filepath.Dir(*out)
+	}
+	var doc report.Doc
+	for i, set := range sets {
+		set.Preview = *preview
+		warnMixed(set, stderr)
+		opt := report.Options{Average: *average, Claims: claims, LinkDir: linkDir, Preview: *preview}
+		if *claimsDir == "" && set.Suite != nil && set.Suite.Claims != "" {
+			// Without --claims, the suite's own claims file.
+			if cs, err := paper.LoadClaims(set.Suite.Path(set.Suite.Claims)); err == nil {
+				opt.Claims = cs
+			} else {
+				fmt.Fprintf(stderr, "memsched report: %v\n", err)
+			}
+		}
+		if *figures != "" {
+			dir := filepath.Join(*figures, safeName(set.Name))
+			if opt.Figures, err = report.WriteFigures(set, dir); err != nil {
+				return err
+			}
+		}
+		if *format == "csv" {
+			if i > 0 {
+				continue // one CSV holds every set
+			}
+			for _, s := range sets {
+				if err := report.WriteCSV(&buf, s); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		d, err := report.Build(set, opt)
+		if err != nil {
+			return err
+		}
+		if len(sets) == 1 {
+			doc = *d
+		} else {
+			doc.Title = "memsched report"
+			doc.Sections = append(doc.Sections, report.Section{Title: set.Title, Level: 2})
+			for _, s := range d.Sections {
+				s.Level = 3
+				doc.Sections = append(doc.Sections, s)
+			}
+		}
+	}
+	switch *format {
+	case "md":
+		err = doc.Markdown(&buf)
+	case "html":
+		err = doc.HTML(&buf)
+	}
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		_, err = stdout.Write(buf.Bytes())
+		return err
+	}
+	return os.WriteFile(*out, buf.Bytes(), 0o644)
+}
+
+// setsByName groups records by their suite name and finds each suite file
+// under dir; records of an unknown suite are reported as recorded.
+func setsByName(recs []run.Record, src, files []string, dir string, stderr io.Writer) ([]*report.Set, error) {
+	byName := map[string][]run.Record{}
+	srcByName := map[string][]string{}
+	var names []string
+	for i, r := range recs {
+		if _, ok := byName[r.Suite]; !ok {
+			names = append(names, r.Suite)
+		}
+		byName[r.Suite] = append(byName[r.Suite], r)
+		srcByName[r.Suite] = append(srcByName[r.Suite], src[i])
+	}
+	sort.Strings(names)
+	suites := loadSuites(dir, stderr)
+	var sets []*report.Set
+	for _, name := range names {
+		var s *suite.Suite
+		for _, cand := range suites {
+			if cand.Name == name && name != "" {
+				s = cand
+			}
+		}
+		if s == nil && name != "" {
+			fmt.Fprintf(stderr, "memsched report: suite %q not found under %s; reporting its records as recorded (give --suite for labels, bounds and claims)\n", name, dir)
+		}
+		sets = append(sets, report.NewSet(s, byName[name], srcByName[name]))
+	}
+	if len(sets) == 0 {
+		return nil, fmt.Errorf("no records in %s", strings.Join(files, ", "))
+	}
+	return sets, nil
+}
+
+// loadSuites parses every suite under dir; broken ones are reported and
+// skipped, since only the suites of the results matter here.
+func loadSuites(dir string, stderr io.Writer) map[string]*suite.Suite {
+	out := map[string]*suite.Suite{}
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".toml") {
+			return nil
+		}
+		s, err := suite.Load(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "memsched report: skipping suite %s:\n%v\n", path, err)
+			return nil
+		}
+		out[s.RelFile()] = s
+		return nil
+	})
+	return out
+}
+
+func safeName(s string) string {
+	if s == "" {
+		return "unnamed"
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ' ' || r == ':' {
+			return '-'
+		}
+		return r
+	}, s)
+}
+
+// warnMixed says on stderr when a table cell mixes commits.
+func warnMixed(set *report.Set, stderr io.Writer) {
+	if mixed := set.MixedCells(); len(mixed) > 0 {
+		fmt.Fprintf(stderr, "memsched report: %s: %s\n", set.Name, strings.ReplaceAll(report.MixedWarning(mixed), "**", ""))
+	}
+}
+
+func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFile string, opt report.Options, stdout, stderr io.Writer, args []string) error {
+	average, preview := opt.Average, opt.Preview
+	claims, err := paper.LoadDir(claimsDir)
+	if err != nil {
+		return err
+	}
+	recs, src, err := report.LoadSourced(files...)
+	if err != nil {
+		return err
+	}
+	named := map[string]bool{}
+	for _, c := range claims {
+		if c.Suite != "" {
+			named[c.Suite] = true
+		}
+	}
+	swept := map[string]bool{} // suite names the records were swept from
+	for _, r := range recs {
+		swept[r.Suite] = true
+	}
+	results := map[string]*report.SuiteResults{}
+	linkDir := filepath.Dir(out)
+	for rel, s := range loadSuites(suitesDir, stderr) {
+		// A suite whose runs coincide with another's (quick.toml) matches
+		// records it did not produce: only claimed or swept suites count.
+		if !named[rel] && !swept[s.Name] {
+			continue
+		}
+		set := report.NewSet(s, recs, src)
+		if set.Present == 0 {
+			set = nil
+		} else {
+			set.Preview = preview
+			warnMixed(set, stderr)
+		}
+		sr := &report.SuiteResults{Suite: s, Set: set}
+		if set != nil && figures != "" {
+			dir := filepath.Join(figures, filepath.FromSlash(strings.TrimSuffix(strings.TrimPrefix(rel, "suites/"), ".toml")))
+			if sr.Figures, err = report.WriteFigures(set, dir); err != nil {
+				return err
+			}
+		}
+		results[rel] = sr
+	}
+	command := "memsched report " + strings.Join(args, " ")
+	opt.LinkDir = linkDir
+	d, err := report.Reproduction(claims, results, opt, command)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := d.Markdown(&buf); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	counts, h := report.Counts(claims, results, average)
+	fmt.Fprintf(stdout, "%s: %s; %d claims: %d reproduced, %d within noise, %d off, %d not run, %d not yet reproducible, %d definitions, %d faster than published, %d platform inputs, %d restatements, %d qualitative\n",
+		out, h, len(claims), counts[report.StatusReproduced], counts[report.StatusNoise], counts[report.StatusOff], counts[report.StatusNotRun], counts[report.StatusNotYet],
+		counts[report.StatusDefinition], counts[report.StatusFaster], counts[report.StatusInput], counts[report.StatusRestates], counts[report.StatusQualitative])
+	if headlineFile != "" {
+		return writeHeadline(headlineFile, fmt.Sprintf("**%s** (%s).", h, out))
+	}
+	return nil
+}
+
+// writeHeadline replaces the text between the headline markers of a file
+// (README.md), so the number beside the command that makes it stays true.
+func writeHeadline(path, text string) error {
+	const begin, end = "<!-- headline -->", "<!-- /headline -->"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	s := string(data)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		return fmt.Errorf("--headline %s: no %s ... %s markers; add them where the headline goes", path, begin, end)
+	}
+	s = s[:i+len(begin)] + text + s[j:]
+	return os.WriteFile(path, []byte(s), 0o644)
+}
+
+func orderPicture(tracePath, workloadFile, out string, stdout io.Writer) error {
+	if out == "" {
+		return fmt.Errorf("--order-plot needs -o FILE.png (or .svg)")
+	}
+	f, err := os.Open(tracePath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	t, err := trace.Read(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tracePath, err)
+	}
+	var w *workloads.Workload
+	switch {
+	case workloadFile != "":
+		w, err = workloads.ReadJSONFile(workloadFile)
+	case t.Header.WorkloadFile != "":
+		w, err = workloads.ReadJSONFile(t.Header.WorkloadFile)
+	case t.Header.Workload != nil:
+		w, err = workloads.Generate(*t.Header.Workload)
+	default:
+		return fmt.Errorf("%s has no workload spec in its header; give --workload-file W.json (memsched workload writes one)", tracePath)
+	}
+	if err != nil {
+		return err
+	}
+	if err := report.OrderPlot(t.Events, w, out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", out)
+	return nil
+}

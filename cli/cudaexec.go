@@ -1,0 +1,14 @@
+package cli
+
+// The CUDA executor runs schedules on the GPUs present (`memsched run
+// --executor cuda`). It loads libcudart and libcublas at run time through
+// purego, so the binary still builds with CGO_ENABLED=0 and the simulator
+// runs anywhere; without a GPU the executor says so.
+import (
+	"github.com/memsched/memsched/harness/cudaexec"
+	"github.com/memsched/memsched/harness/run"
+)
+
+func init() {
+	run.RegisterExecutor("cuda", cudaexec.Run)
+}

@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/internal/suggest"
+	"github.com/memsched/memsched/workloads"
+)
+
+var errHelp = errors.New("help")
+
+// newFlags makes a flag set whose errors come back to mainArgs.
+func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors come back to mainArgs; -h prints the usage itself
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: memsched %s %s\n\nFlags:\n", name, usage)
+		fs.SetOutput(stderr)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parse parses flags; an error comes back as one line (with the closest
+// flag for a typo) and the usage is printed for -h only.
+func parse(fs *flag.FlagSet, args []string) error {
+	usage := fs.Usage
+	fs.Usage = func() {} // package flag calls it on every error
+	err := fs.Parse(args)
+	fs.Usage = usage
+	if errors.Is(err, flag.ErrHelp) {
+		usage()
+		return errHelp
+	}
+	var name, value string
+	if n, _ := fmt.Sscanf(fmt.Sprint(err), "invalid value %q for flag -%s", &value, &name); n == 2 {
+		name = strings.TrimSuffix(name, ":")
+		if f := fs.Lookup(name); f != nil {
+			if g, ok := f.Value.(flag.Getter); ok {
+				if _, ok := g.Get().(time.Duration); ok {
+					return fmt.Errorf("--%s %s: not a duration; write e.g. 90s, 10m or 1h30m", name, value)
+				}
+			}
+		}
+	}
+	if name, ok := strings.CutPrefix(fmt.Sprint(err), "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		return fmt.Errorf("unknown flag --%s%s (memsched %s -h lists the flags)", name, suggest.Closest(name, names), fs.Name())
+	}
+	return err
+}
+
+// workloadFlags are shared by run and workload.
+type workloadFlags struct {
+	spec workloads.Spec
+	file string
+	opts paramFlag
+}
+
+func (w *workloadFlags) register(fs *flag.FlagSet, withFile bool) {
+	fs.StringVar(&w.spec.Kind, "workload", "matmul2d", "workload kind: "+strings.Join(workloads.Kinds(), ", "))
+	fs.StringVar(&w.spec.Kind, "kind", "matmul2d", "alias of --workload")
+	fs.IntVar(&w.spec.N, "n", 10, "matrix size in tiles")
+	fs.IntVar(&w.spec.Tile, "tile", workloads.DefaultTile, "tile size (elements)")
+	fs.IntVar(&w.spec.Z, "z", workloads.DefaultZ, "inner dimension of the 2D product (elements)")
+	fs.IntVar(&w.spec.NZ, "nz", 0, "3D depth in tiles (0 = n)")
+	fs.StringVar(&w.spec.Order, "order", "", "submission order: submission or random")
+	fs.Float64Var(&w.spec.Keep, "keep", 0, "sparse2d: probability of keeping a task, in (0, 1] (0 = 0.1)")
+	fs.BoolVar(&w.spec.Deps, "deps", false, "the task graph: updated tiles in mode RW and their dependencies (3D accumulation, Cholesky, LU)")
+	fs.BoolVar(&w.spec.WriteC, "write-c", false, "2D kinds: each task also writes a scratch C tile (mode W, discarded), as IPDPS 2022's random-order sgemm did")
+	w.opts = paramFlag{}
+	fs.Var(w.opts, "opt", "option of an application workload (tree, fmm, qrmumps, spldlt, stencil) name=value, repeatable; memsched workload -h lists them")
+	if withFile {
+		fs.StringVar(&w.file, "workload-file", "", "read the task set from a JSON file instead of generating it")
+	}
+}
+
+// generatorFlags describe a generated workload; a workload file fixes the
+// task set, so they cannot come with --workload-file.
+var generatorFlags = []string{"workload", "kind", "n", "tile", "z", "nz", "order", "keep", "deps"}
+
+func (w *workloadFlags) build(fs *flag.FlagSet, seed uint64) (*workloads.Workload, error) {
+	if w.file != "" {
+		var given []string
+		fs.Visit(func(f *flag.Flag) {
+			if slices.Contains(generatorFlags, f.Name) {
+				given = append(given, "--"+f.Name)
+			}
+		})
+		if len(given) > 0 {
+			return nil, fmt.Errorf("%s given with --workload-file: a workload file fixes the task set; remove %s or --workload-file", strings.Join(given, ", "), strings.Join(given, ", "))
+		}
+		return workloads.ReadJSONFile(w.file)
+	}
+	if w.spec.Keep != 0 && w.spec.Kind != workloads.KindSparse2D {
+		return nil, fmt.Errorf("--keep is for --workload sparse2d, not %s", w.spec.Kind)
+	}
+	s := w.spec
+	s.Seed = seed
+	if len(w.opts) > 0 {
+		s.Opts = w.opts.String()
+	}
+	w.spec.Opts = s.Opts
+	return workloads.Generate(s)
+}
+
+// platformFlags select and size the platform.
+type platformFlags struct {
+	preset      string
+	gpus        int
+	cpus        int
+	memoryMB    float64
+	memoryBytes int64
+	nvlink      bool
+	pcieGBps    float64
+}
+
+func (p *platformFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.preset, "platform", "v100-gemini", "platform preset ("+strings.Join(hardware.Presets(), ", ")+") or a preset .toml file")
+	fs.IntVar(&p.gpus, "gpus", 0, "number of GPUs; omitted = the preset's (v100-gemini: 1)")
+	fs.IntVar(&p.cpus, "cpus", 0, "number of CPU-core workers; omitted = the preset's (v100-gemini: 0)")
+	fs.Float64Var(&p.memoryMB, "memory-mb", 0, "memory per GPU (RAM out of core) in MiB (the papers' MB); 0 = no limit (the whole memory), as in suites and claims; omitted = the preset's (v100-gemini: 500)")
+	fs.Int64Var(&p.memoryBytes, "memory-bytes", 0, "memory per GPU (RAM out of core) in bytes, > 0 (toy instances)")
+	fs.BoolVar(&p.nvlink, "nvlink", false, "GPU-to-GPU copies over NVLink: --nvlink or --nvlink=false (default: the preset's)")
+	fs.Float64Var(&p.pcieGBps, "pcie-gbps", 0, "override the per-GPU PCIe link bandwidth in GB/s, > 0 (COLOC 2021 used 6)")
+}
+
+// build loads the preset and applies the flags the user gave (fs.Visit):
+// a flag left out keeps the preset's value.
+func (p *platformFlags) build(fs *flag.FlagSet) (*hardware.Platform, error) {
+	pl, err := hardware.Load(p.preset)
+	if err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["gpus"] {
+		pl.GPUs = p.gpus
+	}
+	if set["cpus"] {
+		pl.CPUs = p.cpus
+	}
+	switch {
+	case set["memory-mb"] && set["memory-bytes"]:
+		return nil, fmt.Errorf("--memory-mb and --memory-bytes both given; keep one")
+	case set["memory-bytes"]:
+		if err := pl.SetMemoryCapBytes(p.memoryBytes); err != nil {
+			return nil, fmt.Errorf("--memory-bytes %d: %w", p.memoryBytes, err)
+		}
+	case set["memory-mb"]:
+		if err := pl.SetMemoryCap(p.memoryMB); err != nil {
+			return nil, fmt.Errorf("--memory-mb %g: %w", p.memoryMB, err)
+		}
+	}
+	if set["nvlink"] {
+		pl.Topology.NVLink = p.nvlink
+	}
+	if set["pcie-gbps"] {
+		if !(p.pcieGBps > 0) || math.IsInf(p.pcieGBps, 1) {
+			return nil, fmt.Errorf("--pcie-gbps %g: give a positive bandwidth in GB/s", p.pcieGBps)
+		}
+		pl.Topology.GPULinkGBps = p.pcieGBps
+	}
+	if set["gpus"] && (p.gpus < 0 || p.gpus > pl.MaxGPUs) {
+		return nil, fmt.Errorf("--gpus %d: platform %s has 0 to %d GPUs", p.gpus, pl.Name, pl.MaxGPUs)
+	}
+	if set["cpus"] && (p.cpus < 0 || p.cpus > pl.MaxCPUs) {
+		return nil, fmt.Errorf("--cpus %d: platform %s has 0 to %d CPU cores for workers", p.cpus, pl.Name, pl.MaxCPUs)
+	}
+	if pl.GPUs+pl.CPUs < 1 {
+		return nil, fmt.Errorf("--gpus %d --cpus %d: no worker; ask for at least one GPU or CPU core", pl.GPUs, pl.CPUs)
+	}
+	return pl, pl.Check()
+}
+
+// paramFlag collects repeated --param key=value.
+type paramFlag map[string]string
+
+func (p paramFlag) String() string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k+"="+p[k])
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
+
+func (p paramFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("--param %q: want key=value, e.g. --param eviction=luf", s)
+	}
+	p[k] = v
+	return nil
+}

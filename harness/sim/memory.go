@@ -1,0 +1,538 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/workloads"
+)
+
+// request asks for data on a node: a prefetch (for a buffered task) or a
+// fetch (for a popped one). An access in mode W only allocates.
+type request struct {
+	data     int
+	prefetch bool
+	alloc    bool
+}
+
+// node is one memory node: what it holds, the requests for it, its copy
+// engines (one incoming, one outgoing to home) and its LRU list.
+type node struct {
+	id       int
+	capacity int64 // bytes; < 0 unlimited
+	isHome   bool
+	gpu      bool  // device allocation rules (Runtime.AllocSync) apply
+	workers  []int // the workers computing from it
+	state    []uint8
+	pin      []int32 // popped tasks using the data
+	want     []int32 // buffered tasks using the data
+	reading  []int32 // copies reading the data out of this node
+	toHome   []bool  // a write-back of the data is queued or running
+	prefReq  []bool  // a prefetch request for the data waits in prefQ
+	used     int64
+	freeing  int64   // bytes of evicted data still being written back
+	lruPrev  []int32 // doubly linked LRU list over resident data; head = least recent
+	lruNext  []int32
+	lruHead  int32
+	lruTail  int32
+	fetchQ   []request
+	prefQ    []request
+	prefHead int
+	copyQ    []request // allocated loads, in issue order (one incoming stream)
+	busyIn   bool
+	waitHome int   // data the head of copyQ waits for at home, or -1
+	outQ     []int // write-backs to home, in order (one outgoing stream)
+	busyOut  bool
+	// Under Runtime.AllocSync, an allocation blocks the GPU's driver until
+	// the device drains: the kernels launched when it blocked (done reaches
+	// barrier) and every queued copy finish; meanwhile it pops, launches
+	// and issues nothing. barrier < 0: not blocked.
+	barrier int
+	done    int // tasks finished on this node
+	// allocated says an allocation for a write completed during a step:
+	// the node's other workers may start a task.
+	allocated bool
+	// batch: the node's workers are being started together (kick), and
+	// refetch says one of them queued a fetch to handle after them.
+	batch, refetch bool
+}
+
+func newNode(id int, ns hardware.Node, nd int) *node {
+	return &node{id: id, capacity: ns.Capacity, isHome: ns.Home, gpu: ns.GPU,
+		state: make([]uint8, nd), pin: make([]int32, nd), want: make([]int32, nd), reading: make([]int32, nd),
+		toHome: make([]bool, nd), prefReq: make([]bool, nd), lruPrev: make([]int32, nd), lruNext: make([]int32, nd),
+		lruHead: -1, lruTail: -1, barrier: -1, waitHome: -1}
+}
+
+// requestPrefetch queues a prefetch unless one is already queued (StarPU
+// reuses the pending request of the data).
+func (n *node) requestPrefetch(d int, mode workloads.Mode) {
+	if !n.prefReq[d] {
+		n.prefReq[d] = true
+		n.prefQ = append(n.prefQ, request{d, true, mode == workloads.W})
+	}
+}
+
+// startTransfer issues the node's pending requests, then starts its next
+// copy. StarPU allocates a request's memory when it handles the request and
+// queues the copy on the node's single incoming stream; fetch requests are
+// handled before prefetch requests, each list in request order, and a
+// prefetch that cannot get memory stops the prefetches behind it
+// (__starpu_handle_node_data_requests: "Prefetching more there would make
+// the situation even worse"). With Runtime.JustInTime (the former model) a
+// load is chosen and allocated only when the copy engine is idle.
+func (e *Engine) startTransfer(n int) {
+	e.issue(n)
+	e.startCopy(n)
+}
+
+func (e *Engine) issue(ni int) {
+	n := e.nodes[ni]
+	waiting := false // an allocation waits for the device to drain
+	defer func() {
+		if !waiting {
+			n.barrier = -1 // the driver is not blocked
+		}
+	}()
+	for {
+		pending := len(n.copyQ)
+		if n.busyIn {
+			pending++
+		}
+		if len(n.workers) > 1 {
+			if !e.issueShared(ni, pending) {
+				return
+			}
+			pending = len(n.copyQ) // the memory is shared: only the fetches differ
+			if n.busyIn {
+				pending++
+			}
+		} else if e.rt.JustInTime && pending > 0 {
+			return
+		}
+		for len(n.fetchQ) > 0 {
+			if d := n.fetchQ[0].data; n.state[d] != absent || n.pin[d] == 0 {
+				n.fetchQ = popFront(n.fetchQ)
+				continue
+			}
+			break
+		}
+		if len(n.fetchQ) > 0 {
+			r := n.fetchQ[0]
+			if pending >= maxPendingFetch {
+				return
+			}
+			var ok bool
+			if ok, waiting = e.allocate(ni, r, e.forHead(n, r.data)); !ok {
+				return // wait for memory: a copy or a task to end
+			}
+			n.fetchQ = popFront(n.fetchQ)
+			continue
+		}
+		for n.prefHead < len(n.prefQ) {
+			if d := n.prefQ[n.prefHead].data; n.state[d] != absent || n.want[d] == 0 || !n.prefReq[d] {
+				n.prefHead++
+				continue
+			}
+			break
+		}
+		if n.prefHead > 1024 && n.prefHead*2 > len(n.prefQ) {
+			n.prefQ = append(n.prefQ[:0], n.prefQ[n.prefHead:]...)
+			n.prefHead = 0
+		}
+		if n.prefHead == len(n.prefQ) || pending >= maxPendingPrefetch {
+			return
+		}
+		var ok bool
+		if ok, waiting = e.allocate(ni, n.prefQ[n.prefHead], false); !ok {
+			return // declined: retry when memory changes
+		}
+		n.prefHead++
+	}
+}
+
+// issueShared handles the fetches of a memory shared by several workers
+// (CPU cores out of core): each worker fetches its own task's data, as
+// StarPU's CPU driver does in its own thread, so a fetch that cannot get
+// memory does not hold up the others'. It reports whether every fetch was
+// handled (prefetches may go next).
+func (e *Engine) issueShared(ni, pending int) bool {
+	n := e.nodes[ni]
+	all := true
+	// The head does not change while requests are handled; a fetch (not
+	// for the head) that found no memory tells that every other one of its
+	// size would find none either (it evicted all it could), so they wait
+	// without asking: 48 cores share a queue of about as many fetches.
+	h, running := e.head(n)
+	failed := int64(-1)
+	for i := 0; i < len(n.fetchQ); {
+		r := n.fetchQ[i]
+		if n.state[r.data] != absent || n.pin[r.data] == 0 {
+			n.fetchQ = append(n.fetchQ[:i], n.fetchQ[i+1:]...)
+			continue
+		}
+		if pending >= maxPendingFetch {
+			return false
+		}
+		head := h >= 0 && !running && e.w.Tasks[h].Reads(r.data)
+		size := e.w.Data[r.data].Bytes
+		if !head && size == failed {
+			all = false
+			i++
+			continue
+		}
+		if ok, _ := e.allocate(ni, r, head); !ok {
+			if !head {
+				failed = size
+			}
+			all = false
+			i++
+			continue
+		}
+		n.fetchQ = append(n.fetchQ[:i], n.fetchQ[i+1:]...)
+		if !r.alloc {
+			pending++
+		}
+	}
+	return all
+}
+
+// head is the node's oldest popped task (on a GPU, the next to compute),
+// -1 when none; running says whether it computes.
+func (e *Engine) head(n *node) (task int, running bool) {
+	task = -1
+	for _, w := range n.workers {
+		wk := e.workers[w]
+		if len(wk.pipe) > 0 && (task < 0 || e.popSeq[wk.pipe[0]] < e.popSeq[task]) {
+			task, running = wk.pipe[0], wk.busy
+		}
+	}
+	return task, running
+}
+
+// forHead reports whether a fetch is for the node's oldest popped task,
+// which waits for it: that task may evict data of younger popped tasks as
+// a last resort, so workers sharing a memory cannot deadlock.
+func (e *Engine) forHead(n *node, d int) bool {
+	h, running := e.head(n)
+	return h >= 0 && !running && e.w.Tasks[h].Reads(d)
+}
+
+// usedNow reports whether a task computing on the node, or its oldest
+// popped task, uses the data: what a last-resort eviction must keep.
+func (e *Engine) usedNow(n *node, d int) bool {
+	if h, _ := e.head(n); h >= 0 && e.w.Tasks[h].Reads(d) {
+		return true
+	}
+	for _, w := range n.workers {
+		if wk := e.workers[w]; wk.busy && e.w.Tasks[wk.pipe[0]].Reads(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// allocate finds memory for a request and queues its copy. Under
+// Runtime.AllocSync it first waits for the GPU to drain (device memory
+// allocation and release synchronise the device): it then reports wait. A
+// load that takes over an evicted datum's allocation (Runtime.ReuseSameSize)
+// allocates nothing and never waits.
+func (e *Engine) allocate(ni int, r request, head bool) (ok, wait bool) {
+	n := e.nodes[ni]
+	size := e.w.Data[r.data].Bytes
+	full := n.capacity >= 0 && n.used+size > n.capacity
+	if full && e.rt.ReuseSameSize {
+		if v := e.reuseVictim(ni, size, r.prefetch); v >= 0 {
+			e.evict(ni, v)
+			e.enqueue(ni, r)
+			return true, false
+		}
+	}
+	if full && r.prefetch && e.firstCandidate(ni, true) < 0 {
+		return false, false // nothing a prefetch may evict: do not wait for it
+	}
+	if n.gpu && (e.rt.AllocSync == "all" || (e.rt.AllocSync == "evict" && full)) {
+		if n.barrier < 0 {
+			n.barrier = n.done + e.readyPrefix(n.workers[0])
+		}
+		if n.done < n.barrier || len(n.copyQ) > 0 || n.busyIn || len(n.outQ) > 0 || n.busyOut {
+			return false, true // blocked until the GPU drains: a task or copy ends
+		}
+	}
+	n.barrier = -1
+	if full && !e.makeRoom(ni, size, r.prefetch, head) {
+		return false, false
+	}
+	e.enqueue(ni, r)
+	return true, false
+}
+
+// enqueue allocates a request's memory and queues its copy. An access in
+// mode W needs no copy: the allocation is the data. On the home node the
+// copy is the write-back of another node's valid copy.
+func (e *Engine) enqueue(ni int, r request) {
+	n := e.nodes[ni]
+	d := r.data
+	n.state[d] = queued
+	n.prefReq[d] = false
+	n.used += e.w.Data[d].Bytes
+	switch {
+	case r.alloc:
+		n.state[d] = resident
+		n.allocated = true
+		n.lruAppend(d)
+		e.emit(Event{Ev: "alloc", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: e.w.Data[d].Bytes})
+		e.observe(schedulers.LoadStarted, ni, d)
+		e.observe(schedulers.Loaded, ni, d)
+	case ni == e.home:
+		e.fetchHome(d)
+	default:
+		n.copyQ = append(n.copyQ, r)
+	}
+}
+
+// candidates lists, in LRU order, the data a load may evict: no popped
+// task uses them, no copy reads them and, for a prefetch, no buffered task
+// uses them either.
+func (e *Engine) candidates(ni int, prefetch bool) []int {
+	n := e.nodes[ni]
+	e.cand = e.cand[:0]
+	for d := n.lruHead; d >= 0; d = n.lruNext[d] {
+		if n.evictable(d, prefetch) {
+			e.cand = append(e.cand, int(d))
+		}
+	}
+	return e.cand
+}
+
+func (n *node) evictable(d int32, prefetch bool) bool {
+	return n.pin[d] == 0 && (!prefetch || n.want[d] == 0) && n.reading[d] == 0
+}
+
+// firstCandidate is the first of candidates, -1 when there is none,
+// without listing them.
+func (e *Engine) firstCandidate(ni int, prefetch bool) int {
+	n := e.nodes[ni]
+	for d := n.lruHead; d >= 0; d = n.lruNext[d] {
+		if n.evictable(d, prefetch) {
+			return int(d)
+		}
+	}
+	return -1
+}
+
+// reuseVictim picks the least recently used candidate of exactly size
+// bytes that needs no write-back (the scheduler's policy chooses among
+// them if it has one), or -1.
+func (e *Engine) reuseVictim(ni int, size int64, prefetch bool) int {
+	all := e.candidates(ni, prefetch)
+	same := all[:0]
+	for _, d := range all {
+		if e.w.Data[d].Bytes == size && !e.lastCopy(ni, d) {
+			same = append(same, d)
+		}
+	}
+	e.cand = same
+	if len(same) == 0 {
+		return -1
+	}
+	return e.choose(ni, same, prefetch)
+}
+
+// choose asks the scheduler's policy for a victim among the candidates
+// (LRU first), -1 when it declines for a prefetch.
+func (e *Engine) choose(ni int, cand []int, prefetch bool) int {
+	victim := cand[0]
+	if e.evictor != nil {
+		var v int
+		e.timed(e.firstWorker(ni), func() error { v = e.evictor.Victim(ni, cand, prefetch); return nil })
+		if v < 0 && prefetch {
+			return -1
+		}
+		if v >= 0 {
+			if !e.isCandidate(v) {
+				e.faultf("eviction policy chose data %d, which is not evictable on node %d", v, ni)
+			}
+			victim = v
+		}
+	}
+	return victim
+}
+
+func (e *Engine) firstWorker(ni int) int {
+	if ws := e.nodes[ni].workers; len(ws) > 0 {
+		return ws[0]
+	}
+	return -1
+}
+
+// makeRoom evicts until size bytes fit; when it must evict, it frees at
+// least Runtime.ReclaimFactor times size, as StarPU's allocator reclaims
+// starpu_memstrategy_data_size_coefficient (2) times the size it misses
+// (_starpu_allocate_interface, _starpu_memory_reclaim_generic). A prefetch
+// only evicts data no buffered or popped task uses, and its policy may
+// decline. A fetch evicts data no popped task uses; for the node's oldest
+// popped task it may evict data of younger popped tasks as a last resort,
+// so the pipeline cannot deadlock. Evicting the last valid copy of a datum
+// frees its memory only once it is written back: the load then waits.
+func (e *Engine) makeRoom(ni int, size int64, prefetch, head bool) bool {
+	n := e.nodes[ni]
+	need := n.used + size - n.capacity
+	if need <= 0 {
+		return true
+	}
+	if n.freeing >= need {
+		return false // write-backs in flight will make the room
+	}
+	target := need
+	if f := e.rt.ReclaimFactor; f > 1 {
+		target = max(need, int64(math.Ceil(f*float64(size))))
+	}
+	freed := n.freeing
+	for freed < target {
+		victim := -1
+		if e.evictor == nil {
+			victim = e.firstCandidate(ni, prefetch) // LRU
+		} else if cand := e.candidates(ni, prefetch); len(cand) > 0 {
+			victim = e.choose(ni, cand, prefetch)
+		}
+		if victim < 0 && head && freed < need {
+			for d := n.lruHead; d >= 0; d = n.lruNext[d] {
+				if n.reading[d] == 0 && !e.usedNow(n, int(d)) {
+					victim = int(d)
+					break
+				}
+			}
+		}
+		if victim < 0 {
+			break
+		}
+		freed += e.w.Data[victim].Bytes
+		e.evict(ni, victim)
+	}
+	return n.used+size <= n.capacity
+}
+
+func (e *Engine) isCandidate(d int) bool {
+	for _, c := range e.cand {
+		if c == d {
+			return true
+		}
+	}
+	return false
+}
+
+// lastCopy reports whether the node holds the only valid copy of a datum:
+// evicting it needs a write-back.
+func (e *Engine) lastCopy(ni, d int) bool {
+	if e.nodes[e.home].state[d] == resident || e.w.Data[d].Scratch {
+		return false
+	}
+	for o, m := range e.nodes {
+		if o != ni && o != e.home && m.state[d] == resident {
+			return false
+		}
+	}
+	return true
+}
+
+// evict removes a datum from a node; the last valid copy is written back
+// first, and its memory freed when that ends (finishOut).
+func (e *Engine) evict(ni, d int) {
+	n := e.nodes[ni]
+	bytes := e.w.Data[d].Bytes
+	if e.lastCopy(ni, d) {
+		n.state[d] = flushing
+		n.freeing += bytes
+		n.lruRemove(d)
+		e.stats.Evictions++
+		e.observe(schedulers.Evicted, ni, d) // gone, for the scheduler
+		e.sendHome(ni, d)
+		return
+	}
+	n.state[d] = absent
+	n.used -= bytes
+	n.lruRemove(d)
+	e.stats.Evictions++
+	e.emit(Event{Ev: "evict", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
+	if e.be != nil {
+		e.be.Evicted(ni, d)
+	}
+	e.observe(schedulers.Evicted, ni, d)
+	e.afterLeave(ni, d)
+}
+
+// afterLeave re-requests a datum that left a node while tasks there still
+// use it: a popped task fetches it again; a buffered one only with
+// Runtime.Reprefetch (StarPU prefetches once, at push).
+func (e *Engine) afterLeave(ni, d int) {
+	n := e.nodes[ni]
+	if n.want[d] > 0 && e.rt.Reprefetch {
+		n.requestPrefetch(d, e.modeOn(n, d))
+	}
+	if n.pin[d] > 0 {
+		n.fetchQ = append(n.fetchQ, request{d, false, e.modeOn(n, d) == workloads.W})
+	}
+}
+
+// modeOn is the access mode of the first queued task of the node's workers
+// that uses a datum (R when none does).
+func (e *Engine) modeOn(n *node, d int) workloads.Mode {
+	for _, w := range n.workers {
+		wk := e.workers[w]
+		for _, list := range [][]int{wk.pipe, *wk.buffer} {
+			for _, task := range list {
+				t := &e.w.Tasks[task]
+				for k, in := range t.Inputs {
+					if in == d {
+						return t.Mode(k)
+					}
+				}
+			}
+		}
+	}
+	return workloads.R
+}
+
+// touch makes resident data the most recently used.
+func (n *node) touch(d int) {
+	if n.state[d] == resident {
+		n.lruRemove(d)
+		n.lruAppend(d)
+	}
+}
+
+func (n *node) lruAppend(di int) {
+	d := int32(di)
+	n.lruPrev[d], n.lruNext[d] = n.lruTail, -1
+	if n.lruTail >= 0 {
+		n.lruNext[n.lruTail] = d
+	} else {
+		n.lruHead = d
+	}
+	n.lruTail = d
+}
+
+func (n *node) lruRemove(di int) {
+	d := int32(di)
+	p, x := n.lruPrev[d], n.lruNext[d]
+	if p >= 0 {
+		n.lruNext[p] = x
+	} else {
+		n.lruHead = x
+	}
+	if x >= 0 {
+		n.lruPrev[x] = p
+	} else {
+		n.lruTail = p
+	}
+}
+
+// popFront removes a queue's first element in place: the queues are a few
+// requests long, and keeping their array avoids reallocating it as a
+// sliding window would.
+func popFront[T any](q []T) []T {
+	copy(q, q[1:])
+	return q[:len(q)-1]
+}

@@ -1,0 +1,463 @@
+package sim
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/schedulers"
+)
+
+// flow is one copy in progress over a path of links: a load into a node
+// (from home, or from a peer GPU over NVLink) or a write-back to home.
+type flow struct {
+	node, src, data int // destination node (home for a write-back), source node
+	path            int // identifies links: at most one active flow per path
+	links           []int
+	remaining, rate float64
+	prefetch        bool
+	out             bool   // a write-back from src to home
+	version         uint32 // the data's version a write-back carries
+}
+
+// startCopy starts the oldest queued copy of a node if its incoming copy
+// engine is idle, from the source StarPU would pick (source); when no valid
+// copy can reach the node directly, the copy waits for one at home
+// (fetchHome), as StarPU routes it through main memory.
+func (e *Engine) startCopy(ni int) {
+	n := e.nodes[ni]
+	if n.busyIn || len(n.copyQ) == 0 {
+		return
+	}
+	r := n.copyQ[0]
+	src := e.source(ni, r.data)
+	if src < 0 {
+		n.waitHome = r.data
+		e.fetchHome(r.data)
+		return
+	}
+	n.waitHome = -1
+	n.copyQ = popFront(n.copyQ)
+	e.load(ni, r.data, src, r.prefetch)
+}
+
+// source is the node a copy of d to node ni comes from, -1 when no valid
+// copy can reach it directly. As StarPU's _starpu_select_src_node, it is
+// the valid copy with the fastest route, home first on a tie; GPUs copy
+// peer to peer when peer copies are on (Topology.NVLink): over their
+// NVLinks, or over PCIe for a pair without (hardware.Platform.PeerPath).
+func (e *Engine) source(ni, d int) int {
+	best, bw := -1, 0.0
+	if e.nodes[e.home].state[d] == resident {
+		best, bw = e.home, e.homeGBps[ni]
+	}
+	if e.peerGBps != nil && e.nodes[ni].gpu {
+		for o, m := range e.nodes {
+			if o != ni && m.gpu && m.state[d] == resident && e.peerGBps[o][ni] > bw {
+				best, bw = o, e.peerGBps[o][ni]
+			}
+		}
+	}
+	return best
+}
+
+// peerRoutes prepares the links of every peer copy between GPUs when peer
+// copies are on: the NVLink connections as links of their own, PCIe paths
+// over the tree's links.
+func (e *Engine) peerRoutes() {
+	g := e.p.GPUs
+	if !e.p.Topology.NVLink || e.be != nil || g < 2 {
+		return
+	}
+	e.peerLinks = make([][][]int, g)
+	e.peerGBps = make([][]float64, g)
+	for a := range g {
+		e.peerLinks[a] = make([][]int, g)
+		e.peerGBps[a] = make([]float64, g)
+		for b := range g {
+			if a == b {
+				continue
+			}
+			names, gbps := e.p.PeerPath(a, b)
+			if gbps > 0 {
+				if _, ok := e.linkIndex[names[0]]; !ok {
+					e.linkIndex[names[0]] = len(e.links)
+					e.links = append(e.links, hardware.Link{Name: names[0], GBps: gbps})
+				}
+			}
+			for _, name := range names {
+				e.peerLinks[a][b] = append(e.peerLinks[a][b], e.linkIndex[name])
+			}
+			e.peerGBps[a][b] = e.p.PeerGBps(a, b)
+		}
+	}
+}
+
+func (e *Engine) load(ni, d, src int, prefetch bool) {
+	n := e.nodes[ni]
+	bytes := e.w.Data[d].Bytes
+	n.state[d] = loading
+	n.busyIn = true
+	kind := "fetch"
+	if prefetch {
+		kind = "prefetch"
+	}
+	if e.be != nil {
+		e.observe(schedulers.LoadStarted, ni, d)
+		i := e.emit(Event{Ev: "load_start", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes, Kind: kind, Src: src})
+		e.be.StartLoad(ni, d, prefetch, i)
+		return
+	}
+	f := e.newFlow()
+	*f = flow{node: ni, src: src, data: d, remaining: float64(bytes), prefetch: prefetch, path: ni}
+	if src == e.home {
+		f.links, f.path = e.homePath(ni, d, false)
+	} else {
+		f.links = e.peerLinks[src][ni]
+		f.path = 2*len(e.nodes) + ni*len(e.nodes) + src
+		e.nodes[src].reading[d]++
+	}
+	e.startFlow(f)
+	e.observe(schedulers.LoadStarted, ni, d)
+	e.emit(Event{Ev: "load_start", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes, Kind: kind, Src: src})
+}
+
+// LoadDone is a backend's report that a host-to-GPU copy finished.
+func (e *Engine) LoadDone(g, d int, prefetch bool) { e.loadDone(g, d, prefetch, e.home) }
+
+func (e *Engine) loadDone(ni, d int, prefetch bool, src int) {
+	n := e.nodes[ni]
+	n.busyIn = false
+	n.state[d] = resident
+	n.lruAppend(d)
+	bytes := e.w.Data[d].Bytes
+	e.stats.Loads++
+	if src != e.home {
+		e.stats.BytesD2D += bytes
+	} else {
+		e.stats.BytesH2D += bytes
+	}
+	if prefetch {
+		e.stats.Prefetches++
+	} else {
+		e.stats.Fetches++
+	}
+	freedSrc := false // the source's copy may be evicted (or written) now
+	if src != e.home {
+		m := e.nodes[src]
+		m.reading[d]--
+		freedSrc = m.reading[d] == 0
+	}
+	e.emit(Event{Ev: "load_end", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes, Src: src})
+	e.observe(schedulers.Loaded, ni, d)
+	e.kick(ni)
+	if freedSrc {
+		e.kick(src)
+	}
+}
+
+// fetchHome makes home get a valid copy of d: the first node holding one
+// writes it back, unless a write-back of it is already on its way.
+func (e *Engine) fetchHome(d int) {
+	if e.nodes[e.home].state[d] == resident {
+		return
+	}
+	for o, m := range e.nodes {
+		if o != e.home && m.toHome[d] {
+			return
+		}
+	}
+	for o, m := range e.nodes {
+		if o != e.home && m.state[d] == resident {
+			e.sendHome(o, d)
+			return
+		}
+	}
+	e.faultf("data %d has no valid copy anywhere", d)
+}
+
+// sendHome queues a write-back of d from node ni to home on its outgoing
+// copy engine.
+func (e *Engine) sendHome(ni, d int) {
+	n := e.nodes[ni]
+	if n.toHome[d] {
+		return
+	}
+	n.toHome[d] = true
+	n.reading[d]++
+	n.outQ = append(n.outQ, d)
+	e.startOut(ni)
+}
+
+func (e *Engine) startOut(ni int) {
+	n := e.nodes[ni]
+	if n.busyOut || len(n.outQ) == 0 {
+		return
+	}
+	d := n.outQ[0]
+	n.outQ = popFront(n.outQ)
+	n.busyOut = true
+	bytes := e.w.Data[d].Bytes
+	f := e.newFlow()
+	*f = flow{node: e.home, src: ni, data: d, remaining: float64(bytes), out: true, version: e.version[d]}
+	f.links, f.path = e.homePath(ni, d, true)
+	e.startFlow(f)
+	e.emit(Event{Ev: "writeback_start", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
+}
+
+// finishOut ends a write-back: home holds the version it carried, unless a
+// task wrote a newer one meanwhile; an evicted copy's memory is freed.
+func (e *Engine) finishOut(f flow) {
+	ni, d := f.src, f.data
+	n := e.nodes[ni]
+	n.busyOut = false
+	n.reading[d]--
+	n.toHome[d] = false
+	bytes := e.w.Data[d].Bytes
+	e.stats.BytesD2H += bytes
+	e.stats.WriteBacks++
+	e.emit(Event{Ev: "writeback_end", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
+	h := e.nodes[e.home]
+	if f.version == e.version[d] && h.state[d] != resident {
+		h.state[d] = resident
+		e.observe(schedulers.Loaded, e.home, d)
+	}
+	if n.state[d] == flushing {
+		n.state[d] = absent
+		n.used -= bytes
+		n.freeing -= bytes
+		e.emit(Event{Ev: "evict", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
+		e.afterLeave(ni, d)
+	}
+	e.startOut(ni)
+	e.kick(ni)
+	for o, m := range e.nodes {
+		if o != ni && (m.waitHome == d || (o == e.home && len(m.workers) > 0)) {
+			e.kick(o)
+		}
+	}
+	if e.flushed {
+		e.flushEnd = e.now
+	}
+}
+
+// flush writes back every datum whose only valid copies are on worker
+// memories, as unregistering the data does at the end of a run.
+func (e *Engine) flush() {
+	e.flushed = true
+	h := e.nodes[e.home]
+	for d := range e.w.Data {
+		if h.state[d] == resident || e.w.Data[d].Scratch {
+			continue
+		}
+		inFlight := false
+		for o, m := range e.nodes {
+			if o != e.home && (m.state[d] == flushing || m.toHome[d]) {
+				inFlight = true
+			}
+		}
+		if !inFlight {
+			e.fetchHome(d)
+		}
+	}
+}
+
+// homePath is the path of a copy between home and node ni (up: a
+// write-back) and its id: the node's PCIe path, plus, for a strided datum on
+// a GPU, the cap on row-by-row copies (Topology.StridedGBps), a path of its
+// own. Path ids: loads ni, write-backs n+ni, peer copies from 2n, strided
+// loads from 2n+n², strided write-backs from 3n+n².
+func (e *Engine) homePath(ni, d int, up bool) ([]int, int) {
+	n := len(e.nodes)
+	links, path := e.down[ni], ni
+	if up {
+		links, path = e.up[ni], n+ni
+	}
+	if !e.w.Data[d].Strided || e.p.Topology.StridedGBps <= 0 || !e.nodes[ni].gpu {
+		return links, path
+	}
+	if e.strided == nil {
+		e.strided = map[int][2][]int{}
+	}
+	dir := 0
+	if up {
+		dir = 1
+	}
+	p, ok := e.strided[ni]
+	if !ok || p[dir] == nil {
+		name := hardware.StridedName(ni)
+		if up {
+			name += "-up"
+		}
+		e.links = append(e.links, hardware.Link{Name: name, GBps: e.p.Topology.StridedGBps})
+		p[dir] = append(append([]int(nil), links...), len(e.links)-1)
+		e.strided[ni] = p
+	}
+	return p[dir], 2*n + n*n + dir*n + ni
+}
+
+// startFlow adds a copy to the links; without transfers (Topology.NoTransfers)
+// it takes no time.
+func (e *Engine) startFlow(f *flow) {
+	e.flows = append(e.flows, f)
+	if e.p.Topology.NoTransfers {
+		f.rate = math.Inf(1)
+		return
+	}
+	e.rates()
+}
+
+// pathSet identifies the set of active paths: rates depend on it alone.
+type pathSet [4]uint64
+
+// rates shares link bandwidth among the active flows with max-min fairness
+// (progressive filling). The rates are a function of the set of active
+// paths only (at most one flow per path, flows of a path share its rate
+// whatever their order), so they are computed once per set and memoised.
+func (e *Engine) rates() {
+	n := len(e.flows)
+	if n == 0 || e.p.Topology.NoTransfers {
+		return
+	}
+	var key pathSet
+	memo := true
+	for _, f := range e.flows {
+		if f.path >= 64*len(key) || key[f.path/64]&(1<<(f.path%64)) != 0 {
+			memo = false // more paths than the key holds
+			break
+		}
+		key[f.path/64] |= 1 << (f.path % 64)
+	}
+	small := key[1]|key[2]|key[3] == 0 // every path below 64: a cheaper key
+	if memo {
+		r, ok := e.rateMemo[key]
+		if small {
+			r, ok = e.rateMemo64[key[0]]
+		}
+		if ok {
+			for _, f := range e.flows {
+				f.rate = r[key.rank(f.path)]
+			}
+			return
+		}
+	}
+	e.fairShare()
+	if memo {
+		r := make([]float64, n)
+		for _, f := range e.flows {
+			r[key.rank(f.path)] = f.rate
+		}
+		if small {
+			e.rateMemo64[key[0]] = r
+		} else {
+			e.rateMemo[key] = r
+		}
+	}
+}
+
+// rank is the number of paths of the set below p.
+func (k *pathSet) rank(p int) int {
+	r := 0
+	for i := 0; i < p/64; i++ {
+		r += bits.OnesCount64(k[i])
+	}
+	return r + bits.OnesCount64(k[p/64]&(1<<(p%64)-1))
+}
+
+// fairShare computes the max-min fair rates of the active flows.
+func (e *Engine) fairShare() {
+	n := len(e.flows)
+	if cap(e.capLeft) < len(e.links) {
+		e.capLeft = make([]float64, len(e.links))
+		e.users = make([]int, len(e.links))
+	}
+	capLeft, users := e.capLeft[:len(e.links)], e.users[:len(e.links)]
+	for i, l := range e.links {
+		capLeft[i] = l.GBps * 1e9
+		users[i] = 0
+	}
+	if cap(e.fixed) < n {
+		e.fixed = make([]bool, n)
+	}
+	fixed := e.fixed[:n]
+	clear(fixed)
+	for _, f := range e.flows {
+		for _, l := range f.links {
+			users[l]++
+		}
+	}
+	for left := n; left > 0; {
+		// The most constrained link fixes the rate of its flows.
+		bl, share := -1, math.Inf(1)
+		for l := range e.links {
+			if users[l] > 0 {
+				if s := capLeft[l] / float64(users[l]); s < share {
+					bl, share = l, s
+				}
+			}
+		}
+		for i, f := range e.flows {
+			if fixed[i] || !contains(f.links, bl) {
+				continue
+			}
+			f.rate = share
+			fixed[i] = true
+			left--
+			for _, l := range f.links {
+				capLeft[l] -= share
+				users[l]--
+			}
+		}
+	}
+}
+
+func contains(s []int, x int) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Engine) nextFlow() (float64, int) {
+	best, bi := math.Inf(1), -1
+	for i, f := range e.flows {
+		if t := e.now + f.remaining/f.rate; t < best {
+			best, bi = t, i
+		}
+	}
+	return best, bi
+}
+
+func (e *Engine) advance(t float64) {
+	if dt := t - e.now; dt > 0 {
+		for _, f := range e.flows {
+			f.remaining -= f.rate * dt
+		}
+		e.now = t
+	}
+}
+
+func (e *Engine) finishFlow(i int) {
+	f := e.flows[i]
+	e.flows = append(e.flows[:i], e.flows[i+1:]...)
+	e.rates()
+	done := *f
+	e.spare = append(e.spare, f)
+	if done.out {
+		e.finishOut(done)
+		return
+	}
+	e.loadDone(done.node, done.data, done.prefetch, done.src)
+}
+
+// newFlow reuses a finished flow, so loads allocate nothing.
+func (e *Engine) newFlow() *flow {
+	if n := len(e.spare); n > 0 {
+		f := e.spare[n-1]
+		e.spare = e.spare[:n-1]
+		return f
+	}
+	return new(flow)
+}

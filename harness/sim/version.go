@@ -1,0 +1,23 @@
+package sim
+
+// ModelVersion is the version of the simulator model: the engine's
+// decisions and everything outside the schedulers that shapes a result
+// (the workload generators, the platform model). Bump it whenever they
+// change what a run produces; it enters every result key, so a sweep
+// reruns the records made by the former model. The golden corpus
+// (harness/golden) fails when the outputs change without a bump.
+//
+// 2: memory nodes, access modes and MSI coherency (DAG tiles are RW, with
+// write-backs), protected NVLink sources.
+// 3: the worker whose task released others pulls first (StarPU pushes them
+// from that worker's thread).
+// 4: copies come from the fastest valid source (NVLink table, PCIe peer
+// copies), workers sharing a node fill their buffers before the node's
+// requests are handled, LU submits its TRSMs in the thesis' order.
+// 5 (issue 11): strided data copied at Topology.StridedGBps (the 2D
+// products' cycled blocks, every tile of 3D, Cholesky and LU, as xgemm.c
+// and cholesky_implicit.c register them); under sched_cost = "model" the
+// initial submission is never charged and the planning only when counted;
+// the v100-gemini preset refitted (memsched fit): NVLink peer copies a
+// fitted rule (off), strided_gbps 8.5.
+const ModelVersion = 5

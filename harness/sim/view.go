@@ -1,0 +1,75 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/workloads"
+)
+
+// The View a scheduler sees: read-only state, by worker. A worker's memory
+// is its node's, shared with the node's other workers.
+
+func (e *Engine) Workload() *workloads.Workload { return e.w }
+func (e *Engine) Platform() *hardware.Platform  { return e.p }
+func (e *Engine) Workers() int                  { return len(e.workers) }
+func (e *Engine) Now() float64                  { return e.now }
+func (e *Engine) Rand() *rand.Rand              { return e.rng }
+
+// WorkerKind is hardware.GPU or hardware.CPU.
+func (e *Engine) WorkerKind(w int) string { return e.kinds[e.workers[w].kind] }
+
+// WorkerNode is the memory node a worker computes from.
+func (e *Engine) WorkerNode(w int) int { return e.workers[w].node }
+
+// Nodes is the number of memory nodes; the home node is the last.
+func (e *Engine) Nodes() int { return len(e.nodes) }
+
+// CurrentWorker is the worker the scheduler is being called for: the one
+// that pulls, pops or evicts, or whose finished task released the task
+// being pushed; -1 for the application's own submissions (StarPU's
+// starpu_worker_get_id() inside a push).
+func (e *Engine) CurrentWorker() int { return e.current }
+
+func (e *Engine) Resident(w, d int) bool { return e.nodes[e.workers[w].node].state[d] == resident }
+
+func (e *Engine) Present(w, d int) bool {
+	st := e.nodes[e.workers[w].node].state[d]
+	return st == loading || st == resident
+}
+
+func (e *Engine) Buffer(w int) []int   { return *e.workers[w].buffer }
+func (e *Engine) Pipeline(w int) []int { return e.workers[w].pipe }
+
+// CanRun reports whether the worker's kind has a rate for the task's kernel.
+func (e *Engine) CanRun(w, t int) bool { return !math.IsNaN(e.compute[e.workers[w].kind][t]) }
+
+// ComputeSeconds is the task's duration on the worker (NaN when it cannot
+// run it).
+func (e *Engine) ComputeSeconds(w, t int) float64 { return e.compute[e.workers[w].kind][t] }
+
+// TransferSeconds is the uncontended time to bring data to the worker's
+// memory from where the runtime would copy it (source: the fastest valid
+// copy, as StarPU's starpu_data_expected_transfer_time), two hops when
+// the only valid copies must go through home; 0 for a worker computing
+// from home.
+func (e *Engine) TransferSeconds(w, d int) float64 {
+	n := e.workers[w].node
+	if n == e.home || e.homeGBps[n] <= 0 {
+		return 0
+	}
+	bytes := float64(e.w.Data[d].Bytes) / 1e9
+	switch src := e.source(n, d); {
+	case src == e.home:
+		return bytes / e.homeGBps[n]
+	case src >= 0:
+		return bytes / e.peerGBps[src][n]
+	}
+	for o, m := range e.nodes {
+		if o != e.home && m.state[d] == resident && e.upGBps[o] > 0 {
+			return bytes/e.upGBps[o] + bytes/e.homeGBps[n]
+		}
+	}
+	return bytes / e.homeGBps[n]
+}

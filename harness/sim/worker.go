@@ -1,0 +1,398 @@
+package sim
+
+import (
+	"math"
+	"slices"
+
+	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/workloads"
+)
+
+// worker is one GPU or CPU core: its task buffer, its pipeline of popped
+// tasks and the task it computes.
+type worker struct {
+	id, node int
+	kind     int    // index into Engine.kinds
+	depth    int    // pipeline depth
+	buffer   *[]int // shared by the node's workers with Config.NodeBuffer
+	pipe     []int
+	busy     bool    // computing pipe[0]
+	pulling  bool    // the scheduler has nothing for it for now
+	blockedT float64 // busy with charged scheduling time until then
+}
+
+func (e *Engine) kickAll() {
+	for n := range e.nodes {
+		e.kick(n)
+	}
+}
+
+// kick makes the workers of a memory node progress as far as they can now.
+// The workers sharing a node (CPU cores) each fill their buffer and
+// pipeline, then the node handles the requests of all of them at once, so
+// that 48 cores do not handle the same queue 48 times per event.
+func (e *Engine) kick(n int) {
+	node := e.nodes[n]
+	shared := len(node.workers) > 1
+	for _, w := range node.workers {
+		e.step(w, !shared)
+	}
+	if shared || len(node.workers) == 0 {
+		e.startTransfer(n)
+	}
+	if shared {
+		node.allocated = false
+		node.batch = true // fetches requested again are handled once, below
+		for _, w := range node.workers {
+			e.startCompute(w)
+		}
+		node.batch = false
+		if node.refetch {
+			node.refetch = false
+			e.startTransfer(n)
+		}
+	}
+}
+
+// step makes a worker progress: refill its buffer and pipeline, start its
+// node's next transfers (unless the caller does it for the node) and its
+// next task.
+func (e *Engine) step(w int, issue bool) {
+	wk := e.workers[w]
+	n := e.nodes[wk.node]
+	if wk.blockedT > e.now {
+		e.push(wk.blockedT, w, -1)
+		return
+	}
+	for {
+		e.fill(w)
+		if wk.blockedT > e.now {
+			e.push(wk.blockedT, w, -1)
+			return
+		}
+		if !issue {
+			return // the caller handles the node's requests and starts its workers
+		}
+		blocked := n.barrier >= 0
+		e.startTransfer(wk.node)
+		if !blocked || n.barrier >= 0 {
+			break
+		}
+		// The driver got unblocked: it pops and launches again.
+	}
+	e.startCompute(w)
+	if n.allocated {
+		n.allocated = false
+		for _, o := range n.workers {
+			if o != w {
+				e.startCompute(o)
+			}
+		}
+	}
+}
+
+// fill refills the worker's buffer from the scheduler and its pipeline from
+// the buffer.
+func (e *Engine) fill(w int) {
+	wk := e.workers[w]
+	n := e.nodes[wk.node]
+	for changed := true; changed; {
+		changed = false
+		for (e.cfg.Buffer < 0 || len(*wk.buffer) < e.cfg.Buffer) && !wk.pulling {
+			var task int
+			var ok bool
+			e.timed(w, func() error { task, ok = e.sched.Pull(w); return nil })
+			if !ok {
+				wk.pulling = true
+				break
+			}
+			e.addToBuffer(w, task)
+			changed = true
+			if wk.blockedT > e.now {
+				return
+			}
+		}
+		// StarPU's driver pops a task only when its pipeline has room and no
+		// popped task is still transferring its data
+		// (_starpu_get_multi_worker_task: "don't push a task if we are
+		// already transferring one").
+		// Popping changes no residency: once the popped tasks are known to
+		// be ready, only the task just popped needs checking.
+		ready := e.rt.PopWhileFetching || e.readyPrefix(w) == len(wk.pipe)
+		for n.barrier < 0 && len(wk.pipe) < wk.depth && len(*wk.buffer) > 0 && ready {
+			i := 0
+			if e.popper != nil {
+				e.timed(w, func() error { i = e.popper.Pop(w, *wk.buffer); return nil })
+			}
+			task := (*wk.buffer)[i]
+			*wk.buffer = append((*wk.buffer)[:i], (*wk.buffer)[i+1:]...)
+			e.popTask(w, task)
+			ready = e.rt.PopWhileFetching || n.holds(e.w.Tasks[task].Inputs)
+			changed = true
+		}
+	}
+}
+
+// readyPrefix counts the popped tasks, oldest first, whose data are all
+// on the node: the kernels StarPU has launched (or is running).
+func (e *Engine) readyPrefix(w int) int {
+	wk := e.workers[w]
+	n := e.nodes[wk.node]
+	for i, t := range wk.pipe {
+		if !n.holds(e.w.Tasks[t].Inputs) {
+			return i
+		}
+	}
+	return len(wk.pipe)
+}
+
+// holds reports whether every one of the data is on the node.
+func (n *node) holds(data []int) bool {
+	for _, d := range data {
+		if n.state[d] != resident {
+			return false
+		}
+	}
+	return true
+}
+
+// addToBuffer gives a task to a worker. Like StarPU's push-time prefetch
+// (starpu_prefetch_task_input_for), it requests each missing data once,
+// in order, and a request that finds the data already there refreshes it
+// in LRU order (_starpu_memchunk_recently_used).
+func (e *Engine) addToBuffer(w, task int) {
+	if task < 0 || task >= len(e.w.Tasks) {
+		e.faultf("scheduler returned task %d, outside 0..%d", task, len(e.w.Tasks)-1)
+	}
+	if e.waiting[task] != 0 {
+		e.faultf("scheduler returned task %d whose dependencies are not done (or which was already returned)", task)
+	}
+	wk := e.workers[w]
+	if math.IsNaN(e.compute[wk.kind][task]) {
+		e.faultf("scheduler gave task %d (kernel %s) to worker %d, a %s, which cannot run it", task, e.w.Tasks[task].Kernel, w, e.kinds[wk.kind])
+	}
+	e.waiting[task] = -1 // taken
+	n := e.nodes[wk.node]
+	*wk.buffer = append(*wk.buffer, task)
+	t := &e.w.Tasks[task]
+	for k, d := range t.Inputs {
+		n.want[d]++
+		switch n.state[d] {
+		case absent:
+			n.requestPrefetch(d, t.Mode(k))
+		case resident:
+			if !e.rt.TouchAtStart {
+				n.touch(d)
+			}
+		}
+	}
+}
+
+// popTask moves a task into the pipeline and fetches its missing data; a
+// queued prefetch of those becomes the fetch (StarPU upgrades the request).
+func (e *Engine) popTask(w, task int) {
+	wk := e.workers[w]
+	n := e.nodes[wk.node]
+	wk.pipe = append(wk.pipe, task)
+	e.pops++
+	e.popSeq[task] = e.pops
+	if e.cfg.Decisions {
+		e.emit(Event{Ev: "pop", Worker: w, Node: wk.node, Task: task})
+	}
+	t := &e.w.Tasks[task]
+	for k, d := range t.Inputs {
+		if n.state[d] != resident && n.pin[d] == 0 {
+			e.stats.PopMissing++
+		}
+		n.want[d]--
+		n.pin[d]++
+		switch n.state[d] {
+		case absent:
+			n.prefReq[d] = false
+			n.fetchQ = append(n.fetchQ, request{d, false, t.Mode(k) == workloads.W})
+		case resident:
+			if !e.rt.TouchAtStart {
+				n.touch(d)
+			}
+		}
+	}
+}
+
+// startCompute starts the worker's oldest popped task once its data are
+// on the node.
+func (e *Engine) startCompute(w int) {
+	wk := e.workers[w]
+	n := e.nodes[wk.node]
+	if wk.busy || len(wk.pipe) == 0 || (n.barrier >= 0 && n.done >= n.barrier) {
+		return // idle, or the driver is blocked and launched no more kernels
+	}
+	task := wk.pipe[0]
+	t := &e.w.Tasks[task]
+	for k, d := range t.Inputs {
+		if n.state[d] != resident {
+			if n.state[d] == absent {
+				// Evicted while it waited: fetch it first (once: the
+				// request may be queued already, by afterLeave or by an
+				// earlier call; several workers share a node's queue).
+				r := request{d, false, t.Mode(k) == workloads.W}
+				i := slices.IndexFunc(n.fetchQ, func(q request) bool { return q.data == d })
+				if i < 0 {
+					n.fetchQ = append(n.fetchQ, r)
+					i = len(n.fetchQ) - 1
+				}
+				copy(n.fetchQ[1:i+1], n.fetchQ[:i])
+				n.fetchQ[0] = r
+				if n.batch {
+					n.refetch = true
+				} else {
+					e.startTransfer(wk.node)
+				}
+			}
+			return
+		}
+	}
+	wk.busy = true
+	if e.rt.TouchAtStart {
+		for _, d := range t.Inputs {
+			n.touch(d)
+		}
+	}
+	var freed []int
+	if len(t.Modes) > 0 {
+		freed = e.acquire(wk.node, task)
+	}
+	i := e.emit(Event{Ev: "task_start", Worker: w, Node: wk.node, Task: task})
+	e.observe(schedulers.Started, w, task)
+	if e.be != nil {
+		e.be.StartTask(w, task, i)
+		return
+	}
+	e.push(e.now+e.compute[wk.kind][task], w, task)
+	for _, o := range freed {
+		e.kick(o) // invalidation freed memory there
+	}
+}
+
+// TaskDone reports that a task finished (a backend's report, or the
+// simulator's own event).
+func (e *Engine) TaskDone(w, task int) {
+	wk := e.workers[w]
+	n := e.nodes[wk.node]
+	wk.busy = false
+	wk.pipe = append(wk.pipe[:0], wk.pipe[1:]...) // in place: the pipeline is a few tasks
+	for _, d := range e.w.Tasks[task].Inputs {
+		n.pin[d]--
+	}
+	n.done++
+	e.done++
+	e.stats.Tasks++
+	e.stats.PerWorker[w]++
+	e.emit(Event{Ev: "task_end", Worker: w, Node: wk.node, Task: task})
+	for _, d := range e.w.Tasks[task].Inputs {
+		if e.w.Data[d].Scratch && wk.node != e.home && n.pin[d] == 0 && n.want[d] == 0 && n.state[d] == resident {
+			e.discard(wk.node, d)
+		}
+	}
+	e.observe(schedulers.Finished, w, task)
+	if e.done == len(e.w.Tasks) {
+		e.tasksEnd = e.now
+	}
+	released := false
+	var children []int
+	if e.children != nil {
+		children = e.children[task]
+	}
+	for _, c := range children {
+		e.waiting[c]--
+		if e.waiting[c] == 0 {
+			e.timed(w, func() error { e.sched.Push(c); return nil })
+			released = true
+		}
+	}
+	if released {
+		for _, o := range e.workers {
+			o.pulling = false
+		}
+		// The worker that released the tasks pulls first: in StarPU it
+		// pushes them itself and returns to its driver loop, while idle
+		// workers are only woken (starpu_wake_worker_relax_light).
+		e.kick(wk.node)
+		e.kickAll()
+		return
+	}
+	wk.pulling = false
+	e.kick(wk.node)
+	// Memory freed on the node may unblock nothing elsewhere; other workers
+	// only need a kick when the scheduler may now have work for them
+	// (stealing).
+	for o, ok := range e.workers {
+		if o != w && ok.pulling && len(*ok.buffer) == 0 {
+			ok.pulling = false
+			e.kick(ok.node)
+		}
+	}
+}
+
+// discard drops a scratch datum after the task that wrote it: its value is
+// not needed (starpu_data_invalidate_submit), so it is freed without a
+// write-back.
+func (e *Engine) discard(ni, d int) {
+	n := e.nodes[ni]
+	bytes := e.w.Data[d].Bytes
+	n.state[d] = absent
+	n.used -= bytes
+	n.lruRemove(d)
+	e.stats.Invalidations++
+	e.emit(Event{Ev: "invalidate", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
+	if e.be != nil {
+		e.be.Evicted(ni, d)
+	}
+	e.observe(schedulers.Evicted, ni, d)
+}
+
+// acquire grants a starting task its writes (StarPU's MSI coherency,
+// coherency.c _starpu_fetch_data_on_node in W mode): every other copy of a
+// data it writes is invalidated, main memory's included, so the node's
+// copy becomes the only valid one. A copy still in use elsewhere means
+// the workload lacks a dependency. It returns the nodes whose memory it
+// freed.
+func (e *Engine) acquire(node, task int) (freed []int) {
+	t := &e.w.Tasks[task]
+	for k, d := range t.Inputs {
+		if !t.Mode(k).Writes() || e.w.Data[d].Scratch {
+			continue // a scratch datum's value matters to nobody
+		}
+		e.version[d]++
+		for o, m := range e.nodes {
+			if o == node {
+				continue
+			}
+			switch m.state[d] {
+			case absent, flushing:
+				// A write-back in flight carries the old version: it will
+				// not validate home (see finishFlow).
+			case resident:
+				if m.pin[d] > 0 || m.want[d] > 0 || m.reading[d] > 0 {
+					e.faultf("task %d writes data %d while a task on node %d still uses it (pin %d, want %d, reading %d): the workload lacks a dependency", task, d, o, m.pin[d], m.want[d], m.reading[d])
+				}
+				if o == e.home {
+					m.state[d] = absent
+					continue
+				}
+				m.state[d] = absent
+				m.used -= e.w.Data[d].Bytes
+				m.lruRemove(d)
+				e.stats.Invalidations++
+				e.emit(Event{Ev: "invalidate", Worker: e.firstWorker(o), Node: o, Data: d, Bytes: e.w.Data[d].Bytes})
+				if e.be != nil {
+					e.be.Evicted(o, d)
+				}
+				e.observe(schedulers.Evicted, o, d)
+				freed = append(freed, o)
+			default:
+				e.faultf("task %d writes data %d while it is being copied to node %d: the workload lacks a dependency", task, d, o)
+			}
+		}
+	}
+	return freed
+}

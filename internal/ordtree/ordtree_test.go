@@ -1,0 +1,60 @@
+package ordtree
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestAgainstSortedSlice(t *testing.T) {
+	tr := New(func(a, b int) bool { return a < b })
+	var ref []int
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		k := r.IntN(3000)
+		pos, found := slices.BinarySearch(ref, k)
+		if r.IntN(3) > 0 {
+			if got := tr.Insert(k); got == found {
+				t.Fatalf("Insert(%d) = %v with found = %v", k, got, found)
+			}
+			if !found {
+				ref = slices.Insert(ref, pos, k)
+			}
+		} else {
+			if got := tr.Delete(k); got != found {
+				t.Fatalf("Delete(%d) = %v with found = %v", k, got, found)
+			}
+			if found {
+				ref = slices.Delete(ref, pos, pos+1)
+			}
+		}
+		if tr.Len() != len(ref) {
+			t.Fatalf("Len %d, want %d", tr.Len(), len(ref))
+		}
+	}
+	var got []int
+	tr.Ascend(func(k int) bool { got = append(got, k); return true })
+	if !slices.Equal(got, ref) {
+		t.Fatalf("in-order walk differs from the sorted reference")
+	}
+	if m, _ := tr.Min(); len(ref) > 0 && m != ref[0] {
+		t.Fatalf("Min %d, want %d", m, ref[0])
+	}
+	// A treap of n keys is O(log n) deep with high probability; the fixed
+	// seed makes this deterministic.
+	if h := tr.Height(); h > 40 {
+		t.Fatalf("height %d for %d keys: not balanced", h, tr.Len())
+	}
+}
+
+func TestAscendStops(t *testing.T) {
+	tr := New(func(a, b int) bool { return a < b })
+	for _, k := range []int{5, 1, 4, 2, 3} {
+		tr.Insert(k)
+	}
+	var got []int
+	tr.Ascend(func(k int) bool { got = append(got, k); return k < 3 })
+	if !slices.Equal(got, []int{1, 2, 3}) {
+		t.Fatalf("got %v", got)
+	}
+}

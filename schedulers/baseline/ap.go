@@ -1,0 +1,49 @@
+package baseline
+
+import "github.com/memsched/memsched/schedulers"
+
+func init() {
+	schedulers.Register(schedulers.Spec{
+		Name: "ap", Version: 1,
+		Doc: "PaRSEC AP, absolute priority (thesis §5.1.2: \"all processing units share a task-waiting queue that is sorted by priority, " +
+			"and each time a processing unit becomes available, it takes for execution a task from the head\"); PaRSEC's own priorities " +
+			"for Cholesky with priority=parsec (the thesis noticed no difference with bottom levels)",
+		Params: []schedulers.Param{schedulers.PriorityParam},
+		// A worker takes a task when it has room to start it (no buffer of
+		// tasks prefetched ahead beyond its pipeline).
+		Buffer: 1,
+		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
+			return &AP{Priority: p.String("priority")}, nil
+		},
+	})
+}
+
+// AP is one queue sorted by priority, shared by every worker.
+type AP struct {
+	Priority string
+
+	v     schedulers.View
+	queue *schedulers.PrioQueue
+}
+
+func (s *AP) Init(v schedulers.View) error {
+	prio, err := schedulers.Priorities(v, s.Priority)
+	if err != nil {
+		return err
+	}
+	s.v, s.queue = v, schedulers.NewPrioQueue(prio)
+	return nil
+}
+
+func (s *AP) Push(t int) { s.queue.Push(t) }
+
+// Pull takes the head, when the worker can run it (the thesis runs AP on
+// GPUs only).
+func (s *AP) Pull(w int) (int, bool) {
+	t, ok := s.queue.Head()
+	if !ok || !s.v.CanRun(w, t) {
+		return 0, false
+	}
+	s.queue.Remove(t)
+	return t, true
+}

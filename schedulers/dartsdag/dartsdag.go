@@ -1,0 +1,706 @@
+// Package dartsdag is the final DARTS of thesis chapter 5 (Alg. 12): task
+// graphs whose tasks become ready as their dependencies finish, task
+// priorities, the transfer/computation ratio, dataNotInMem maintained as
+// tasks become ready and data are evicted, the bypass of free tasks, LUF
+// eviction, and one plan per memory node (CPU cores sharing a RAM share
+// it, thesis §5.7).
+//
+// It is a scheduler of its own, not an option of the package darts (the
+// IPDPS 2022 / thesis Alg. 9 DARTS): the decision differs at every step
+// (ratio and priorities instead of |S_0|; a single decision tree instead of
+// 3inputs; dataNotInMem of the ready data only; free tasks pushed at
+// release), and both are reproduced side by side, chapter 4's claims with
+// darts and chapter 5's with darts-dag (whose tuning for issue 11 stays
+// apart). It also schedules independent task sets (every task ready at the
+// start), as the thesis checked it on chapter 4's applications.
+//
+// The state, per memory node k that workers compute from ("PU_k"):
+// plannedTasks_k (the plan), the data on k (onNode: valid or requested,
+// StarPU's starpu_data_is_on_node: present, or read by a task pulled to
+// k's workers and not finished), the planned counts of each data, and
+// dataNotInMem_k, an ordered list. Globally: readyTasks (a priority queue)
+// and task_left per data. For each node and ready task it keeps the number
+// of inputs not on the node, and per data the number and summed duration
+// of the ready tasks it alone would free (S_0) and the number one load
+// from free (S_1), so that a decision is one scan of dataNotInMem_k.
+//
+// Rules where the thesis is silent follow StarPU's code of the thesis
+// (branch papers/ICPP2023 of starpu-runtime/starpu,
+// src/sched_policies/dynamic_data_aware.c, run with the chapter's
+// settings of Scripts_maxime/PlaFRIM-Grid5k/cholesky_dependances.sh:
+// DOPT_SELECTION_ORDER=7, THRESHOLD=0, CHOOSE_BEST_DATA_FROM=0,
+// SIMULATE_MEMORY=0, TASK_ORDER=2, DATA_ORDER=2, DEPENDANCES=1, PRIO=1,
+// FREE_PUSHED_TASK_POSITION=1, HIGHEST_PRIORITY_TASK_RETURNED_IN_DEFAULT_CASE=1,
+// EVICTION_STRATEGY_DYNAMIC_DATA_AWARE=1, STARPU_SCHED_READY=1); the
+// function is named beside each rule.
+package dartsdag
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/memsched/memsched/schedulers"
+)
+
+// Free-task placement rules (the bypass of readyTasks).
+const (
+	// FreePushFewest: "If several PUs qualify, we first consider the one
+	// with the fewest-queued tasks" (thesis §5.2.2; upstream value 1 of
+	// PUSH_FREE_TASK_ON_GPU_WITH_LEAST_TASK_IN_PLANNED_TASK).
+	FreePushFewest = "fewest-planned"
+	// FreePushRoundRobin: the PUs in turn from a cursor advanced at every
+	// push (upstream value 2, the one the chapter's scripts set).
+	FreePushRoundRobin = "round-robin"
+)
+
+func init() {
+	schedulers.Register(schedulers.Spec{
+		Name: "darts-dag", Version: 1,
+		Doc: "DARTS final version (thesis Alg. 12, ch. 5): per memory node, load the data minimising transfer time / duration of the ready tasks it frees " +
+			"(ties: more free tasks, higher priority, more tasks one load from free, more remaining work), else the highest-priority task one load from free, " +
+			"else the highest-priority ready task; free tasks bypass readyTasks; LUF eviction; one plan per memory node",
+		Params: []schedulers.Param{
+			schedulers.PriorityParam,
+			{Name: "free_push", Kind: "string", Default: FreePushFewest, Choices: []string{FreePushFewest, FreePushRoundRobin},
+				Doc: "node a released free task goes to when several qualify: fewest-planned (thesis §5.2.2) or round-robin (upstream PUSH_FREE_TASK_ON_GPU_WITH_LEAST_TASK_IN_PLANNED_TASK=2, the chapter's scripts)"},
+			{Name: "eviction", Kind: "string", Default: "luf", Choices: []string{"luf", "lru"},
+				Doc: "luf: Least Used in the Future (thesis Alg. 10, §5.2.3), withdrawing the planned tasks that read the victim; lru: the runtime's"},
+			{Name: "ready", Kind: "bool", Default: "true",
+				Doc: "a worker starts the buffered task with the fewest bytes to load (the chapter's scripts set STARPU_SCHED_READY=1); false: plan order"},
+			{Name: "threshold", Kind: "int", Default: "0",
+				Doc: "examine at most this many data of dataNotInMem per decision; 0 = all (upstream THRESHOLD=0, the chapter's setting)"},
+		},
+		// One taskBuffer per memory node: CPU cores sharing a RAM share it
+		// (thesis §5.7; the ICPP2023 tree, STARPU_SCHED_SIMPLE_DECIDE_MEMNODES,
+		// puts one fifo of STARPU_NTASKS_THRESHOLD tasks per memory node).
+		NodeBuffer: true,
+		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
+			if p.Int("threshold") < 0 {
+				return nil, fmt.Errorf("darts-dag: threshold=%d must be >= 0 (0 = every data)", p.Int("threshold"))
+			}
+			return New(Options{Priority: p.String("priority"), FreePush: p.String("free_push"), LUF: p.String("eviction") == "luf",
+				Ready: p.Bool("ready"), Threshold: p.Int("threshold")}), nil
+		},
+	})
+}
+
+// Options are the scheduler's parameters (see the registration).
+type Options struct {
+	Priority  string
+	FreePush  string
+	LUF       bool
+	Ready     bool
+	Threshold int
+}
+
+// Task states.
+const (
+	stWaiting uint8 = iota // dependencies not done
+	stReady                // in readyTasks
+	stPlanned              // in some plannedTasks
+	stPulled               // handed to a worker (taskBuffer), not finished
+	stDone
+)
+
+// DARTS is the scheduler; it is also an Evictor, a Popper and an Observer.
+type DARTS struct {
+	opt Options
+	v   schedulers.View
+
+	inputs [][]int32 // per task, deduplicated
+	users  [][]int32 // per data, the tasks reading it not yet done (pruned lazily)
+	state  []uint8
+	prio   []float64
+	work   []int64 // per task, expected duration in ps on the fastest kind (task_left)
+
+	ready     *schedulers.PrioQueue
+	readySeq  []uint64 // per ready task, when it entered readyTasks
+	seq       uint64
+	taskLeft  []int64 // per data, summed work of its ready tasks (ps)
+	readyUses []int32 // per data, ready tasks reading it
+
+	nodes     []*node // per memory node; nil for nodes no worker computes from
+	rr        int     // round-robin cursor of free pushes
+	planStamp []uint32
+	planOf    []int32
+	stamp     uint32
+	scratch   []int32
+}
+
+// node is one PU_k: a memory node and the workers computing from it.
+type node struct {
+	id       int
+	worker   int       // its first worker (transfer estimates, kind)
+	dur      []int64   // per task, duration on its workers in ps; < 0: they cannot run it
+	present  []bool    // valid or loading on the node (engine events)
+	pulled   []int32   // per data, tasks pulled to the node's workers and not finished
+	planned  []int32   // per data, tasks of the plan reading it
+	miss     []uint8   // per ready task, inputs not on the node
+	s0n, s1n []int32   // per data, ready tasks it alone would free / one load from free
+	s0w      []int64   // per data, their summed duration (ps)
+	prioOf   []float64 // per data, max_prio as last computed
+	prioOK   []bool    // per data, prioOf is current (S_0 and S_1 unchanged since)
+	plan     []planned // plannedTasks; dead entries are skipped
+	head     int
+	live     int
+	list     []listed // dataNotInMem in order; dead entries are skipped
+	inList   []uint32 // per data, the stamp of its live entry, 0 when absent
+	dead     int
+	first    bool     // no task pulled yet: the first one is the highest-priority ready task
+	pulls    []int32  // tasks pulled and not finished, in pull order (Belady)
+	nb       []uint32 // LUF scratch: stamp of the data read by pulled tasks
+	nbPos    []int32  // LUF scratch: position of their first use
+	stampLUF uint32
+}
+
+type planned struct {
+	task  int32
+	stamp uint32
+}
+
+type listed struct {
+	data  int32
+	stamp uint32
+}
+
+// New builds the scheduler.
+func New(o Options) *DARTS { return &DARTS{opt: o} }
+
+func (d *DARTS) Init(v schedulers.View) error {
+	d.v = v
+	w := v.Workload()
+	nt, nd := len(w.Tasks), len(w.Data)
+	prio, err := schedulers.Priorities(v, d.opt.Priority)
+	if err != nil {
+		return err
+	}
+	d.prio = prio
+	d.inputs = make([][]int32, nt)
+	d.users = make([][]int32, nd)
+	for i, t := range w.Tasks {
+		in := make([]int32, 0, len(t.Inputs))
+		for _, x := range t.Inputs {
+			if !slices.Contains(in, int32(x)) {
+				in = append(in, int32(x))
+			}
+		}
+		if len(in) > 250 {
+			return fmt.Errorf("darts-dag: task %d has %d inputs, at most 250 supported", i, len(in))
+		}
+		d.inputs[i] = in
+		for _, x := range in {
+			d.users[x] = append(d.users[x], int32(i))
+		}
+	}
+	d.state = make([]uint8, nt)
+	d.readySeq = make([]uint64, nt)
+	d.planStamp = make([]uint32, nt)
+	d.planOf = make([]int32, nt)
+	d.taskLeft = make([]int64, nd)
+	d.readyUses = make([]int32, nd)
+	d.ready = schedulers.NewPrioQueue(d.prio)
+	p := v.Platform()
+	d.nodes = make([]*node, v.Nodes())
+	for k := v.Workers() - 1; k >= 0; k-- { // so that each node keeps its first worker
+		id := v.WorkerNode(k)
+		n := d.nodes[id]
+		if n == nil {
+			n = &node{id: id, present: make([]bool, nd), pulled: make([]int32, nd), planned: make([]int32, nd),
+				miss: make([]uint8, nt), s0n: make([]int32, nd), s1n: make([]int32, nd), s0w: make([]int64, nd),
+				inList: make([]uint32, nd), first: true, prioOf: make([]float64, nd), prioOK: make([]bool, nd), nb: make([]uint32, nd), nbPos: make([]int32, nd), dur: make([]int64, nt)}
+			d.nodes[id] = n
+		}
+		n.worker = k
+	}
+	d.work = make([]int64, nt)
+	for i, t := range w.Tasks {
+		best := int64(-1)
+		for _, n := range d.nodes {
+			if n == nil {
+				continue
+			}
+			s, ok, err := p.KernelSeconds(t.Kernel, v.WorkerKind(n.worker), t.Flops)
+			if err != nil {
+				return err
+			}
+			n.dur[i] = -1
+			if ok {
+				n.dur[i] = ps(s)
+				if best < 0 || n.dur[i] < best {
+					best = n.dur[i]
+				}
+			}
+		}
+		d.work[i] = best
+	}
+	for _, n := range d.nodes {
+		if n != nil {
+			for x := range nd {
+				n.present[x] = v.Present(n.worker, x)
+			}
+		}
+	}
+	return nil
+}
+
+// ps converts seconds to integer picoseconds, so that sums of durations are
+// exact and equal sets tie exactly.
+func ps(s float64) int64 { return int64(math.Round(s * 1e12)) }
+
+func (n *node) onNode(x int32) bool { return n.present[x] || n.pulled[x] > 0 }
+
+// Push receives a task whose dependencies are done: straight into a plan
+// when it is free on some node (its inputs on the node or planned for it),
+// else into readyTasks.
+func (d *DARTS) Push(t int) {
+	if k := d.freeNode(int32(t)); k != nil {
+		d.insertFree(k, int32(t))
+		return
+	}
+	d.enterReady(int32(t))
+}
+
+// freeNode is the node a released task is free on, in the order of
+// FreePush (dynamic_data_aware_push_task, is_my_task_free), nil if none.
+func (d *DARTS) freeNode(t int32) *node {
+	var order []*node
+	for _, n := range d.nodes {
+		if n != nil && n.dur[t] >= 0 {
+			order = append(order, n)
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	switch d.opt.FreePush {
+	case FreePushRoundRobin:
+		d.rr++
+		r := d.rr % len(order)
+		order = append(order[r:], order[:r]...)
+	default:
+		slices.SortStableFunc(order, func(a, b *node) int { return a.live - b.live })
+	}
+	for _, n := range order {
+		free := true
+		for _, x := range d.inputs[t] {
+			if !n.onNode(x) && n.planned[x] == 0 {
+				free = false
+				break
+			}
+		}
+		if free {
+			return n
+		}
+	}
+	return nil
+}
+
+// insertFree puts a released free task in the plan before the first task
+// with an input not on the node, i.e. after the free prefix
+// (FREE_PUSHED_TASK_POSITION=1).
+func (d *DARTS) insertFree(n *node, t int32) {
+	d.markPlanned(n, t)
+	e := planned{t, d.planStamp[t]}
+	for i := n.head; i < len(n.plan); i++ {
+		pe := n.plan[i]
+		if !d.alive(n, pe) {
+			continue
+		}
+		for _, x := range d.inputs[pe.task] {
+			if !n.onNode(x) {
+				n.plan = slices.Insert(n.plan, i, e)
+				return
+			}
+		}
+	}
+	n.plan = append(n.plan, e)
+}
+
+func (d *DARTS) alive(n *node, e planned) bool {
+	return d.state[e.task] == stPlanned && int(d.planOf[e.task]) == n.id && d.planStamp[e.task] == e.stamp
+}
+
+func (d *DARTS) markPlanned(n *node, t int32) {
+	d.state[t] = stPlanned
+	d.planOf[t] = int32(n.id)
+	d.stamp++
+	d.planStamp[t] = d.stamp
+	n.live++
+	for _, x := range d.inputs[t] {
+		n.planned[x]++
+	}
+}
+
+// plan appends a ready task to a plan.
+func (d *DARTS) plan(n *node, t int32) {
+	d.leaveReady(t)
+	d.markPlanned(n, t)
+	n.plan = append(n.plan, planned{t, d.planStamp[t]})
+}
+
+// enterReady adds a task to readyTasks (initialize_task_data_gpu_single_task_v3):
+// it counts on every node, and its inputs neither on a node nor planned
+// there join that node's dataNotInMem (thesis §5.2.2).
+func (d *DARTS) enterReady(t int32) {
+	d.state[t] = stReady
+	d.seq++
+	d.readySeq[t] = d.seq
+	d.ready.Push(int(t))
+	for _, x := range d.inputs[t] {
+		d.taskLeft[x] += d.work[t]
+		d.readyUses[x]++
+	}
+	for _, n := range d.nodes {
+		if n == nil || n.dur[t] < 0 {
+			continue
+		}
+		m := uint8(0)
+		for _, x := range d.inputs[t] {
+			if !n.onNode(x) {
+				m++
+			}
+		}
+		n.miss[t] = m
+		d.count(n, t, 1)
+		for _, x := range d.inputs[t] {
+			if n.inList[x] == 0 && !n.onNode(x) && n.planned[x] == 0 {
+				d.appendData(n, x)
+			}
+		}
+	}
+}
+
+func (d *DARTS) leaveReady(t int32) {
+	d.ready.Remove(int(t))
+	for _, x := range d.inputs[t] {
+		d.taskLeft[x] -= d.work[t]
+		d.readyUses[x]--
+	}
+	for _, n := range d.nodes {
+		if n != nil && n.dur[t] >= 0 {
+			d.count(n, t, -1)
+		}
+	}
+}
+
+// count adds (sign 1) or removes (-1) ready task t's contribution to the
+// node's S_0 and S_1 counters, given n.miss[t] and onNode.
+func (d *DARTS) count(n *node, t int32, sign int32) {
+	switch n.miss[t] {
+	case 1:
+		for _, x := range d.inputs[t] {
+			if !n.onNode(x) {
+				n.s0n[x] += sign
+				n.s0w[x] += int64(sign) * n.dur[t]
+				n.prioOK[x] = false
+				return
+			}
+		}
+	case 2:
+		for _, x := range d.inputs[t] {
+			if !n.onNode(x) {
+				n.s1n[x] += sign
+				n.prioOK[x] = false
+			}
+		}
+	}
+}
+
+// setOnNode updates the counters of the ready tasks reading x when x
+// arrives on (or leaves) the node.
+func (d *DARTS) setOnNode(n *node, x int32, present bool, pulled int32) {
+	before := n.onNode(x)
+	after := present || pulled > 0
+	if before == after {
+		n.present[x], n.pulled[x] = present, pulled
+		return
+	}
+	us := d.users[x]
+	j := 0
+	for _, t := range us {
+		if d.state[t] == stDone {
+			continue // prune
+		}
+		us[j] = t
+		j++
+		if d.state[t] == stReady && n.dur[t] >= 0 {
+			d.count(n, t, -1)
+		}
+	}
+	d.users[x] = us[:j]
+	n.present[x], n.pulled[x] = present, pulled
+	for _, t := range d.users[x] {
+		if d.state[t] != stReady || n.dur[t] < 0 {
+			continue
+		}
+		if after {
+			n.miss[t]--
+		} else {
+			n.miss[t]++
+		}
+		d.count(n, t, 1)
+	}
+}
+
+// Pull returns the head of the plan of the worker's node, filling an empty
+// plan first (get_task_to_return_pull_task_dynamic_data_aware).
+func (d *DARTS) Pull(w int) (int, bool) {
+	n := d.nodes[d.v.WorkerNode(w)]
+	if n.live == 0 && d.ready.Len() > 0 {
+		n.plan, n.head = n.plan[:0], 0
+		if n.first {
+			// The first request skips the data search: the highest-priority
+			// ready task (HIGHEST_PRIORITY_TASK_RETURNED_IN_DEFAULT_CASE=1).
+			if t, ok := d.ready.Head(); ok && n.dur[t] >= 0 {
+				d.planWithInputs(n, int32(t))
+			}
+		} else {
+			d.decide(n)
+		}
+	}
+	for n.head < len(n.plan) {
+		e := n.plan[n.head]
+		n.head++
+		if !d.alive(n, e) {
+			continue
+		}
+		n.first = false
+		n.live--
+		t := e.task
+		d.state[t] = stPulled
+		for _, x := range d.inputs[t] {
+			n.planned[x]--
+			d.setOnNode(n, x, n.present[x], n.pulled[x]+1)
+		}
+		n.pulls = append(n.pulls, t)
+		return int(t), true
+	}
+	return 0, false
+}
+
+// planWithInputs plans one task and takes its inputs out of dataNotInMem.
+func (d *DARTS) planWithInputs(n *node, t int32) {
+	d.plan(n, t)
+	for _, x := range d.inputs[t] {
+		d.dropData(n, x)
+	}
+}
+
+// candidate is one data of dataNotInMem with the keys Alg. 12 compares.
+type candidate struct {
+	data     int32
+	ratio    float64 // transfer duration / duration of the tasks it frees; +Inf when it frees none
+	nfree    int32
+	prio     float64 // max priority of S_0, or of S_1 when S_0 is empty; computed when needed
+	hasPrio  bool
+	n1       int32
+	taskLeft int64
+}
+
+// decide fills an empty plan (Alg. 12, dynamic_data_aware_scheduling_3D_matrix
+// with update_best_data_single_decision_tree, DOPT_SELECTION_ORDER=7).
+// The scan keeps the first of fully tied data (a candidate replaces the
+// best only when strictly better at the first differing key).
+func (d *DARTS) decide(n *node) {
+	best := candidate{data: -1, ratio: math.Inf(1), prio: math.Inf(-1), hasPrio: true}
+	examined := 0
+	for i := range n.list {
+		e := n.list[i]
+		x := e.data
+		if n.inList[x] != e.stamp {
+			continue
+		}
+		if d.readyUses[x] == 0 || n.onNode(x) || n.planned[x] > 0 {
+			d.dropData(n, x) // no longer in the set: no ready task reads it, or it is on (or planned for) the node
+			continue
+		}
+		c := candidate{data: x, ratio: math.Inf(1), nfree: n.s0n[x], n1: n.s1n[x], taskLeft: d.taskLeft[x]}
+		if c.nfree > 0 {
+			c.ratio = d.v.TransferSeconds(n.worker, int(x)) / (float64(n.s0w[x]) * 1e-12)
+		}
+		if d.better(n, &c, &best) {
+			best = c
+		}
+		if examined++; d.opt.Threshold > 0 && examined >= d.opt.Threshold {
+			break
+		}
+	}
+	d.compactList(n)
+	switch {
+	case best.data >= 0 && best.nfree > 0:
+		// Append S_0(D_opt) in the order upstream lists the tasks of a data
+		// (latest ready first), and take D_opt out of dataNotInMem.
+		ts := d.scratch[:0]
+		for _, t := range d.users[best.data] {
+			if d.state[t] == stReady && n.dur[t] >= 0 && n.miss[t] == 1 {
+				ts = append(ts, t)
+			}
+		}
+		slices.SortFunc(ts, func(a, b int32) int { return cmpDesc(d.readySeq[a], d.readySeq[b]) })
+		for _, t := range ts {
+			d.plan(n, t)
+		}
+		d.scratch = ts
+		d.dropData(n, best.data)
+	case best.data >= 0 && best.n1 > 0:
+		if t := d.bestOneFromFree(n, best.data); t >= 0 {
+			d.planWithInputs(n, t)
+		}
+	default:
+		if t, ok := d.ready.Head(); ok && n.dur[t] >= 0 {
+			d.planWithInputs(n, int32(t))
+		}
+	}
+}
+
+// better reports whether c beats the best so far: smaller ratio, then more
+// free tasks, higher priority, more tasks one load from free, strictly
+// more remaining work (thesis Alg. 12 line 6).
+func (d *DARTS) better(n *node, c, b *candidate) bool {
+	if c.ratio != b.ratio {
+		return c.ratio < b.ratio
+	}
+	if c.nfree != b.nfree {
+		return c.nfree > b.nfree
+	}
+	d.priority(n, c)
+	d.priority(n, b)
+	if c.prio != b.prio {
+		return c.prio > b.prio
+	}
+	if c.n1 != b.n1 {
+		return c.n1 > b.n1
+	}
+	return c.taskLeft > b.taskLeft
+}
+
+// priority fills max_prio: the highest priority of S_0 when it is not
+// empty, else of S_1, -Inf when both are (thesis §5.2.2).
+func (d *DARTS) priority(n *node, c *candidate) {
+	if c.hasPrio {
+		return
+	}
+	c.hasPrio = true
+	c.prio = math.Inf(-1)
+	if c.nfree == 0 && c.n1 == 0 {
+		return
+	}
+	if n.prioOK[c.data] { // S_0 and S_1 of this data unchanged since (count)
+		c.prio = n.prioOf[c.data]
+		return
+	}
+	want := uint8(2)
+	if c.nfree > 0 {
+		want = 1
+	}
+	for _, t := range d.users[c.data] {
+		if d.state[t] == stReady && n.dur[t] >= 0 && n.miss[t] == want && d.prio[t] > c.prio {
+			c.prio = d.prio[t]
+		}
+	}
+	n.prioOf[c.data], n.prioOK[c.data] = c.prio, true
+}
+
+// bestOneFromFree is the highest-priority task of S_1(x), the latest ready
+// among equals (upstream scans the tasks of a data latest first and keeps a
+// strictly higher priority).
+func (d *DARTS) bestOneFromFree(n *node, x int32) int32 {
+	best := int32(-1)
+	for _, t := range d.users[x] {
+		if d.state[t] != stReady || n.dur[t] < 0 || n.miss[t] != 2 {
+			continue
+		}
+		if best < 0 || d.prio[t] > d.prio[best] || (d.prio[t] == d.prio[best] && d.readySeq[t] > d.readySeq[best]) {
+			best = t
+		}
+	}
+	return best
+}
+
+func cmpDesc(a, b uint64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+// appendData puts x at the end of dataNotInMem (DATA_ORDER=2: natural order).
+func (d *DARTS) appendData(n *node, x int32) {
+	d.stamp++
+	n.inList[x] = d.stamp
+	n.list = append(n.list, listed{x, d.stamp})
+}
+
+// insertDataRandomly puts x at a uniformly drawn position before an entry
+// of dataNotInMem, or at its end when it is empty
+// (push_data_not_used_yet_random_spot).
+func (d *DARTS) insertDataRandomly(n *node, x int32) {
+	d.compactList(n)
+	if len(n.list) == 0 {
+		d.appendData(n, x)
+		return
+	}
+	r := d.v.Rand().IntN(len(n.list))
+	d.stamp++
+	n.inList[x] = d.stamp
+	n.list = slices.Insert(n.list, r, listed{x, d.stamp})
+}
+
+func (d *DARTS) dropData(n *node, x int32) {
+	if n.inList[x] != 0 {
+		n.inList[x] = 0
+		n.dead++
+	}
+}
+
+func (d *DARTS) compactList(n *node) {
+	if n.dead == 0 {
+		return
+	}
+	j := 0
+	for _, e := range n.list {
+		if n.inList[e.data] == e.stamp {
+			n.list[j] = e
+			j++
+		}
+	}
+	n.list = n.list[:j]
+	n.dead = 0
+}
+
+// Pop chooses the buffered task a worker starts: Ready (STARPU_SCHED_READY=1)
+// or plan order.
+func (d *DARTS) Pop(w int, buffer []int) int {
+	if !d.opt.Ready {
+		return 0
+	}
+	return schedulers.Ready(d.v, w, buffer, 0)
+}
+
+// Observe follows memory (data events name the node) and task ends.
+func (d *DARTS) Observe(kind schedulers.EventKind, where, id int) {
+	switch kind {
+	case schedulers.LoadStarted, schedulers.Loaded:
+		if n := d.nodes[where]; n != nil {
+			d.setOnNode(n, int32(id), true, n.pulled[id])
+		}
+	case schedulers.Evicted:
+		if n := d.nodes[where]; n != nil {
+			d.evicted(n, int32(id))
+		}
+	case schedulers.Finished:
+		n := d.nodes[d.v.WorkerNode(where)]
+		t := int32(id)
+		d.state[t] = stDone
+		for _, x := range d.inputs[t] {
+			d.setOnNode(n, x, n.present[x], n.pulled[x]-1)
+		}
+		if i := slices.Index(n.pulls, t); i >= 0 {
+			n.pulls = slices.Delete(n.pulls, i, i+1)
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package external
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// proc is a running program: requests go to its stdin, answers come from
+// its stdout, each within a deadline; its stderr keeps its last lines for
+// error messages.
+type proc struct {
+	name     string // exec:PATH, for errors
+	cmd      *exec.Cmd
+	in, out  *os.File // our ends of its stdin and stdout (pipes, so they take deadlines)
+	w        *bufio.Writer
+	r        *bufio.Reader
+	long     []byte // an answer longer than r's buffer
+	stderr   *tail
+	timeout  time.Duration
+	exited   chan struct{} // closed once the process is reaped
+	closed   bool
+	requests int // answered so far
+}
+
+// grace is how long a program may take to exit after its stdin closes.
+const grace = 2 * time.Second
+
+func start(name, path string, timeout time.Duration) (*proc, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	p := &proc{name: name, in: inW, out: outR, stderr: &tail{max: 4096}, timeout: timeout, exited: make(chan struct{})}
+	p.cmd = exec.Command(path)
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
+	// A child that keeps stderr open after the program exits must not
+	// hold up the reaping.
+	p.cmd.WaitDelay = time.Second
+	err = p.cmd.Start()
+	inR.Close() // the child has its copies
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("%s: cannot start it: %v", name, err)
+	}
+	go func() {
+		p.cmd.Wait() // its status is read from ProcessState
+		close(p.exited)
+	}()
+	p.w = bufio.NewWriterSize(inW, 1<<16)
+	p.r = bufio.NewReaderSize(outR, 1<<16)
+	return p, nil
+}
+
+// call sends one request (a line ending in '\n') and returns the answer
+// line. Any failure ends the process and comes back as a full error.
+func (p *proc) call(req []byte, op string) ([]byte, error) {
+	if p.closed {
+		return nil, fmt.Errorf("%s: %s after the program was stopped", p.name, op)
+	}
+	deadline := time.Now().Add(p.timeout)
+	p.in.SetWriteDeadline(deadline)
+	p.out.SetReadDeadline(deadline)
+	if _, err := p.w.Write(req); err != nil {
+		return nil, p.ioFail(op, err, "while memsched sent the request")
+	}
+	if err := p.w.Flush(); err != nil {
+		return nil, p.ioFail(op, err, "while memsched sent the request")
+	}
+	line, err := p.r.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		p.long = append(p.long[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = p.r.ReadSlice('\n')
+			p.long = append(p.long, line...)
+		}
+		line = p.long
+	}
+	if err != nil {
+		return nil, p.ioFail(op, err, "without answering")
+	}
+	p.requests++
+	return line, nil
+}
+
+func (p *proc) ioFail(op string, err error, when string) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return p.fail("no answer to %s within %s (the timeout parameter sets the limit)", op, p.timeout)
+	}
+	// A closed pipe means the program exited (or closed its end): say how.
+	select {
+	case <-p.exited:
+	case <-time.After(grace):
+	}
+	status := "closed its stdout"
+	select {
+	case <-p.exited:
+		status = "exited"
+		if p.cmd.ProcessState != nil {
+			status = fmt.Sprintf("exited (%s)", p.cmd.ProcessState)
+		}
+	default:
+	}
+	if err == io.EOF || errors.Is(err, syscall.EPIPE) {
+		return p.fail("%s: the program %s %s", op, status, when)
+	}
+	return p.fail("%s: the program %s %s: %v", op, status, when, err)
+}
+
+// fail stops the process and builds the error: what went wrong, then the
+// end of the program's stderr.
+func (p *proc) fail(format string, a ...any) error {
+	p.kill()
+	msg := p.name + ": " + fmt.Sprintf(format, a...)
+	if s := p.stderr.String(); s != "" {
+		msg += "; its stderr ends:\n    " + strings.ReplaceAll(s, "\n", "\n    ")
+	}
+	return errors.New(msg)
+}
+
+// kill ends the process at once and reaps it.
+func (p *proc) kill() {
+	if p.closed {
+		return
+	}
+	p.closed = true
+	p.cmd.Process.Kill()
+	<-p.exited
+	p.in.Close()
+	p.out.Close()
+}
+
+// close ends a run: the program reads end of file on its stdin and should
+// exit; after a grace period it is killed. Either way it is reaped.
+func (p *proc) close() {
+	if p.closed {
+		return
+	}
+	p.w.Flush()
+	p.in.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(grace):
+	}
+	p.kill()
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+	cut bool
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+		t.cut = true
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := strings.TrimSpace(string(t.buf))
+	if t.cut && s != "" {
+		s = "..." + s
+	}
+	return s
+}

@@ -1,0 +1,136 @@
+package schedulers
+
+import "github.com/memsched/memsched/internal/minheap"
+
+// PrioQueue holds tasks sorted by priority, as StarPU's priority lists
+// (src/common/prio_list.h): the head is the highest priority, earliest
+// pushed among equals; the tail the lowest priority, latest pushed among
+// equals; the back of the highest priority is its latest pushed task.
+// Every operation is O(log n); removing a task anywhere is O(1) (the heaps
+// drop it lazily).
+type PrioQueue struct {
+	prio []float64
+	head minheap.Heap[headItem]
+	tail minheap.Heap[tailItem]
+	back minheap.Heap[backItem]
+	seq  []uint64 // per task: its push while queued, 0 when not queued
+	next uint64
+	n    int
+}
+
+type qItem struct {
+	task int
+	prio float64
+	seq  uint64
+}
+
+type headItem qItem // highest priority, then earliest
+type tailItem qItem // lowest priority, then latest
+type backItem qItem // highest priority, then latest
+
+func (a headItem) Before(b headItem) bool {
+	return a.prio > b.prio || (a.prio == b.prio && a.seq < b.seq)
+}
+func (a tailItem) Before(b tailItem) bool {
+	return a.prio < b.prio || (a.prio == b.prio && a.seq > b.seq)
+}
+func (a backItem) Before(b backItem) bool {
+	return a.prio > b.prio || (a.prio == b.prio && a.seq > b.seq)
+}
+
+// NewPrioQueue sorts tasks by prio (indexed by task id; shared, not copied).
+func NewPrioQueue(prio []float64) *PrioQueue {
+	return &PrioQueue{prio: prio, seq: make([]uint64, len(prio))}
+}
+
+// Len is the number of queued tasks.
+func (q *PrioQueue) Len() int { return q.n }
+
+// Has reports whether the task is queued.
+func (q *PrioQueue) Has(t int) bool { return q.seq[t] != 0 }
+
+// Push queues a task (after the queued tasks of its priority).
+func (q *PrioQueue) Push(t int) {
+	q.next++
+	q.seq[t] = q.next
+	q.n++
+	it := qItem{task: t, prio: q.prio[t], seq: q.next}
+	q.head.Push(headItem(it))
+	q.tail.Push(tailItem(it))
+	q.back.Push(backItem(it))
+	if len(q.tail) > 4*q.n+1024 || len(q.head) > 4*q.n+1024 {
+		q.compact()
+	}
+}
+
+// compact drops the removed tasks the heaps still hold.
+func (q *PrioQueue) compact() {
+	live := make([]qItem, 0, q.n)
+	for _, it := range q.head {
+		if q.seq[it.task] == it.seq {
+			live = append(live, qItem(it))
+		}
+	}
+	q.head, q.tail, q.back = q.head[:0], q.tail[:0], q.back[:0]
+	for _, it := range live {
+		q.head.Push(headItem(it))
+		q.tail.Push(tailItem(it))
+		q.back.Push(backItem(it))
+	}
+}
+
+// Remove dequeues a task wherever it is; false if it was not queued.
+func (q *PrioQueue) Remove(t int) bool {
+	if q.seq[t] == 0 {
+		return false
+	}
+	q.seq[t] = 0
+	q.n--
+	return true
+}
+
+// Head returns the highest-priority task without removing it.
+func (q *PrioQueue) Head() (int, bool) {
+	for len(q.head) > 0 {
+		if it := q.head[0]; q.seq[it.task] == it.seq {
+			return it.task, true
+		}
+		q.head.Pop()
+	}
+	return 0, false
+}
+
+// PopHead removes and returns the highest-priority task.
+func (q *PrioQueue) PopHead() (int, bool) {
+	t, ok := q.Head()
+	if ok {
+		q.Remove(t)
+	}
+	return t, ok
+}
+
+// PopTail removes and returns the lowest-priority task, the latest pushed
+// among equals.
+func (q *PrioQueue) PopTail() (int, bool) {
+	for len(q.tail) > 0 {
+		it := q.tail.Pop()
+		if q.seq[it.task] == it.seq {
+			q.Remove(it.task)
+			return it.task, true
+		}
+	}
+	return 0, false
+}
+
+// PopBackHighest removes and returns the latest pushed task of the highest
+// priority (StarPU's _starpu_prio_deque_deque_task_for_worker).
+func (q *PrioQueue) PopBackHighest() (int, bool) {
+	for len(q.back) > 0 {
+		it := q.back.Pop()
+		if q.seq[it.task] == it.seq {
+			q.Remove(it.task)
+			return it.task, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,89 @@
+package workloads
+
+// CriticalPath is the two-pass critical-path analysis of a task graph with
+// given durations (MulTreePrio, COMPAS 2022 §3.3): a forward pass gives each
+// task's earliest start (EST), a backward pass its latest start (LST)
+// without delaying the end; Length is the makespan with unlimited workers.
+type CriticalPath struct {
+	EST, LST []float64
+	Length   float64
+}
+
+// Criticality is the paper's degree of criticality, 1 − LST/length: 1 for
+// the tasks that start the critical path, smaller for tasks with slack.
+func (c *CriticalPath) Criticality(task int) float64 {
+	if c.Length <= 0 {
+		return 1
+	}
+	return 1 - c.LST[task]/c.Length
+}
+
+// Critical reports whether a task has no slack (EST = LST).
+func (c *CriticalPath) Critical(task int) bool {
+	const eps = 1e-12
+	d := c.LST[task] - c.EST[task]
+	return d <= eps*max(1, c.Length)
+}
+
+// Successors returns, per task, the tasks that depend on it.
+func (w *Workload) Successors() [][]int {
+	succ := make([][]int, len(w.Tasks))
+	for _, t := range w.Tasks {
+		for _, d := range t.Deps {
+			succ[d] = append(succ[d], t.ID)
+		}
+	}
+	return succ
+}
+
+// TopoOrder returns the tasks in an order where every task comes after its
+// dependencies (Kahn's algorithm, smallest id first among the ready ones
+// when dependencies point backwards, as generated workloads' do).
+func (w *Workload) TopoOrder() []int {
+	n := len(w.Tasks)
+	indeg := make([]int, n)
+	succ := w.Successors()
+	order := make([]int, 0, n)
+	for i, t := range w.Tasks {
+		indeg[i] = len(t.Deps)
+		if indeg[i] == 0 {
+			order = append(order, i)
+		}
+	}
+	for head := 0; head < len(order); head++ {
+		for _, s := range succ[order[head]] {
+			if indeg[s]--; indeg[s] == 0 {
+				order = append(order, s)
+			}
+		}
+	}
+	return order
+}
+
+// Analyse computes the critical path for durations dur(task) ≥ 0. The
+// workload must be acyclic (Validate checks it).
+func (w *Workload) Analyse(dur func(task int) float64) *CriticalPath {
+	n := len(w.Tasks)
+	c := &CriticalPath{EST: make([]float64, n), LST: make([]float64, n)}
+	order := w.TopoOrder()
+	d := make([]float64, n)
+	for i := range d {
+		d[i] = dur(i)
+	}
+	for _, t := range order {
+		for _, p := range w.Tasks[t].Deps {
+			c.EST[t] = max(c.EST[t], c.EST[p]+d[p])
+		}
+		c.Length = max(c.Length, c.EST[t]+d[t])
+	}
+	succ := w.Successors()
+	for i := len(order) - 1; i >= 0; i-- {
+		t := order[i]
+		lft := c.Length
+		for _, s := range succ[t] {
+			lft = min(lft, c.LST[s])
+		}
+		c.LST[t] = lft - d[t]
+	}
+	return c
+}
