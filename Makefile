@@ -73,9 +73,8 @@ reproduce-slow: build
 	done
 	$(MAKE) reproduce RESULTS="$(RESULTS) $(SLOWRES)"
 
-# The preview limits each run to 20 s: the largest points (hMETIS+R's
-# partition of the 90,000-task hypergraph takes ~30 s) then show as timeout
-# rows in the preview; make reproduce runs them in full.
+# The preview limits each run to 20 s: a point that takes longer shows as a
+# timeout row in the preview; make reproduce runs it in full.
 # The runs of the preview are runs of the full suites (same keys), so
 # `make reproduce` could reuse them; they are kept apart in out/quick/.
 reproduce-quick: build

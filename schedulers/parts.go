@@ -1,6 +1,12 @@
 package schedulers
 
-import "github.com/memsched/memsched/hardware"
+import (
+	"iter"
+
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/internal/fenwick"
+	"github.com/memsched/memsched/workloads"
+)
 
 // Ready is StarPU's Ready reordering (thesis Algorithm 2): among the first
 // window buffered tasks (window <= 0: all), pop the first one with the fewest
@@ -48,69 +54,169 @@ func MissingBytes(v View, worker, task int) int64 {
 // Lists are per-worker planned task lists with the work stealing of
 // hMETIS+R and mHFP (thesis §3.6): a worker whose list is empty steals half
 // of the remaining tasks of the worker with the most, from its tail.
+//
+// A task taken out of plan order (Ready) leaves a hole rather than shifting
+// the list, so that taking any task costs O(1) and the positions of the
+// others stay put (the Belady index relies on them).
 type Lists struct {
-	lists [][]int
-	heads []int
+	lists [][]int // per worker, its plan; -1 marks a task already taken
+	heads []int   // per worker, the position of its first remaining task
+	left  []int   // per worker, its remaining tasks
+	pos   []int32 // per task, its position in its worker's list
 	Steal bool
 	// OnSteal, when set, is told which tasks moved, for owners that index
 	// the lists.
 	OnSteal func(from, to int, tasks []int)
+
+	// With CountInputs: per worker, the number of inputs of the task at
+	// each position (0 once taken), and of all its remaining tasks.
+	wl     *workloads.Workload
+	inputs []fenwick.Tree
+	inLeft []int64
 }
+
+// CountInputs makes the lists keep the number of inputs of their remaining
+// tasks by position, for owners that count what a walk of the remaining
+// list would examine (InputsThrough, InputsLeft) without walking it.
+func (l *Lists) CountInputs(w *workloads.Workload) {
+	l.wl = w
+	l.inputs = make([]fenwick.Tree, len(l.lists))
+	l.inLeft = make([]int64, len(l.lists))
+	for k, lst := range l.lists {
+		for i, t := range lst {
+			if t >= 0 {
+				l.weigh(k, i, t, 1)
+			}
+		}
+	}
+}
+
+// weigh adds sign × the inputs of task t at position i of a worker's list.
+func (l *Lists) weigh(worker, i, t int, sign int64) {
+	if l.wl == nil {
+		return
+	}
+	n := sign * int64(len(l.wl.Tasks[t].Inputs))
+	f := &l.inputs[worker]
+	for f.Len() <= i {
+		f.Append(0)
+	}
+	f.Add(i, n)
+	l.inLeft[worker] += n
+}
+
+// InputsThrough is the number of inputs of a worker's remaining tasks up to
+// and including position i of its list (see Pos).
+func (l *Lists) InputsThrough(worker, i int) int64 { return l.inputs[worker].Prefix(i + 1) }
+
+// InputsLeft is the number of inputs of a worker's remaining tasks.
+func (l *Lists) InputsLeft(worker int) int64 { return l.inLeft[worker] }
+
+// Pos is the position of a remaining task in its worker's list.
+func (l *Lists) Pos(task int) int { return int(l.pos[task]) }
 
 // NewLists takes ownership of the per-worker plans.
 func NewLists(plans [][]int, steal bool) *Lists {
-	return &Lists{lists: plans, heads: make([]int, len(plans)), Steal: steal}
+	l := &Lists{lists: plans, heads: make([]int, len(plans)), left: make([]int, len(plans)), Steal: steal}
+	for w, lst := range plans {
+		for i, t := range lst {
+			l.place(t, i)
+		}
+		l.left[w] = len(lst)
+	}
+	return l
+}
+
+func (l *Lists) place(task, i int) {
+	if task >= len(l.pos) {
+		l.pos = append(l.pos, make([]int32, task+1-len(l.pos))...)
+	}
+	l.pos[task] = int32(i)
 }
 
 // Append adds a task at the tail of a worker's list.
-func (l *Lists) Append(worker, task int) { l.lists[worker] = append(l.lists[worker], task) }
+func (l *Lists) Append(worker, task int) {
+	l.place(task, len(l.lists[worker]))
+	l.weigh(worker, len(l.lists[worker]), task, 1)
+	l.lists[worker] = append(l.lists[worker], task)
+	l.left[worker]++
+}
 
 // Take removes a given task from a worker's remaining list.
 func (l *Lists) Take(worker, task int) {
-	rem := l.Remaining(worker)
-	for i, t := range rem {
-		if t == task {
-			l.TakeAt(worker, i)
-			return
-		}
+	i := int(l.pos[task])
+	lst := l.lists[worker]
+	if i < l.heads[worker] || i >= len(lst) || lst[i] != task {
+		panic("schedulers: task not in the worker's list")
 	}
-	panic("schedulers: task not in the worker's list")
+	lst[i] = -1
+	l.weigh(worker, i, task, -1)
+	l.left[worker]--
+	l.skip(worker)
+}
+
+// skip moves a worker's head past taken tasks.
+func (l *Lists) skip(worker int) {
+	h, lst := l.heads[worker], l.lists[worker]
+	for h < len(lst) && lst[h] < 0 {
+		h++
+	}
+	l.heads[worker] = h
 }
 
 // StealFor refills an empty worker by stealing, reporting whether it got tasks.
 func (l *Lists) StealFor(worker int) bool {
-	return l.Steal && l.heads[worker] == len(l.lists[worker]) && l.steal(worker)
+	return l.Steal && l.left[worker] == 0 && l.steal(worker)
 }
 
-// TakeAt removes and returns the i-th remaining task of a worker.
-func (l *Lists) TakeAt(worker, i int) int {
-	h := l.heads[worker]
-	lst := l.lists[worker]
-	t := lst[h+i]
-	copy(lst[h+1:h+i+1], lst[h:h+i])
-	l.heads[worker]++
-	return t
+// Left is the number of tasks a worker has not yet taken.
+func (l *Lists) Left(worker int) int { return l.left[worker] }
+
+// Head appends to buf the first n remaining tasks of a worker (n <= 0:
+// all), in plan order.
+func (l *Lists) Head(worker, n int, buf []int) []int {
+	lst, want := l.lists[worker], len(buf)+n
+	for i := l.heads[worker]; i < len(lst) && (n <= 0 || len(buf) < want); i++ {
+		if lst[i] >= 0 {
+			buf = append(buf, lst[i])
+		}
+	}
+	return buf
 }
 
-// Remaining lists the planned tasks a worker has not yet taken.
-func (l *Lists) Remaining(worker int) []int { return l.lists[worker][l.heads[worker]:] }
+// Remaining yields the planned tasks a worker has not yet taken, in order.
+func (l *Lists) Remaining(worker int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		lst := l.lists[worker]
+		for i := l.heads[worker]; i < len(lst); i++ {
+			if lst[i] >= 0 && !yield(lst[i]) {
+				return
+			}
+		}
+	}
+}
 
 // Next takes the head of a worker's list, stealing when it is empty.
 func (l *Lists) Next(worker int) (int, bool) {
-	if l.heads[worker] == len(l.lists[worker]) {
+	if l.left[worker] == 0 {
 		if !l.Steal || !l.steal(worker) {
 			return 0, false
 		}
 	}
-	t := l.lists[worker][l.heads[worker]]
-	l.heads[worker]++
+	lst := l.lists[worker]
+	h := l.heads[worker]
+	t := lst[h]
+	lst[h] = -1
+	l.weigh(worker, h, t, -1)
+	l.left[worker]--
+	l.skip(worker)
 	return t, true
 }
 
 func (l *Lists) steal(thief int) bool {
 	victim, most := -1, 0
 	for w := range l.lists {
-		if r := len(l.lists[w]) - l.heads[w]; r > most {
+		if r := l.left[w]; r > most {
 			victim, most = w, r
 		}
 	}
@@ -119,12 +225,30 @@ func (l *Lists) steal(thief int) bool {
 	}
 	take := (most + 1) / 2
 	vl := l.lists[victim]
-	tail := vl[len(vl)-take:]
-	l.lists[thief] = append(l.lists[thief][:0], tail...)
-	l.heads[thief] = 0
-	l.lists[victim] = vl[:len(vl)-take]
+	cut := len(vl)
+	for n := 0; n < take; {
+		cut--
+		if vl[cut] >= 0 {
+			n++
+		}
+	}
+	tail := l.lists[thief][:0]
+	if l.wl != nil {
+		l.inputs[thief].Reset() // every task of the thief was taken: all zero
+	}
+	for i, t := range vl[cut:] {
+		if t >= 0 {
+			l.weigh(victim, cut+i, t, -1)
+			l.weigh(thief, len(tail), t, 1)
+			l.place(t, len(tail))
+			tail = append(tail, t)
+		}
+	}
+	l.lists[thief], l.heads[thief], l.left[thief] = tail, 0, take
+	l.lists[victim] = vl[:cut]
+	l.left[victim] -= take
 	if l.OnSteal != nil {
-		l.OnSteal(victim, thief, l.lists[thief])
+		l.OnSteal(victim, thief, tail)
 	}
 	return true
 }

@@ -2,43 +2,9 @@ package schedulers
 
 import (
 	"fmt"
+	"iter"
 	"slices"
-
-	"github.com/memsched/memsched/workloads"
 )
-
-// Belady returns the candidate whose next use in the upcoming tasks is the
-// furthest (thesis Theorem 1: optimal for a fixed order with unit sizes).
-// Candidates never used again come first, least recently used first (the
-// candidates' order). upcoming yields task ids in the order they will run.
-func Belady(w *workloads.Workload, candidates []int, upcoming func(yield func(task int) bool)) int {
-	if len(candidates) == 0 {
-		return -1
-	}
-	pending := make(map[int]bool, len(candidates))
-	for _, c := range candidates {
-		pending[c] = true
-	}
-	last := -1
-	upcoming(func(t int) bool {
-		for _, d := range w.Tasks[t].Inputs {
-			if pending[d] {
-				delete(pending, d)
-				last = d
-				if len(pending) == 0 {
-					return false
-				}
-			}
-		}
-		return true
-	})
-	for _, c := range candidates {
-		if pending[c] {
-			return c
-		}
-	}
-	return last
-}
 
 // Planned runs a static plan: per-worker ordered task lists computed once
 // in Init, composed with the runtime parts the papers pair with it: work
@@ -56,7 +22,9 @@ type Planned struct {
 	v       View
 	lists   *Lists
 	index   *ReadyIndex // Ready over the whole plan, when Window is 0
-	initial [][]int     // the plan as computed, for ModelPlan
+	belady  *belady
+	head    []int   // scratch: the first Window planned tasks
+	initial [][]int // the plan as computed, for ModelPlan
 }
 
 func (s *Planned) Init(v View) error {
@@ -99,11 +67,20 @@ func (s *Planned) Init(v View) error {
 				s.index.Add(w, t)
 			}
 		}
-		s.lists.OnSteal = func(from, to int, tasks []int) {
+	}
+	if s.Belady {
+		s.lists.CountInputs(v.Workload())
+		s.belady = newBelady(v.Workload(), s.lists)
+	}
+	s.lists.OnSteal = func(from, to int, tasks []int) {
+		if s.index != nil {
 			for _, t := range tasks {
 				s.index.Remove(t)
 				s.index.Add(to, t)
 			}
+		}
+		if s.belady != nil {
+			s.belady.index(to)
 		}
 	}
 	return nil
@@ -120,20 +97,24 @@ func (s *Planned) Pull(worker int) (int, bool) {
 	if !s.Ready {
 		return s.lists.Next(worker)
 	}
-	if len(s.lists.Remaining(worker)) == 0 && !s.lists.StealFor(worker) {
+	if s.lists.Left(worker) == 0 && !s.lists.StealFor(worker) {
 		return 0, false
 	}
+	var t int
 	if s.index != nil {
-		return s.lists.TakeAt(worker, s.index.Pop(worker, s.lists.Remaining(worker))), true
+		t = s.index.Next(worker)
+	} else {
+		s.head = s.lists.Head(worker, s.Window, s.head[:0])
+		t = s.head[Ready(s.v, worker, s.head, 0)]
 	}
-	rem := s.lists.Remaining(worker)
-	return s.lists.TakeAt(worker, Ready(s.v, worker, rem, s.Window)), true
+	s.lists.Take(worker, t)
+	return t, true
 }
 
 // Observe keeps the Ready index current.
-func (s *Planned) Observe(kind EventKind, worker, id int) {
+func (s *Planned) Observe(kind EventKind, where, id int) {
 	if s.index != nil {
-		s.index.Observe(kind, worker, id)
+		s.index.Observe(kind, where, id)
 	}
 }
 
@@ -142,30 +123,18 @@ func (s *Planned) Observe(kind EventKind, worker, id int) {
 // the abstract model (harness/run's model_loads).
 func (s *Planned) ModelPlan() (plans [][]int, belady bool) { return s.initial, s.Belady }
 
-// Remaining is the worker's plan not yet pulled.
-func (s *Planned) Remaining(worker int) []int { return s.lists.Remaining(worker) }
+// Remaining yields the worker's plan not yet pulled, in order.
+func (s *Planned) Remaining(worker int) iter.Seq[int] { return s.lists.Remaining(worker) }
 
 // Victim is LRU, or Belady over what the worker will run: its pipeline
 // (not yet started), its buffer, then its remaining plan in plan order.
 // Ready may take planned tasks out of order; Belady is not told (thesis
 // §3.5.3 lists adapting Belady to Ready as future work).
 func (s *Planned) Victim(worker int, candidates []int, prefetch bool) int {
-	if !s.Belady {
+	if s.belady == nil {
 		return candidates[0]
 	}
-	// StarPU's belady_victim_selector (HFP.c) walks the worker's upcoming
-	// tasks for the next use of each data on the node: count the inputs of
-	// the tasks walked.
-	ops := len(candidates)
-	defer func() { s.v.Count(ops) }()
-	return Belady(s.v.Workload(), candidates, func(yield func(int) bool) {
-		for _, seq := range [][]int{s.v.Pipeline(worker), s.v.Buffer(worker), s.lists.Remaining(worker)} {
-			for _, t := range seq {
-				ops += len(s.v.Workload().Tasks[t].Inputs)
-				if !yield(t) {
-					return
-				}
-			}
-		}
-	})
+	victim, ops := s.belady.victim(worker, candidates, s.v.Pipeline(worker), s.v.Buffer(worker))
+	s.v.Count(ops)
+	return victim
 }

@@ -26,9 +26,9 @@ type Options struct {
 	// ((50+b)/50)^d times the average.
 	UBFactor float64
 	// Runs is hMETIS's Nruns: each bisection is computed Runs times from
-	// independent random coarsenings and the best is kept; 0 means 20.
-	// The first 4 runs alternate the two coarsening schemes and the
-	// others use the one that did better.
+	// random coarsenings and the best is kept; 0 means 20. The first 4
+	// runs alternate the two coarsening schemes and the others use the
+	// one that did better (see Bounded).
 	Runs int
 	// VCycles is hMETIS's Vcycle mode: 1 refines the best of the Runs
 	// bisections with V-cycles, 2 every run at least as good as the best
@@ -38,6 +38,14 @@ type Options struct {
 	// Seed makes the result reproducible: the same hypergraph, options and
 	// seed give the same partition, whatever GOMAXPROCS is.
 	Seed uint64
+	// Bounded bounds the work as KaHyPar and PaToH do, at the price of a
+	// different partition: edges over 64 pins are rated on a window of 16
+	// of their pins when coarsening; the runs after the first 4 reuse the
+	// hierarchies of the scheme that did better (the cheaper whole-edge
+	// scheme on a tie) with their own initial bisections, instead of
+	// coarsening anew; V-cycles refine each distinct bisection once. The
+	// default (false) is the partitioner the checked-in results used.
+	Bounded bool
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -85,14 +93,16 @@ const maxVCycleRounds = 5
 // the bisection cuts add up exactly to the connectivity−1 of the result.
 // Each bisection is the best of opt.Runs multilevel runs:
 //   - coarsening by first-choice clustering or modified hyperedge
-//     coarsening (the first runs race the two, the rest use the winner);
+//     coarsening (the first runs race the two, the rest use the winner;
+//     with Bounded, edges over 64 pins are rated on a sample of their pins
+//     and the rest reuse the winner's hierarchies);
 //   - initial bisections of the coarsest hypergraph by greedy growing or
 //     random fill, the best of several after FM;
 //   - uncoarsening with FM refinement on every level (boundary vertices,
 //     gain-ordered heaps, early exit, rollback to the best prefix) and
 //     edge-completion sweeps that move the minority pins of a cut edge at
 //     once;
-//   - V-cycles per opt.VCycles.
+//   - V-cycles per opt.VCycles (with Bounded, once per distinct bisection).
 //
 // Runs execute in parallel; the result does not depend on how they are
 // scheduled.
@@ -141,7 +151,7 @@ func newPartitioner(opt Options) *partitioner {
 	nw := max(1, min(runtime.GOMAXPROCS(0), opt.Runs))
 	p := &partitioner{opt: opt, workers: make([]*worker, nw)}
 	for i := range p.workers {
-		p.workers[i] = &worker{}
+		p.workers[i] = &worker{sampled: opt.Bounded}
 	}
 	return p
 }
@@ -243,26 +253,65 @@ func splitmix(x uint64) uint64 {
 
 // bisect returns the best of opt.Runs multilevel bisections after the
 // V-cycles that opt.VCycles asks for.
+//
+// The first runs race the two coarsening schemes, each coarsening g its own
+// way; the other runs use the winning scheme. With opt.Bounded they reuse
+// the hierarchies of the winner's race runs, in turn, and differ by their
+// initial bisection (PaToH and KaHyPar likewise run several initial
+// partitionings on one coarsest hypergraph): coarsening is most of a run's
+// work, so Nruns cost about raceRuns coarsenings plus Nruns initial
+// bisections and refinements. A run whose coarsest bisection equals an
+// earlier one's on the same hierarchy would refine to the same result, so
+// it takes that result.
 func (p *partitioner) bisect(g *hg, b bisection, node uint64) []int8 {
 	runs := p.opt.Runs
 	res := make([]runResult, runs)
 	scheme := make([]int, runs)
-	run := func(from, to int) {
-		p.parallel(to-from, func(w *worker, i int) {
-			r := from + i
-			part := w.multilevel(g, b, scheme[r], p.rng(node, r, 0))
-			res[r] = w.evaluate(g, part, b)
+	hier := make([][]level, runs) // per run, its hierarchy (shared after the race)
+	coarse := make([][]int8, runs)
+	same := make([]int, runs) // the earlier run with the same coarsest bisection, or -1
+	refine := func(from, to int) {
+		for r := from; r < to; r++ {
+			same[r] = -1
+			for q := 0; q < r && same[r] < 0; q++ {
+				if &hier[q][0] == &hier[r][0] && slices.Equal(coarse[q], coarse[r]) {
+					same[r] = q
+				}
+			}
+		}
+		var todo []int
+		for r := from; r < to; r++ {
+			if same[r] < 0 {
+				todo = append(todo, r)
+			}
+		}
+		p.parallel(len(todo), func(w *worker, i int) {
+			r := todo[i]
+			res[r] = w.evaluate(g, w.uncoarsen(hier[r], slices.Clone(coarse[r]), b), b)
 		})
+		for r := from; r < to; r++ {
+			if q := same[r]; q >= 0 {
+				res[r] = res[q]
+			}
+		}
 	}
 	// Race the two coarsening schemes on the first runs, then give the
 	// rest to the winner: each scheme fails badly on some task sets
 	// (pairwise matching on 2D products, whole-edge contraction on
 	// Cholesky), and the race costs less than running both throughout.
+	// On a tie the whole-edge scheme wins: it rates no neighbours, which
+	// makes its V-cycles several times cheaper (the 2D product's halves
+	// tie, at the optimum).
 	race := min(runs, raceRuns)
 	for r := range race {
 		scheme[r] = r % 2
 	}
-	run(0, race)
+	p.parallel(race, func(w *worker, r int) {
+		rng := p.rng(node, r, 0)
+		hier[r], _ = w.coarsen(g, nil, scheme[r], rng)
+		coarse[r] = w.initial(hier[r][len(hier[r])-1].g, b, rng)
+	})
+	refine(0, race)
 	win := firstChoice
 	if race > 1 {
 		var best [2]runResult
@@ -271,14 +320,38 @@ func (p *partitioner) bisect(g *hg, b bisection, node uint64) []int8 {
 				best[r%2] = res[r]
 			}
 		}
-		if best[edgeCoarsening].better(best[firstChoice]) {
-			win = edgeCoarsening
+		if p.opt.Bounded && !best[firstChoice].better(best[edgeCoarsening]) ||
+			!p.opt.Bounded && best[edgeCoarsening].better(best[firstChoice]) {
+			win = edgeCoarsening // with Bounded, the cheaper scheme on a tie
+		}
+	}
+	var own []int // the race runs of the winning scheme
+	for r := range race {
+		if scheme[r] == win {
+			own = append(own, r)
 		}
 	}
 	for r := race; r < runs; r++ {
 		scheme[r] = win
 	}
-	run(race, runs)
+	if p.opt.Bounded {
+		for r := race; r < runs; r++ {
+			hier[r] = hier[own[(r-race)%len(own)]]
+		}
+		p.parallel(runs-race, func(w *worker, i int) {
+			r := race + i
+			coarse[r] = w.initial(hier[r][len(hier[r])-1].g, b, p.rng(node, r, 0))
+		})
+		refine(race, runs)
+	} else {
+		p.parallel(runs-race, func(w *worker, i int) {
+			r := race + i
+			rng := p.rng(node, r, 0)
+			levels, _ := w.coarsen(g, nil, scheme[r], rng)
+			part := w.initial(levels[len(levels)-1].g, b, rng)
+			res[r] = w.evaluate(g, w.uncoarsen(levels, part, b), b)
+		})
+	}
 	var todo []int
 	switch p.opt.VCycles {
 	case 1:
@@ -291,10 +364,12 @@ func (p *partitioner) bisect(g *hg, b bisection, node uint64) []int8 {
 				todo = append(todo, r)
 			}
 		}
+		todo = p.distinct(res, todo)
 	case 3:
 		for r := range res {
 			todo = append(todo, r)
 		}
+		todo = p.distinct(res, todo)
 	}
 	p.parallel(len(todo), func(w *worker, i int) {
 		r := todo[i]
@@ -307,6 +382,22 @@ func (p *partitioner) bisect(g *hg, b bisection, node uint64) []int8 {
 		}
 	})
 	return res[bestRun(res)].part
+}
+
+// distinct drops from runs, with opt.Bounded, those whose bisection equals
+// that of an earlier one: hMETIS refines each intermediate solution, and
+// several runs often reach the same one.
+func (p *partitioner) distinct(res []runResult, runs []int) []int {
+	if !p.opt.Bounded {
+		return runs
+	}
+	var out []int
+	for _, r := range runs {
+		if !slices.ContainsFunc(out, func(q int) bool { return slices.Equal(res[q].part, res[r].part) }) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func bestRun(res []runResult) int {

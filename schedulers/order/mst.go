@@ -1,6 +1,7 @@
 package order
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/memsched/memsched/internal/minheap"
@@ -14,8 +15,13 @@ import (
 // It starts at task 0 (Key(v0) = 1); the next task is the unvisited one with
 // the largest key (the heaviest edge to the tree), ties to the lowest id;
 // when no unvisited task has a positive key, the lowest-id unvisited task
-// starts a new component. Cost: O(Σ_d |readers(d)|² + m log m) through the
-// readers of each data; no m×m structure is built.
+// starts a new component. No m×m structure is built: a task added to the
+// tree raises the keys of the readers of its data. Once a data's readers
+// have been raised to its size, a later task reading it can raise them
+// further only if it shares a second data with one of them; tasks that
+// share at most one data with every other task (all of a 2D product's)
+// therefore walk each data's readers once in all, O(Σ_d |readers(d)| +
+// m log m), and the others walk all their neighbours, as before.
 func MST(w *workloads.Workload) []int {
 	m := len(w.Tasks)
 	if m == 0 {
@@ -24,6 +30,8 @@ func MST(w *workloads.Workload) []int {
 	in := inputSets(w)
 	users := readers(len(w.Data), in)
 	bytes := dataBytes(w)
+	pairs := sharesPair(in)
+	raised := make([]bool, len(w.Data)) // every reader's key >= the data's size
 
 	key := make([]int64, m)
 	visited := make([]bool, m)
@@ -50,15 +58,66 @@ func MST(w *workloads.Workload) []int {
 		}
 		visited[v] = true
 		order = append(order, v)
-		sc.scan(v, in, users, bytes)
-		for _, u := range sc.touched {
-			if !visited[u] && sc.acc[u] > key[u] {
-				key[u] = sc.acc[u]
-				h.Push(keyEntry{key: key[u], id: u})
+		raise := func(u int32, k int64) {
+			if !visited[u] && k > key[u] {
+				key[u] = k
+				h.Push(keyEntry{key: k, id: u})
+			}
+		}
+		if pairs[v] {
+			sc.scan(v, in, users, bytes)
+			for _, u := range sc.touched {
+				raise(u, sc.acc[u])
+			}
+			for _, d := range in[v] {
+				raised[d] = true
+			}
+			continue
+		}
+		// v shares one data at most with any task: its weight to a reader
+		// of d is bytes[d], already a lower bound of the key once raised.
+		for _, d := range in[v] {
+			if !raised[d] {
+				raised[d] = true
+				for _, u := range users[d] {
+					raise(u, bytes[d])
+				}
 			}
 		}
 	}
 	return order
+}
+
+// sharesPair reports, per task, whether another task reads two of its
+// inputs too, by sorting the (input pair, task) records.
+func sharesPair(in [][]int32) []bool {
+	type rec struct {
+		pair uint64
+		task int32
+	}
+	var recs []rec
+	for t, s := range in {
+		for a := range s {
+			for b := a + 1; b < len(s); b++ {
+				recs = append(recs, rec{uint64(s[a])<<32 | uint64(s[b]), int32(t)})
+			}
+		}
+	}
+	slices.SortFunc(recs, func(x, y rec) int { return cmp.Compare(x.pair, y.pair) })
+	out := make([]bool, len(in))
+	for i := 0; i < len(recs); {
+		j := i + 1
+		for j < len(recs) && recs[j].pair == recs[i].pair {
+			j++
+		}
+		if j-i > 1 {
+			for _, r := range recs[i:j] {
+				out[r.task] = true
+			}
+		}
+		i = j
+	}
+	return out
 }
 
 // keyEntry orders by larger key first, then lower id.
@@ -116,6 +175,9 @@ func CuthillMcKee(w *workloads.Workload, reverse bool) []int {
 	slices.SortFunc(byDeg, less)
 
 	inOrder := make([]bool, m)
+	// A data whose readers were listed once has them all in the order:
+	// later tasks reading it skip it, so each data is walked once.
+	listed := make([]bool, len(w.Data))
 	order := make([]int, 0, m)
 	restart := 0
 	var nb []int32
@@ -131,6 +193,10 @@ func CuthillMcKee(w *workloads.Workload, reverse bool) []int {
 		v := order[head]
 		nb = nb[:0]
 		for _, d := range in[v] {
+			if listed[d] {
+				continue
+			}
+			listed[d] = true
 			for _, u := range users[d] {
 				if !inOrder[u] {
 					inOrder[u] = true // also dedups u reached through several data

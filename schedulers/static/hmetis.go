@@ -14,8 +14,8 @@ func init() {
 			{Name: "ubfactor", Kind: "float", Default: "1", Doc: "hMETIS UBfactor: balance tolerance per bisection, percent"},
 			{Name: "runs", Kind: "int", Default: "20", Min: "0", Doc: "hMETIS Nruns: bisections computed per level, best kept"},
 			{Name: "vcycles", Kind: "int", Default: "2", Doc: "hMETIS Vcycle mode (1, 2, 3; -1 none)"},
-			{Name: "partitioner", Kind: "string", Default: "auto", Choices: []string{"auto", "builtin", "external"},
-				Doc: "auto: an installed hmetis/shmetis/khmetis/KaHyPar if on PATH, else the built-in multilevel partitioner; the record names which ran"},
+			{Name: "partitioner", Kind: "string", Default: "auto", Choices: []string{"auto", "builtin", "bounded", "external"},
+				Doc: "auto: an installed hmetis/shmetis/khmetis/KaHyPar if on PATH, else the built-in multilevel partitioner; bounded: the built-in one bounding its work (sampled ratings of large edges, shared coarsenings: several times faster, another partition of a close cut); the record names which ran"},
 		},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
 			s := &hmetisR{mode: p.String("partitioner")}
@@ -74,6 +74,10 @@ func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int,
 	case "builtin":
 		parts, err = hypergraph.Partition(h, opt)
 		tool = hypergraph.BuiltinName
+	case "bounded":
+		opt.Bounded = true
+		parts, err = hypergraph.Partition(h, opt)
+		tool = hypergraph.BuiltinName + "-bounded"
 	case "external":
 		parts, tool, err = hypergraph.External(h, opt)
 	default:
