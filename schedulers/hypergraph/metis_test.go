@@ -123,8 +123,12 @@ func TestAgainstMETIS(t *testing.T) {
 				t.Fatal(err)
 			}
 			unit := float64(c.h.EdgeWeight[0])
-			for _, k := range []int{2, 4} {
-				ours, err := Partition(c.h, Options{Parts: k, Seed: 1})
+			for _, bc := range []struct {
+				k       int
+				bounded bool
+			}{{2, false}, {4, false}, {2, true}, {4, true}} {
+				k := bc.k
+				ours, err := Partition(c.h, Options{Parts: k, Seed: 1, Bounded: bc.bounded})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -134,10 +138,10 @@ func TestAgainstMETIS(t *testing.T) {
 				if c.hand != nil {
 					hand = strconv.FormatInt(c.hand[k], 10)
 				}
-				t.Logf("K=%d connectivity−1 (data): ours %.0f (imbalance %.4f), METIS clique %.0f (imbalance %.4f), hand %s; ours/METIS %.3f",
-					k, float64(co)/unit, Imbalance(c.h, ours, k), float64(cm)/unit, Imbalance(c.h, theirs, k), hand, float64(co)/float64(cm))
+				t.Logf("K=%d bounded=%v connectivity−1 (data): ours %.0f (imbalance %.4f), METIS clique %.0f (imbalance %.4f), hand %s; ours/METIS %.3f",
+					k, bc.bounded, float64(co)/unit, Imbalance(c.h, ours, k), float64(cm)/unit, Imbalance(c.h, theirs, k), hand, float64(co)/float64(cm))
 				if float64(co) > 1.05*float64(cm) {
-					t.Errorf("K=%d: ours %.0f is more than 5%% worse than METIS %.0f", k, float64(co)/unit, float64(cm)/unit)
+					t.Errorf("K=%d bounded=%v: ours %.0f is more than 5%% worse than METIS %.0f", k, bc.bounded, float64(co)/unit, float64(cm)/unit)
 				}
 			}
 		})
