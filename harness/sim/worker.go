@@ -125,7 +125,7 @@ func (e *Engine) fill(w int) {
 				e.timed(w, func() error { i = e.popper.Pop(w, *wk.buffer); return nil })
 			}
 			task := (*wk.buffer)[i]
-			*wk.buffer = append((*wk.buffer)[:i], (*wk.buffer)[i+1:]...)
+			*wk.buffer = removeAt(*wk.buffer, i)
 			e.popTask(w, task)
 			ready = e.rt.PopWhileFetching || n.holds(e.w.Tasks[task].Inputs)
 			changed = true
@@ -395,4 +395,15 @@ func (e *Engine) acquire(node, task int) (freed []int) {
 		}
 	}
 	return freed
+}
+
+// removeAt removes b[i] keeping the order, moving the shorter side: Ready
+// mostly takes a task near the front of a long buffer (dmda pushes every
+// task at once), where shifting the tail would cost O(buffer) per pop.
+func removeAt(b []int, i int) []int {
+	if i < len(b)/2 {
+		copy(b[1:i+1], b[:i])
+		return b[1:]
+	}
+	return append(b[:i], b[i+1:]...)
 }
