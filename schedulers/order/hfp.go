@@ -150,8 +150,8 @@ func HFP(w *workloads.Workload, opts HFPOptions) [][]int {
 			h.scan(i)
 			var bf, ba int64
 			cf, ca := int32(-1), int32(-1)
-			for _, j := range h.touched {
-				sh := h.nb[j].acc
+			for k, j := range h.touched[1:] {
+				sh := h.acc[k+1]
 				if sh > ba || (sh == ba && sh > 0 && j < ca) {
 					ba, ca = sh, j
 				}
@@ -254,12 +254,17 @@ type hfp struct {
 	inQ   []uint32 // == round: merged this iteration (the set Q)
 	round uint32
 
-	// nb[j].w is the weight (bytes of D(P_j)); nb[j].acc, valid iff
-	// nb[j].stamp == cur, accumulates SharedData during a scan. One array
-	// so that visiting a neighbour touches one cache line.
-	nb      []nbCell
+	// w[j] is the weight (bytes of D(P_j)). A scan numbers the packages
+	// it meets: mark[j] = cur<<32 | k (valid iff its high half is cur)
+	// gives j's place k in touched and acc, where acc[k] accumulates
+	// SharedData. The per-slot array visited at random is 8 bytes a slot
+	// and the sums stay in a small dense array, which keeps a scan (the
+	// whole cost of HFP, one visit per shared datum) in cache.
+	w       []int64
+	mark    []uint64
 	cur     uint32
 	touched []int32
+	acc     []int64
 
 	// data marks for set operations
 	dmark []uint32
@@ -286,47 +291,45 @@ func newHFP(w *workloads.Workload, memory int64) *hfp {
 		candFit: make([]int32, m),
 		candAny: make([]int32, m),
 		inQ:     make([]uint32, m),
-		nb:      make([]nbCell, m),
+		w:       make([]int64, m),
+		mark:    make([]uint64, m),
 		dmark:   make([]uint32, len(w.Data)),
 	}
 	for i := range h.tasks {
 		h.tasks[i] = []int{i}
 		h.alive[i] = true
 		for _, d := range in[i] {
-			h.nb[i].w += h.bytes[d]
+			h.w[i] += h.bytes[d]
 		}
 	}
 	return h
 }
 
-type nbCell struct {
-	w, acc int64
-	stamp  uint32
-}
-
 // fits is the phase-1 test weight(D(P_i) ∪ D(P_j)) <= M.
 func (h *hfp) fits(i, j int32, shared int64) bool {
-	return h.nb[i].w+h.nb[j].w-shared <= h.M
+	return h.w[i]+h.w[j]-shared <= h.M
 }
 
-// scan fills acc[j] = SharedData[i][j] for every live package j ≠ i sharing
-// a data with P_i, listed in touched.
+// scan lists in touched[1:] every live package j ≠ i sharing a data with
+// P_i, in the order met, with acc[k] = SharedData[i][touched[k]]. P_i itself
+// is entry 0, so that the inner loop needs no test for it.
 func (h *hfp) scan(i int32) {
 	h.cur++
-	h.touched = h.touched[:0]
+	stamp := uint64(h.cur) << 32
+	h.touched = append(h.touched[:0], i)
+	h.acc = append(h.acc[:0], 0)
+	h.mark[i] = stamp
 	for _, d := range h.data[i] {
 		b := h.bytes[d]
 		for _, j := range h.pk[d] {
-			if j == i {
+			m := h.mark[j]
+			if m&^0xffffffff != stamp {
+				h.mark[j] = stamp | uint64(len(h.touched))
+				h.touched = append(h.touched, j)
+				h.acc = append(h.acc, b)
 				continue
 			}
-			c := &h.nb[j]
-			if c.stamp != h.cur {
-				c.stamp = h.cur
-				c.acc = 0
-				h.touched = append(h.touched, j)
-			}
-			c.acc += b
+			h.acc[uint32(m)] += b
 		}
 	}
 }
@@ -336,11 +339,12 @@ func (h *hfp) scan(i int32) {
 func (h *hfp) firstReaching(i int32, target int64, sizeLimit bool) int32 {
 	h.scan(i)
 	best := int32(-1)
-	for _, j := range h.touched {
-		if h.inQ[j] == h.round || h.nb[j].acc != target || (best >= 0 && j > best) {
+	for k, j := range h.touched[1:] {
+		sh := h.acc[k+1]
+		if sh != target || h.inQ[j] == h.round || (best >= 0 && j > best) {
 			continue
 		}
-		if sizeLimit && !h.fits(i, j, h.nb[j].acc) {
+		if sizeLimit && !h.fits(i, j, sh) {
 			continue
 		}
 		best = j
@@ -395,7 +399,7 @@ func (h *hfp) merge(i, j int32, flip bool) {
 		}
 	}
 	h.data[i] = unionSorted(h.data[i], h.data[j])
-	h.nb[i].w += h.nb[j].w - shared
+	h.w[i] += h.w[j] - shared
 	h.split[i] = len(h.tasks[i])
 	h.tasks[i] = append(h.tasks[i], h.tasks[j]...)
 	h.tasks[j], h.data[j] = nil, nil
@@ -464,7 +468,7 @@ func (h *hfp) flip(i, j int32) {
 	if len(ti) <= 1 || len(tj) <= 1 {
 		return
 	}
-	overI, overJ := h.nb[i].w > h.M, h.nb[j].w > h.M
+	overI, overJ := h.w[i] > h.M, h.w[j] > h.M
 	switch {
 	case overI && !overJ:
 		a := h.common(h.endData(ti, false), h.data[j])
