@@ -168,10 +168,13 @@ type DARTS struct {
 
 	// The pool, ordered by entry: slot i of the order holds slots[i]
 	// (-1 when vacated); the Fenwick tree counts occupied slots so that
-	// the r-th pool task is found in O(log n).
+	// the r-th pool task is found in O(log n). Only the fallbacks random
+	// and rank need it: the head is found from first, below which every
+	// slot is vacated (slots are only appended).
 	slot     []int32 // per pool task, its slot
 	slots    []int32
-	fen      []int32 // 1-based Fenwick tree over slots
+	fen      []int32 // 1-based Fenwick tree over slots; nil with fallback head
+	first    int
 	poolN    int
 	taskLeft []int32 // per data, pool tasks reading it
 	opsLeft  []int32 // per data, inputs of the pool tasks reading it (the buffer checks of a scan)
@@ -232,7 +235,9 @@ func (d *DARTS) Init(v schedulers.View) error {
 	d.seq = make([]uint32, nt)
 	d.slot = make([]int32, nt)
 	d.slots = make([]int32, 0, nt)
-	d.fen = make([]int32, nt+1)
+	if d.opt.Fallback == "random" || d.opt.Fallback == "rank" {
+		d.fen = make([]int32, nt+1)
+	}
 	d.taskLeft = make([]int32, nd)
 	d.opsLeft = make([]int32, nd)
 	d.known = make([]bool, nd)
@@ -535,14 +540,17 @@ func (d *DARTS) addToPool(t int32) {
 	d.state[t] = stPool
 	d.seqN++
 	d.seq[t] = d.seqN
-	if len(d.slots)+1 >= len(d.fen) {
-		d.growFenwick()
-	}
 	s := int32(len(d.slots))
 	d.slots = append(d.slots, t)
 	d.slot[t] = s
-	for i := int(s) + 1; i < len(d.fen); i += i & -i {
-		d.fen[i]++
+	if d.fen != nil {
+		if len(d.slots) >= len(d.fen) {
+			d.growFenwick()
+		} else {
+			for i := int(s) + 1; i < len(d.fen); i += i & -i {
+				d.fen[i]++
+			}
+		}
 	}
 	d.poolN++
 	n := int32(len(d.inputs[t]))
@@ -574,8 +582,10 @@ func (d *DARTS) removeFromPool(t int32) {
 	}
 	s := d.slot[t]
 	d.slots[s] = -1
-	for i := int(s) + 1; i < len(d.fen); i += i & -i {
-		d.fen[i]--
+	if d.fen != nil {
+		for i := int(s) + 1; i < len(d.fen); i += i & -i {
+			d.fen[i]--
+		}
 	}
 	d.poolN--
 	d.state[t] = stNew // the caller sets the next state
@@ -617,7 +627,9 @@ func (d *DARTS) count(w *worker, t int32, sign int32) {
 }
 
 // setHas moves data x into (val) or out of the data counted as on worker
-// k, updating the counters of the pool tasks reading it.
+// k, moving each pool task reading it from its old counters to its new ones
+// in one step (as count(-1), the change, count(+1) would; the counters are
+// sums and the free list a set, so the order of the tasks does not matter).
 func (d *DARTS) setHas(k int, x int32, val bool) {
 	w := &d.w[k]
 	us := d.users[x]
@@ -627,29 +639,99 @@ func (d *DARTS) setHas(k int, x int32, val bool) {
 		case stGone:
 			continue // pulled tasks never come back: prune
 		case stPool:
-			d.count(w, t, -1)
+			if val {
+				d.gain(w, t, x)
+			} else {
+				d.lose(w, t, x)
+			}
 		}
 		us[j] = t
 		j++
 	}
-	us = us[:j]
-	d.users[x] = us
+	d.users[x] = us[:j]
 	w.has[x] = val
-	for _, t := range us {
-		if d.state[t] != stPool {
-			continue
+}
+
+// gain moves pool task t's contribution when its missing input x arrives
+// on w (w.has[x] still false).
+func (d *DARTS) gain(w *worker, t, x int32) {
+	m := w.miss[t]
+	w.miss[t] = m - 1
+	switch m {
+	case 1: // missing x only: free now
+		w.s0[x]--
+		w.freeIdx[t] = int32(len(w.free))
+		w.free = append(w.free, t)
+		for _, y := range d.inputs[t] {
+			w.f0[y]++
 		}
-		if val {
-			w.miss[t]--
-		} else {
-			w.miss[t]++
+	case 2: // missing x and o: now missing only o
+		for _, o := range d.inputs[t] {
+			if o != x && !w.has[o] {
+				if w.s1 != nil {
+					w.s1[x]--
+					w.s1[o]--
+				}
+				w.s0[o]++
+				break
+			}
 		}
-		d.count(w, t, 1)
+	case 3: // now missing two
+		if w.s1 != nil {
+			for _, y := range d.inputs[t] {
+				if y != x && !w.has[y] {
+					w.s1[y]++
+				}
+			}
+		}
+	}
+}
+
+// lose moves pool task t's contribution when its input x leaves w
+// (w.has[x] still true).
+func (d *DARTS) lose(w *worker, t, x int32) {
+	m := w.miss[t]
+	w.miss[t] = m + 1
+	switch m {
+	case 0: // was free: now missing x only
+		i, last := w.freeIdx[t], w.free[len(w.free)-1]
+		w.free[i], w.freeIdx[last] = last, i
+		w.free = w.free[:len(w.free)-1]
+		w.freeIdx[t] = -1
+		for _, y := range d.inputs[t] {
+			w.f0[y]--
+		}
+		w.s0[x]++
+	case 1: // was missing o: now missing o and x
+		for _, o := range d.inputs[t] {
+			if !w.has[o] {
+				w.s0[o]--
+				if w.s1 != nil {
+					w.s1[o]++
+					w.s1[x]++
+				}
+				break
+			}
+		}
+	case 2: // was missing two: now three
+		if w.s1 != nil {
+			for _, y := range d.inputs[t] {
+				if !w.has[y] {
+					w.s1[y]--
+				}
+			}
+		}
 	}
 }
 
 // find returns the slot of the r-th (0-based) pool task in pool order.
 func (d *DARTS) find(r int) int {
+	if d.fen == nil { // fallback head: r = 0
+		for d.slots[d.first] < 0 {
+			d.first++
+		}
+		return d.first
+	}
 	pos, rem := 0, int32(r)
 	step := 1
 	for step*2 < len(d.fen) {
