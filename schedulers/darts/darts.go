@@ -183,7 +183,8 @@ type DARTS struct {
 	planOf  []int32 // per planned task, its worker
 	planPos []int32 // per planned task, its index in that worker's plan
 
-	w []worker
+	w    []worker
+	miss []uint8 // per pool task t and worker k, at t·nw+k (the workers' counts of a task share a cache line): inputs not in k's has
 
 	stamp  uint32 // LUF scratch: data read by the buffer carry the stamp
 	nbMark []uint32
@@ -192,11 +193,11 @@ type DARTS struct {
 }
 
 type worker struct {
+	id      int
 	has     []bool  // per data: valid or requested on the worker (starpu_data_is_on_node), or planned there under planned_present
-	miss    []uint8 // per pool task: inputs not in has
 	s0, s1  []int32 // per data: pool tasks missing only it / it and one more
 	f0      []int32 // per data: pool tasks missing nothing that read it
-	free    []int32 // pool tasks with miss 0
+	free    []int32 // pool tasks with miss 0, kept only with free_tasks
 	freeIdx []int32 // per task, index in free or -1
 	list    []int32 // gpu_data: data not used yet, in scan order (duplicates possible, as upstream)
 	rank    []int32 // per data, its place in the list's initial order (reinsert = place)
@@ -246,18 +247,21 @@ func (d *DARTS) Init(v schedulers.View) error {
 	d.nbMark = make([]uint32, nd)
 	d.nbPos = make([]int32, nd)
 	d.w = make([]worker, d.nw)
+	d.miss = make([]uint8, nt*d.nw)
 	for k := range d.w {
 		w := &d.w[k]
 		w.has = make([]bool, nd)
-		w.miss = make([]uint8, nt)
+		w.id = k
 		w.s0 = make([]int32, nd)
 		w.f0 = make([]int32, nd)
 		if d.opt.ThreeInputs {
 			w.s1 = make([]int32, nd)
 		}
-		w.freeIdx = make([]int32, nt)
-		for i := range w.freeIdx {
-			w.freeIdx[i] = -1
+		if d.opt.FreeTasks {
+			w.freeIdx = make([]int32, nt)
+			for i := range w.freeIdx {
+				w.freeIdx[i] = -1
+			}
 		}
 		w.planCnt = make([]int32, nd)
 		w.rank = make([]int32, nd)
@@ -411,7 +415,7 @@ func (d *DARTS) decide(k int) {
 			if d.state[t] != stPool {
 				continue
 			}
-			if m := w.miss[t]; m == 0 || (m == 1 && !w.has[b0.data]) {
+			if m := d.miss[int(t)*d.nw+k]; m == 0 || (m == 1 && !w.has[b0.data]) {
 				ts = append(ts, t)
 			}
 		}
@@ -429,7 +433,7 @@ func (d *DARTS) decide(k int) {
 	case b1.s > 0:
 		head, hs := int32(-1), int32(0)
 		for _, t := range d.users[b1.data] {
-			if d.state[t] == stPool && w.miss[t] == 2 && !w.has[b1.data] && (head < 0 || d.slot[t] < hs) {
+			if d.state[t] == stPool && d.miss[int(t)*d.nw+k] == 2 && !w.has[b1.data] && (head < 0 || d.slot[t] < hs) {
 				head, hs = t, d.slot[t]
 			}
 		}
@@ -566,7 +570,7 @@ func (d *DARTS) addToPool(t int32) {
 				m++
 			}
 		}
-		w.miss[t] = m
+		d.miss[int(t)*d.nw+k] = m
 		d.count(w, t, 1)
 	}
 }
@@ -594,12 +598,14 @@ func (d *DARTS) removeFromPool(t int32) {
 // count adds (sign 1) or removes (-1) pool task t's contribution to w's
 // counters, given w.miss[t] and w.has.
 func (d *DARTS) count(w *worker, t int32, sign int32) {
-	switch w.miss[t] {
+	switch d.miss[int(t)*d.nw+w.id] {
 	case 0:
-		if sign > 0 {
+		switch {
+		case w.freeIdx == nil: // no free list without free_tasks
+		case sign > 0:
 			w.freeIdx[t] = int32(len(w.free))
 			w.free = append(w.free, t)
-		} else {
+		default:
 			i, last := w.freeIdx[t], w.free[len(w.free)-1]
 			w.free[i], w.freeIdx[last] = last, i
 			w.free = w.free[:len(w.free)-1]
@@ -655,13 +661,16 @@ func (d *DARTS) setHas(k int, x int32, val bool) {
 // gain moves pool task t's contribution when its missing input x arrives
 // on w (w.has[x] still false).
 func (d *DARTS) gain(w *worker, t, x int32) {
-	m := w.miss[t]
-	w.miss[t] = m - 1
+	i := int(t)*d.nw + w.id
+	m := d.miss[i]
+	d.miss[i] = m - 1
 	switch m {
 	case 1: // missing x only: free now
 		w.s0[x]--
-		w.freeIdx[t] = int32(len(w.free))
-		w.free = append(w.free, t)
+		if w.freeIdx != nil {
+			w.freeIdx[t] = int32(len(w.free))
+			w.free = append(w.free, t)
+		}
 		for _, y := range d.inputs[t] {
 			w.f0[y]++
 		}
@@ -690,14 +699,17 @@ func (d *DARTS) gain(w *worker, t, x int32) {
 // lose moves pool task t's contribution when its input x leaves w
 // (w.has[x] still true).
 func (d *DARTS) lose(w *worker, t, x int32) {
-	m := w.miss[t]
-	w.miss[t] = m + 1
+	i := int(t)*d.nw + w.id
+	m := d.miss[i]
+	d.miss[i] = m + 1
 	switch m {
 	case 0: // was free: now missing x only
-		i, last := w.freeIdx[t], w.free[len(w.free)-1]
-		w.free[i], w.freeIdx[last] = last, i
-		w.free = w.free[:len(w.free)-1]
-		w.freeIdx[t] = -1
+		if w.freeIdx != nil {
+			j, last := w.freeIdx[t], w.free[len(w.free)-1]
+			w.free[j], w.freeIdx[last] = last, j
+			w.free = w.free[:len(w.free)-1]
+			w.freeIdx[t] = -1
+		}
 		for _, y := range d.inputs[t] {
 			w.f0[y]--
 		}
