@@ -507,3 +507,138 @@ func TestRunGenerated(t *testing.T) {
 		}
 	}
 }
+
+// recount wraps DARTS and, after every call, recomputes its incremental
+// counters from scratch (the pool, each worker's has, the plans) and
+// records the first call after which they differ.
+type recount struct {
+	*DARTS
+	bad string
+}
+
+func (c *recount) Push(t int) { c.DARTS.Push(t); c.check("Push") }
+
+func (c *recount) Pull(k int) (int, bool) {
+	t, ok := c.DARTS.Pull(k)
+	c.check(fmt.Sprintf("Pull(%d)", k))
+	return t, ok
+}
+
+func (c *recount) Victim(k int, cands []int, prefetch bool) int {
+	v := c.DARTS.Victim(k, cands, prefetch)
+	c.check(fmt.Sprintf("Victim(%d)", k))
+	return v
+}
+
+func (c *recount) Observe(kind schedulers.EventKind, k, id int) {
+	c.DARTS.Observe(kind, k, id)
+	c.check(fmt.Sprintf("Observe(%v, %d, %d)", kind, k, id))
+}
+
+func (c *recount) check(after string) {
+	if c.bad != "" {
+		return
+	}
+	d := c.DARTS
+	nd := len(d.taskLeft)
+	taskLeft, opsLeft := make([]int32, nd), make([]int32, nd)
+	pool := 0
+	for t, in := range d.inputs {
+		if d.state[t] != stPool {
+			continue
+		}
+		pool++
+		for _, x := range in {
+			taskLeft[x]++
+			opsLeft[x] += int32(len(in))
+		}
+	}
+	fail := func(format string, a ...any) {
+		if c.bad == "" {
+			c.bad = "after " + after + ": " + fmt.Sprintf(format, a...)
+		}
+	}
+	if pool != d.poolN {
+		fail("pool %d, counted %d", pool, d.poolN)
+	}
+	if !slices.Equal(taskLeft, d.taskLeft) || !slices.Equal(opsLeft, d.opsLeft) {
+		fail("task_left %v / ops %v, counted %v / %v", taskLeft, opsLeft, d.taskLeft, d.opsLeft)
+	}
+	for k := range d.w {
+		w := &d.w[k]
+		s0, s1, f0, planCnt := make([]int32, nd), make([]int32, nd), make([]int32, nd), make([]int32, nd)
+		var free []int32
+		for t, in := range d.inputs {
+			switch d.state[t] {
+			case stPlan:
+				if int(d.planOf[t]) == k {
+					for _, x := range in {
+						planCnt[x]++
+					}
+				}
+				continue
+			case stPool:
+			default:
+				continue
+			}
+			var missing []int32
+			for _, x := range in {
+				if !w.has[x] {
+					missing = append(missing, x)
+				}
+			}
+			if m := d.miss[t*d.nw+k]; int(m) != len(missing) {
+				fail("worker %d task %d misses %d inputs, counted %d", k, t, len(missing), m)
+			}
+			switch len(missing) {
+			case 0:
+				free = append(free, int32(t))
+				for _, x := range in {
+					f0[x]++
+				}
+			case 1:
+				s0[missing[0]]++
+			case 2:
+				s1[missing[0]]++
+				s1[missing[1]]++
+			}
+		}
+		if !slices.Equal(s0, w.s0) || !slices.Equal(f0, w.f0) || !slices.Equal(planCnt, w.planCnt) {
+			fail("worker %d: s0 %v f0 %v n_p %v, counted %v %v %v", k, s0, f0, planCnt, w.s0, w.f0, w.planCnt)
+		}
+		if w.s1 != nil && !slices.Equal(s1, w.s1) {
+			fail("worker %d: s1 %v, counted %v", k, s1, w.s1)
+		}
+		if w.freeIdx != nil {
+			got := slices.Sorted(slices.Values(w.free))
+			if !slices.Equal(free, got) {
+				fail("worker %d: free %v, counted %v", k, free, got)
+			}
+			for i, t := range w.free {
+				if int(w.freeIdx[t]) != i {
+					fail("worker %d: free task %d at %d, indexed %d", k, t, i, w.freeIdx[t])
+				}
+			}
+		}
+	}
+}
+
+// TestCountersMatchRecount: on random small instances, for every
+// combination of options, the counters DARTS moves on each event (pool
+// entries and exits, loads, evictions, plans and withdrawals) equal a
+// recomputation from scratch after every call.
+func TestCountersMatchRecount(t *testing.T) {
+	r := rand.New(rand.NewPCG(2021, 10))
+	for i := range 300 {
+		w, p := randomInstance(r)
+		o := randomOptions(r)
+		buffer := 1 + r.IntN(5)
+		p.Runtime.Pipeline = 1 + r.IntN(3)
+		c := &recount{DARTS: New(o)}
+		simulate(t, w, p, c, buffer, r.Uint64())
+		if c.bad != "" {
+			t.Fatalf("instance %d (%d tasks, %d data, %d GPUs, options %+v, buffer %d): %s",
+				i, len(w.Tasks), len(w.Data), p.GPUs, o, buffer, c.bad)
+		}
+	}
+}
