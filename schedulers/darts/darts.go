@@ -388,22 +388,24 @@ func (d *DARTS) decide(k int) {
 	}
 	var b0, b1 best
 	ops := 0
-	for i, x := range w.list {
-		if i >= limit {
-			break
-		}
-		ops += 1 + int(d.opsLeft[x])
-		tl := d.taskLeft[x]
-		if s := w.s0[x] + w.f0[x]; s > 0 {
-			if d.opt.Opti {
-				b0 = best{data: x, s: s, tl: tl, populated: true}
-				break
+	list := w.list[:min(limit, len(w.list))]
+	if rng == nil && !d.opt.Opti && !d.opt.ThreeInputs {
+		b0, ops = d.scanFirst(w, list)
+	} else {
+		for _, x := range list {
+			ops += 1 + int(d.opsLeft[x])
+			tl := d.taskLeft[x]
+			if s := w.s0[x] + w.f0[x]; s > 0 {
+				if d.opt.Opti {
+					b0 = best{data: x, s: s, tl: tl, populated: true}
+					break
+				}
+				b0.offer(x, s, tl, rng)
 			}
-			b0.offer(x, s, tl, rng)
-		}
-		if d.opt.ThreeInputs {
-			if s := w.s1[x]; s > 0 {
-				b1.offer(x, s, tl, rng)
+			if d.opt.ThreeInputs {
+				if s := w.s1[x]; s > 0 {
+					b1.offer(x, s, tl, rng)
+				}
 			}
 		}
 	}
@@ -449,6 +451,27 @@ func (d *DARTS) decide(k int) {
 		ops += d.planMarking(k, d.slots[d.find(r)])
 	}
 	d.v.Count(ops)
+}
+
+// scanFirst is the scan of the default options (ties first, neither opti
+// nor 3inputs) in one tight loop: the first data of the greatest
+// (s, task_left) with s > 0, and the operations of the scan.
+func (d *DARTS) scanFirst(w *worker, list []int32) (best, int) {
+	s0, f0, taskLeft, opsLeft := w.s0, w.f0, d.taskLeft, d.opsLeft
+	ops := len(list)
+	bs, btl, bx := int32(0), int32(0), int32(-1)
+	for _, x := range list {
+		ops += int(opsLeft[x])
+		if s := s0[x] + f0[x]; s > 0 && s >= bs {
+			if tl := taskLeft[x]; s > bs || tl > btl {
+				bs, btl, bx = s, tl, x
+			}
+		}
+	}
+	if bx < 0 {
+		return best{}, ops
+	}
+	return best{data: bx, s: bs, tl: btl, ties: 1, populated: true}, ops
 }
 
 // best is a running argmax over (s, task_left), ties broken uniformly at
