@@ -183,8 +183,7 @@ type DARTS struct {
 	planOf  []int32 // per planned task, its worker
 	planPos []int32 // per planned task, its index in that worker's plan
 
-	w    []worker
-	miss []uint8 // per pool task t and worker k, at t·nw+k (the workers' counts of a task share a cache line): inputs not in k's has
+	w []worker
 
 	stamp  uint32 // LUF scratch: data read by the buffer carry the stamp
 	nbMark []uint32
@@ -193,7 +192,12 @@ type DARTS struct {
 }
 
 type worker struct {
-	id      int
+	// dormant: the list is empty and no data of a task that arrived can
+	// return to it (lru without lru_returns nor free_tasks), so s0, s1
+	// and f0 are never read again and are left as they are, until data
+	// that no task read before arrive (only tasks that arrive with them
+	// read them, and they are counted as they enter the pool).
+	dormant bool
 	has     []bool  // per data: valid or requested on the worker (starpu_data_is_on_node), or planned there under planned_present
 	s0, s1  []int32 // per data: pool tasks missing only it / it and one more
 	f0      []int32 // per data: pool tasks missing nothing that read it
@@ -247,11 +251,9 @@ func (d *DARTS) Init(v schedulers.View) error {
 	d.nbMark = make([]uint32, nd)
 	d.nbPos = make([]int32, nd)
 	d.w = make([]worker, d.nw)
-	d.miss = make([]uint8, nt*d.nw)
 	for k := range d.w {
 		w := &d.w[k]
 		w.has = make([]bool, nd)
-		w.id = k
 		w.s0 = make([]int32, nd)
 		w.f0 = make([]int32, nd)
 		if d.opt.ThreeInputs {
@@ -305,6 +307,11 @@ func (d *DARTS) arrive() {
 		}
 	}
 	slices.Sort(fresh) // data ids: the order handles are first seen in submission
+	if len(fresh) > 0 {
+		for k := range d.w {
+			d.w[k].dormant = false
+		}
+	}
 	for _, t := range ts {
 		d.addToPool(t)
 	}
@@ -417,7 +424,7 @@ func (d *DARTS) decide(k int) {
 			if d.state[t] != stPool {
 				continue
 			}
-			if m := d.miss[int(t)*d.nw+k]; m == 0 || (m == 1 && !w.has[b0.data]) {
+			if m := d.missing(w, t); m == 0 || (m == 1 && !w.has[b0.data]) {
 				ts = append(ts, t)
 			}
 		}
@@ -435,7 +442,7 @@ func (d *DARTS) decide(k int) {
 	case b1.s > 0:
 		head, hs := int32(-1), int32(0)
 		for _, t := range d.users[b1.data] {
-			if d.state[t] == stPool && d.miss[int(t)*d.nw+k] == 2 && !w.has[b1.data] && (head < 0 || d.slot[t] < hs) {
+			if d.state[t] == stPool && d.missing(w, t) == 2 && !w.has[b1.data] && (head < 0 || d.slot[t] < hs) {
 				head, hs = t, d.slot[t]
 			}
 		}
@@ -520,13 +527,22 @@ func (d *DARTS) unlist(k int, x int32, every bool) int {
 	if !every {
 		if i := slices.Index(w.list, x); i >= 0 {
 			w.list = slices.Delete(w.list, i, i+1)
+			d.sleep(w)
 			return i + 1
 		}
 		return len(w.list)
 	}
 	n := len(w.list)
 	w.list = slices.DeleteFunc(w.list, func(y int32) bool { return y == x })
+	d.sleep(w)
 	return n
+}
+
+// sleep makes w dormant when its list is empty for good.
+func (d *DARTS) sleep(w *worker) {
+	if len(w.list) == 0 && !d.opt.LUF && !d.opt.LRUReturns && !d.opt.FreeTasks {
+		w.dormant = true
+	}
 }
 
 // relist puts an evicted x back in worker k's list (upstream inserts a new
@@ -586,21 +602,17 @@ func (d *DARTS) addToPool(t int32) {
 		d.opsLeft[x] += n
 	}
 	for k := range d.w {
-		w := &d.w[k]
-		m := uint8(0)
-		for _, x := range d.inputs[t] {
-			if !w.has[x] {
-				m++
-			}
+		if w := &d.w[k]; !w.dormant {
+			d.count(w, t, 1)
 		}
-		d.miss[int(t)*d.nw+k] = m
-		d.count(w, t, 1)
 	}
 }
 
 func (d *DARTS) removeFromPool(t int32) {
 	for k := range d.w {
-		d.count(&d.w[k], t, -1)
+		if w := &d.w[k]; !w.dormant {
+			d.count(w, t, -1)
+		}
 	}
 	n := int32(len(d.inputs[t]))
 	for _, x := range d.inputs[t] {
@@ -618,10 +630,21 @@ func (d *DARTS) removeFromPool(t int32) {
 	d.state[t] = stNew // the caller sets the next state
 }
 
+// missing returns the number of t's inputs not in w.has.
+func (d *DARTS) missing(w *worker, t int32) int {
+	m := 0
+	for _, x := range d.inputs[t] {
+		if !w.has[x] {
+			m++
+		}
+	}
+	return m
+}
+
 // count adds (sign 1) or removes (-1) pool task t's contribution to w's
-// counters, given w.miss[t] and w.has.
+// counters, given w.has.
 func (d *DARTS) count(w *worker, t int32, sign int32) {
-	switch d.miss[int(t)*d.nw+w.id] {
+	switch d.missing(w, t) {
 	case 0:
 		switch {
 		case w.freeIdx == nil: // no free list without free_tasks
@@ -661,6 +684,10 @@ func (d *DARTS) count(w *worker, t int32, sign int32) {
 // sums and the free list a set, so the order of the tasks does not matter).
 func (d *DARTS) setHas(k int, x int32, val bool) {
 	w := &d.w[k]
+	if w.dormant {
+		w.has[x] = val
+		return
+	}
 	us := d.users[x]
 	j := 0
 	for _, t := range us {
@@ -684,10 +711,7 @@ func (d *DARTS) setHas(k int, x int32, val bool) {
 // gain moves pool task t's contribution when its missing input x arrives
 // on w (w.has[x] still false).
 func (d *DARTS) gain(w *worker, t, x int32) {
-	i := int(t)*d.nw + w.id
-	m := d.miss[i]
-	d.miss[i] = m - 1
-	switch m {
+	switch d.missing(w, t) {
 	case 1: // missing x only: free now
 		w.s0[x]--
 		if w.freeIdx != nil {
@@ -722,10 +746,7 @@ func (d *DARTS) gain(w *worker, t, x int32) {
 // lose moves pool task t's contribution when its input x leaves w
 // (w.has[x] still true).
 func (d *DARTS) lose(w *worker, t, x int32) {
-	i := int(t)*d.nw + w.id
-	m := d.miss[i]
-	d.miss[i] = m + 1
-	switch m {
+	switch d.missing(w, t) {
 	case 0: // was free: now missing x only
 		if w.freeIdx != nil {
 			j, last := w.freeIdx[t], w.free[len(w.free)-1]
