@@ -221,13 +221,19 @@ func (d *DARTS) Init(v schedulers.View) error {
 	d.nw = v.Workers()
 	d.inputs = make([][]int32, nt)
 	d.users = make([][]int32, nd)
+	total := 0
+	for _, t := range wl.Tasks {
+		total += len(t.Inputs)
+	}
+	flat := make([]int32, 0, total) // every task's inputs in one array: loads visit them in bulk
 	for i, t := range wl.Tasks {
-		in := make([]int32, 0, len(t.Inputs))
+		a := len(flat)
 		for _, x := range t.Inputs {
-			if !slices.Contains(in, int32(x)) {
-				in = append(in, int32(x))
+			if !slices.Contains(flat[a:], int32(x)) {
+				flat = append(flat, int32(x))
 			}
 		}
+		in := flat[a:len(flat):len(flat)]
 		if len(in) > 255 {
 			return fmt.Errorf("darts: task %d has %d inputs, at most 255 supported", i, len(in))
 		}
