@@ -30,6 +30,7 @@ func BenchmarkSchedulers(b *testing.B) {
 		{"eager", "eager", nil, 4},
 		{"dmdar", "dmdar", nil, 4},
 		{"darts-luf", "darts", nil, 4},
+		{"darts-lru", "darts", map[string]string{"eviction": "lru"}, 4},
 		{"mhfp", "mhfp", nil, 4},
 		{"hmetis+r", "hmetis+r", nil, 4}, // the default: bounded without an external tool
 		{"hfp", "hfp", papers, 1},

@@ -168,10 +168,13 @@ type DARTS struct {
 
 	// The pool, ordered by entry: slot i of the order holds slots[i]
 	// (-1 when vacated); the Fenwick tree counts occupied slots so that
-	// the r-th pool task is found in O(log n).
+	// the r-th pool task is found in O(log n). Only the fallbacks random
+	// and rank need it: the head is found from first, below which every
+	// slot is vacated (slots are only appended).
 	slot     []int32 // per pool task, its slot
 	slots    []int32
-	fen      []int32 // 1-based Fenwick tree over slots
+	fen      []int32 // 1-based Fenwick tree over slots; nil with fallback head
+	first    int
 	poolN    int
 	taskLeft []int32 // per data, pool tasks reading it
 	opsLeft  []int32 // per data, inputs of the pool tasks reading it (the buffer checks of a scan)
@@ -189,11 +192,16 @@ type DARTS struct {
 }
 
 type worker struct {
+	// dormant: the list is empty and no data of a task that arrived can
+	// return to it (lru without lru_returns nor free_tasks), so s0, s1
+	// and f0 are never read again and are left as they are, until data
+	// that no task read before arrive (only tasks that arrive with them
+	// read them, and they are counted as they enter the pool).
+	dormant bool
 	has     []bool  // per data: valid or requested on the worker (starpu_data_is_on_node), or planned there under planned_present
-	miss    []uint8 // per pool task: inputs not in has
 	s0, s1  []int32 // per data: pool tasks missing only it / it and one more
 	f0      []int32 // per data: pool tasks missing nothing that read it
-	free    []int32 // pool tasks with miss 0
+	free    []int32 // pool tasks with miss 0, kept only with free_tasks
 	freeIdx []int32 // per task, index in free or -1
 	list    []int32 // gpu_data: data not used yet, in scan order (duplicates possible, as upstream)
 	rank    []int32 // per data, its place in the list's initial order (reinsert = place)
@@ -213,13 +221,19 @@ func (d *DARTS) Init(v schedulers.View) error {
 	d.nw = v.Workers()
 	d.inputs = make([][]int32, nt)
 	d.users = make([][]int32, nd)
+	total := 0
+	for _, t := range wl.Tasks {
+		total += len(t.Inputs)
+	}
+	flat := make([]int32, 0, total) // every task's inputs in one array: loads visit them in bulk
 	for i, t := range wl.Tasks {
-		in := make([]int32, 0, len(t.Inputs))
+		a := len(flat)
 		for _, x := range t.Inputs {
-			if !slices.Contains(in, int32(x)) {
-				in = append(in, int32(x))
+			if !slices.Contains(flat[a:], int32(x)) {
+				flat = append(flat, int32(x))
 			}
 		}
+		in := flat[a:len(flat):len(flat)]
 		if len(in) > 255 {
 			return fmt.Errorf("darts: task %d has %d inputs, at most 255 supported", i, len(in))
 		}
@@ -232,7 +246,9 @@ func (d *DARTS) Init(v schedulers.View) error {
 	d.seq = make([]uint32, nt)
 	d.slot = make([]int32, nt)
 	d.slots = make([]int32, 0, nt)
-	d.fen = make([]int32, nt+1)
+	if d.opt.Fallback == "random" || d.opt.Fallback == "rank" {
+		d.fen = make([]int32, nt+1)
+	}
 	d.taskLeft = make([]int32, nd)
 	d.opsLeft = make([]int32, nd)
 	d.known = make([]bool, nd)
@@ -244,15 +260,16 @@ func (d *DARTS) Init(v schedulers.View) error {
 	for k := range d.w {
 		w := &d.w[k]
 		w.has = make([]bool, nd)
-		w.miss = make([]uint8, nt)
 		w.s0 = make([]int32, nd)
 		w.f0 = make([]int32, nd)
 		if d.opt.ThreeInputs {
 			w.s1 = make([]int32, nd)
 		}
-		w.freeIdx = make([]int32, nt)
-		for i := range w.freeIdx {
-			w.freeIdx[i] = -1
+		if d.opt.FreeTasks {
+			w.freeIdx = make([]int32, nt)
+			for i := range w.freeIdx {
+				w.freeIdx[i] = -1
+			}
 		}
 		w.planCnt = make([]int32, nd)
 		w.rank = make([]int32, nd)
@@ -296,6 +313,11 @@ func (d *DARTS) arrive() {
 		}
 	}
 	slices.Sort(fresh) // data ids: the order handles are first seen in submission
+	if len(fresh) > 0 {
+		for k := range d.w {
+			d.w[k].dormant = false
+		}
+	}
 	for _, t := range ts {
 		d.addToPool(t)
 	}
@@ -379,22 +401,24 @@ func (d *DARTS) decide(k int) {
 	}
 	var b0, b1 best
 	ops := 0
-	for i, x := range w.list {
-		if i >= limit {
-			break
-		}
-		ops += 1 + int(d.opsLeft[x])
-		tl := d.taskLeft[x]
-		if s := w.s0[x] + w.f0[x]; s > 0 {
-			if d.opt.Opti {
-				b0 = best{data: x, s: s, tl: tl, populated: true}
-				break
+	list := w.list[:min(limit, len(w.list))]
+	if rng == nil && !d.opt.Opti && !d.opt.ThreeInputs {
+		b0, ops = d.scanFirst(w, list)
+	} else {
+		for _, x := range list {
+			ops += 1 + int(d.opsLeft[x])
+			tl := d.taskLeft[x]
+			if s := w.s0[x] + w.f0[x]; s > 0 {
+				if d.opt.Opti {
+					b0 = best{data: x, s: s, tl: tl, populated: true}
+					break
+				}
+				b0.offer(x, s, tl, rng)
 			}
-			b0.offer(x, s, tl, rng)
-		}
-		if d.opt.ThreeInputs {
-			if s := w.s1[x]; s > 0 {
-				b1.offer(x, s, tl, rng)
+			if d.opt.ThreeInputs {
+				if s := w.s1[x]; s > 0 {
+					b1.offer(x, s, tl, rng)
+				}
 			}
 		}
 	}
@@ -406,7 +430,7 @@ func (d *DARTS) decide(k int) {
 			if d.state[t] != stPool {
 				continue
 			}
-			if m := w.miss[t]; m == 0 || (m == 1 && !w.has[b0.data]) {
+			if m := d.missing(w, t); m == 0 || (m == 1 && !w.has[b0.data]) {
 				ts = append(ts, t)
 			}
 		}
@@ -424,7 +448,7 @@ func (d *DARTS) decide(k int) {
 	case b1.s > 0:
 		head, hs := int32(-1), int32(0)
 		for _, t := range d.users[b1.data] {
-			if d.state[t] == stPool && w.miss[t] == 2 && !w.has[b1.data] && (head < 0 || d.slot[t] < hs) {
+			if d.state[t] == stPool && d.missing(w, t) == 2 && !w.has[b1.data] && (head < 0 || d.slot[t] < hs) {
 				head, hs = t, d.slot[t]
 			}
 		}
@@ -440,6 +464,27 @@ func (d *DARTS) decide(k int) {
 		ops += d.planMarking(k, d.slots[d.find(r)])
 	}
 	d.v.Count(ops)
+}
+
+// scanFirst is the scan of the default options (ties first, neither opti
+// nor 3inputs) in one tight loop: the first data of the greatest
+// (s, task_left) with s > 0, and the operations of the scan.
+func (d *DARTS) scanFirst(w *worker, list []int32) (best, int) {
+	s0, f0, taskLeft, opsLeft := w.s0, w.f0, d.taskLeft, d.opsLeft
+	ops := len(list)
+	bs, btl, bx := int32(0), int32(0), int32(-1)
+	for _, x := range list {
+		ops += int(opsLeft[x])
+		if s := s0[x] + f0[x]; s > 0 && s >= bs {
+			if tl := taskLeft[x]; s > bs || tl > btl {
+				bs, btl, bx = s, tl, x
+			}
+		}
+	}
+	if bx < 0 {
+		return best{}, ops
+	}
+	return best{data: bx, s: bs, tl: btl, ties: 1, populated: true}, ops
 }
 
 // best is a running argmax over (s, task_left), ties broken uniformly at
@@ -488,13 +533,22 @@ func (d *DARTS) unlist(k int, x int32, every bool) int {
 	if !every {
 		if i := slices.Index(w.list, x); i >= 0 {
 			w.list = slices.Delete(w.list, i, i+1)
+			d.sleep(w)
 			return i + 1
 		}
 		return len(w.list)
 	}
 	n := len(w.list)
 	w.list = slices.DeleteFunc(w.list, func(y int32) bool { return y == x })
+	d.sleep(w)
 	return n
+}
+
+// sleep makes w dormant when its list is empty for good.
+func (d *DARTS) sleep(w *worker) {
+	if len(w.list) == 0 && !d.opt.LUF && !d.opt.LRUReturns && !d.opt.FreeTasks {
+		w.dormant = true
+	}
 }
 
 // relist puts an evicted x back in worker k's list (upstream inserts a new
@@ -535,14 +589,17 @@ func (d *DARTS) addToPool(t int32) {
 	d.state[t] = stPool
 	d.seqN++
 	d.seq[t] = d.seqN
-	if len(d.slots)+1 >= len(d.fen) {
-		d.growFenwick()
-	}
 	s := int32(len(d.slots))
 	d.slots = append(d.slots, t)
 	d.slot[t] = s
-	for i := int(s) + 1; i < len(d.fen); i += i & -i {
-		d.fen[i]++
+	if d.fen != nil {
+		if len(d.slots) >= len(d.fen) {
+			d.growFenwick()
+		} else {
+			for i := int(s) + 1; i < len(d.fen); i += i & -i {
+				d.fen[i]++
+			}
+		}
 	}
 	d.poolN++
 	n := int32(len(d.inputs[t]))
@@ -551,21 +608,17 @@ func (d *DARTS) addToPool(t int32) {
 		d.opsLeft[x] += n
 	}
 	for k := range d.w {
-		w := &d.w[k]
-		m := uint8(0)
-		for _, x := range d.inputs[t] {
-			if !w.has[x] {
-				m++
-			}
+		if w := &d.w[k]; !w.dormant {
+			d.count(w, t, 1)
 		}
-		w.miss[t] = m
-		d.count(w, t, 1)
 	}
 }
 
 func (d *DARTS) removeFromPool(t int32) {
 	for k := range d.w {
-		d.count(&d.w[k], t, -1)
+		if w := &d.w[k]; !w.dormant {
+			d.count(w, t, -1)
+		}
 	}
 	n := int32(len(d.inputs[t]))
 	for _, x := range d.inputs[t] {
@@ -574,22 +627,37 @@ func (d *DARTS) removeFromPool(t int32) {
 	}
 	s := d.slot[t]
 	d.slots[s] = -1
-	for i := int(s) + 1; i < len(d.fen); i += i & -i {
-		d.fen[i]--
+	if d.fen != nil {
+		for i := int(s) + 1; i < len(d.fen); i += i & -i {
+			d.fen[i]--
+		}
 	}
 	d.poolN--
 	d.state[t] = stNew // the caller sets the next state
 }
 
+// missing returns the number of t's inputs not in w.has.
+func (d *DARTS) missing(w *worker, t int32) int {
+	m := 0
+	for _, x := range d.inputs[t] {
+		if !w.has[x] {
+			m++
+		}
+	}
+	return m
+}
+
 // count adds (sign 1) or removes (-1) pool task t's contribution to w's
-// counters, given w.miss[t] and w.has.
+// counters, given w.has.
 func (d *DARTS) count(w *worker, t int32, sign int32) {
-	switch w.miss[t] {
+	switch d.missing(w, t) {
 	case 0:
-		if sign > 0 {
+		switch {
+		case w.freeIdx == nil: // no free list without free_tasks
+		case sign > 0:
 			w.freeIdx[t] = int32(len(w.free))
 			w.free = append(w.free, t)
-		} else {
+		default:
 			i, last := w.freeIdx[t], w.free[len(w.free)-1]
 			w.free[i], w.freeIdx[last] = last, i
 			w.free = w.free[:len(w.free)-1]
@@ -617,9 +685,15 @@ func (d *DARTS) count(w *worker, t int32, sign int32) {
 }
 
 // setHas moves data x into (val) or out of the data counted as on worker
-// k, updating the counters of the pool tasks reading it.
+// k, moving each pool task reading it from its old counters to its new ones
+// in one step (as count(-1), the change, count(+1) would; the counters are
+// sums and the free list a set, so the order of the tasks does not matter).
 func (d *DARTS) setHas(k int, x int32, val bool) {
 	w := &d.w[k]
+	if w.dormant {
+		w.has[x] = val
+		return
+	}
 	us := d.users[x]
 	j := 0
 	for _, t := range us {
@@ -627,29 +701,99 @@ func (d *DARTS) setHas(k int, x int32, val bool) {
 		case stGone:
 			continue // pulled tasks never come back: prune
 		case stPool:
-			d.count(w, t, -1)
+			if val {
+				d.gain(w, t, x)
+			} else {
+				d.lose(w, t, x)
+			}
 		}
 		us[j] = t
 		j++
 	}
-	us = us[:j]
-	d.users[x] = us
+	d.users[x] = us[:j]
 	w.has[x] = val
-	for _, t := range us {
-		if d.state[t] != stPool {
-			continue
+}
+
+// gain moves pool task t's contribution when its missing input x arrives
+// on w (w.has[x] still false).
+func (d *DARTS) gain(w *worker, t, x int32) {
+	switch d.missing(w, t) {
+	case 1: // missing x only: free now
+		w.s0[x]--
+		if w.freeIdx != nil {
+			w.freeIdx[t] = int32(len(w.free))
+			w.free = append(w.free, t)
 		}
-		if val {
-			w.miss[t]--
-		} else {
-			w.miss[t]++
+		for _, y := range d.inputs[t] {
+			w.f0[y]++
 		}
-		d.count(w, t, 1)
+	case 2: // missing x and o: now missing only o
+		for _, o := range d.inputs[t] {
+			if o != x && !w.has[o] {
+				if w.s1 != nil {
+					w.s1[x]--
+					w.s1[o]--
+				}
+				w.s0[o]++
+				break
+			}
+		}
+	case 3: // now missing two
+		if w.s1 != nil {
+			for _, y := range d.inputs[t] {
+				if y != x && !w.has[y] {
+					w.s1[y]++
+				}
+			}
+		}
+	}
+}
+
+// lose moves pool task t's contribution when its input x leaves w
+// (w.has[x] still true).
+func (d *DARTS) lose(w *worker, t, x int32) {
+	switch d.missing(w, t) {
+	case 0: // was free: now missing x only
+		if w.freeIdx != nil {
+			j, last := w.freeIdx[t], w.free[len(w.free)-1]
+			w.free[j], w.freeIdx[last] = last, j
+			w.free = w.free[:len(w.free)-1]
+			w.freeIdx[t] = -1
+		}
+		for _, y := range d.inputs[t] {
+			w.f0[y]--
+		}
+		w.s0[x]++
+	case 1: // was missing o: now missing o and x
+		for _, o := range d.inputs[t] {
+			if !w.has[o] {
+				w.s0[o]--
+				if w.s1 != nil {
+					w.s1[o]++
+					w.s1[x]++
+				}
+				break
+			}
+		}
+	case 2: // was missing two: now three
+		if w.s1 != nil {
+			for _, y := range d.inputs[t] {
+				if !w.has[y] {
+					w.s1[y]--
+				}
+			}
+		}
 	}
 }
 
 // find returns the slot of the r-th (0-based) pool task in pool order.
 func (d *DARTS) find(r int) int {
+	if d.fen == nil { // fallback head: r = 0
+		for d.slots[d.first] < 0 {
+			d.first++
+		}
+		return d.first
+	}
 	pos, rem := 0, int32(r)
 	step := 1
 	for step*2 < len(d.fen) {

@@ -507,3 +507,200 @@ func TestRunGenerated(t *testing.T) {
 		}
 	}
 }
+
+// recount wraps DARTS and, after every call, recomputes its incremental
+// counters from scratch (the pool, each worker's has, the plans) and
+// records the first call after which they differ. A worker's s0, f0 and
+// s1 are compared on the data of its list, the only ones a decision reads.
+type recount struct {
+	*DARTS
+	bad string
+}
+
+func (c *recount) Push(t int) { c.DARTS.Push(t); c.check("Push") }
+
+func (c *recount) Pull(k int) (int, bool) {
+	t, ok := c.DARTS.Pull(k)
+	c.check(fmt.Sprintf("Pull(%d)", k))
+	return t, ok
+}
+
+func (c *recount) Victim(k int, cands []int, prefetch bool) int {
+	v := c.DARTS.Victim(k, cands, prefetch)
+	c.check(fmt.Sprintf("Victim(%d)", k))
+	return v
+}
+
+func (c *recount) Observe(kind schedulers.EventKind, k, id int) {
+	c.DARTS.Observe(kind, k, id)
+	c.check(fmt.Sprintf("Observe(%v, %d, %d)", kind, k, id))
+}
+
+func (c *recount) check(after string) {
+	if c.bad != "" {
+		return
+	}
+	d := c.DARTS
+	nd := len(d.taskLeft)
+	taskLeft, opsLeft := make([]int32, nd), make([]int32, nd)
+	pool := 0
+	for t, in := range d.inputs {
+		if d.state[t] != stPool {
+			continue
+		}
+		pool++
+		for _, x := range in {
+			taskLeft[x]++
+			opsLeft[x] += int32(len(in))
+		}
+	}
+	fail := func(format string, a ...any) {
+		if c.bad == "" {
+			c.bad = "after " + after + ": " + fmt.Sprintf(format, a...)
+		}
+	}
+	if pool != d.poolN {
+		fail("pool %d, counted %d", pool, d.poolN)
+	}
+	if !slices.Equal(taskLeft, d.taskLeft) || !slices.Equal(opsLeft, d.opsLeft) {
+		fail("task_left %v / ops %v, counted %v / %v", taskLeft, opsLeft, d.taskLeft, d.opsLeft)
+	}
+	for k := range d.w {
+		w := &d.w[k]
+		s0, s1, f0, planCnt := make([]int32, nd), make([]int32, nd), make([]int32, nd), make([]int32, nd)
+		var free []int32
+		for t, in := range d.inputs {
+			switch d.state[t] {
+			case stPlan:
+				if int(d.planOf[t]) == k {
+					for _, x := range in {
+						planCnt[x]++
+					}
+				}
+				continue
+			case stPool:
+			default:
+				continue
+			}
+			var missing []int32
+			for _, x := range in {
+				if !w.has[x] {
+					missing = append(missing, x)
+				}
+			}
+			switch len(missing) {
+			case 0:
+				free = append(free, int32(t))
+				for _, x := range in {
+					f0[x]++
+				}
+			case 1:
+				s0[missing[0]]++
+			case 2:
+				s1[missing[0]]++
+				s1[missing[1]]++
+			}
+		}
+		if !slices.Equal(planCnt, w.planCnt) {
+			fail("worker %d: n_p %v, counted %v", k, planCnt, w.planCnt)
+		}
+		for _, x := range w.list { // the counters read: those of the data in the list
+			if s0[x] != w.s0[x] || f0[x] != w.f0[x] || (w.s1 != nil && s1[x] != w.s1[x]) {
+				fail("worker %d data %d: s0 %d f0 %d s1 %d, counted %d %d %v", k, x, s0[x], f0[x], s1[x], w.s0[x], w.f0[x], w.s1)
+			}
+		}
+		if w.freeIdx != nil {
+			got := slices.Sorted(slices.Values(w.free))
+			if !slices.Equal(free, got) {
+				fail("worker %d: free %v, counted %v", k, free, got)
+			}
+			for i, t := range w.free {
+				if int(w.freeIdx[t]) != i {
+					fail("worker %d: free task %d at %d, indexed %d", k, t, i, w.freeIdx[t])
+				}
+			}
+		}
+	}
+}
+
+// TestCountersMatchRecount: on random small instances, for every
+// combination of options, the counters DARTS moves on each event (pool
+// entries and exits, loads, evictions, plans and withdrawals) equal a
+// recomputation from scratch after every call.
+func TestCountersMatchRecount(t *testing.T) {
+	r := rand.New(rand.NewPCG(2021, 10))
+	for i := range 300 {
+		w, p := randomInstance(r)
+		o := randomOptions(r)
+		buffer := 1 + r.IntN(5)
+		p.Runtime.Pipeline = 1 + r.IntN(3)
+		c := &recount{DARTS: New(o)}
+		simulate(t, w, p, c, buffer, r.Uint64())
+		if c.bad != "" {
+			t.Fatalf("instance %d (%d tasks, %d data, %d GPUs, options %+v, buffer %d): %s",
+				i, len(w.Tasks), len(w.Data), p.GPUs, o, buffer, c.bad)
+		}
+	}
+}
+
+// stagedInstance draws tasks in stages, each reading its own data and
+// depending on a task of the previous stage, so that data no task read before
+// arrive after the workers' lists ran dry.
+func stagedInstance(r *rand.Rand) (*workloads.Workload, *hardware.Platform) {
+	const unit = 1 << 20
+	w := &workloads.Workload{Name: "staged"}
+	var prev, cur []int
+	for s := range 2 + r.IntN(3) {
+		m := 2 + r.IntN(4)
+		base := len(w.Data)
+		for i := range m {
+			w.Data = append(w.Data, workloads.Data{ID: base + i, Bytes: int64(1+r.IntN(3)) * unit})
+		}
+		prev, cur = cur, nil
+		for range 2 + r.IntN(8) {
+			in := []int{base + r.IntN(m)}
+			if x := base + r.IntN(m); x != in[0] {
+				in = append(in, x)
+			}
+			if s > 0 && r.IntN(3) == 0 {
+				in = append(in, r.IntN(base)) // an older data too
+			}
+			var dp []int
+			if len(prev) > 0 { // one task of the previous stage: stages overlap
+				dp = []int{prev[r.IntN(len(prev))]}
+			}
+			id := len(w.Tasks)
+			w.Tasks = append(w.Tasks, workloads.Task{ID: id, Kernel: "gemm", Flops: float64(1+r.IntN(5)) * 1e9, Inputs: in, Deps: dp})
+			cur = append(cur, id)
+		}
+	}
+	p, err := hardware.Load("v100-gemini")
+	if err != nil {
+		panic(err)
+	}
+	p.GPUs = 1 + r.IntN(3)
+	p.SetMemoryBytes(w.MaxInputBytes() + int64(r.IntN(3))*unit)
+	return w, p
+}
+
+// TestDormantWorkers: under plain LRU a worker whose list ran dry stops
+// moving its counters; when new data arrive, its decisions and counters
+// still match the reference and a recount.
+func TestDormantWorkers(t *testing.T) {
+	r := rand.New(rand.NewPCG(2021, 11))
+	for i := range 300 {
+		w, p := stagedInstance(r)
+		o := randomOptions(r)
+		o.LUF, o.LRUReturns, o.FreeTasks = false, false, false
+		buffer := 1 + r.IntN(3)
+		seed := r.Uint64()
+		l := &lockstep{fast: New(o), ref: &ref{opt: o}, seed: seed}
+		simulate(t, w, p, l, buffer, seed)
+		c := &recount{DARTS: New(o)}
+		simulate(t, w, p, c, buffer, seed)
+		if l.diff != "" || c.bad != "" {
+			t.Fatalf("instance %d (%d tasks, %d data, %d GPUs, options %+v, buffer %d): %s%s",
+				i, len(w.Tasks), len(w.Data), p.GPUs, o, buffer, l.diff, c.bad)
+		}
+	}
+}
