@@ -266,3 +266,26 @@ func PipelineRoom(v View, w int) bool {
 	}
 	return len(v.Buffer(w))+len(v.Pipeline(w)) < depth
 }
+
+// LeastUsedVictim is the first two rules of LUF (thesis Alg. 10; StarPU's
+// dynamic_data_aware_victim_selector, least_used_data_on_planned_task), shared
+// by DARTS and DARTS with dependencies, which keep n_b and n_p their own way:
+// among the candidates (least recently used first) no buffered task reads
+// (buffered), the first one no planned task reads, else the first with the
+// fewest planned readers (planned). -1 when buffered tasks read every one.
+func LeastUsedVictim(cands []int, buffered func(c int) bool, planned func(c int) int32) int {
+	victim, least := -1, int32(0)
+	for _, c := range cands {
+		if buffered(c) {
+			continue
+		}
+		np := planned(c)
+		if np == 0 {
+			return c
+		}
+		if victim < 0 || np < least {
+			victim, least = c, np
+		}
+	}
+	return victim
+}

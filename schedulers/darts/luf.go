@@ -46,19 +46,9 @@ func (d *DARTS) Victim(k int, cands []int, prefetch bool) int {
 		}
 	}
 	w := &d.w[k]
-	victim, least := -1, int32(0)
-	for _, c := range cands {
-		if d.nbMark[c] == d.stamp {
-			continue
-		}
-		np := w.planCnt[c]
-		if np == 0 {
-			return c
-		}
-		if victim < 0 || np < least {
-			victim, least = c, np
-		}
-	}
+	victim := schedulers.LeastUsedVictim(cands,
+		func(c int) bool { return d.nbMark[c] == d.stamp },
+		func(c int) int32 { return w.planCnt[c] })
 	if victim >= 0 {
 		return victim
 	}

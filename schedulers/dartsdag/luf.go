@@ -1,5 +1,7 @@
 package dartsdag
 
+import "github.com/memsched/memsched/schedulers"
+
 // Victim is LUF (thesis Alg. 10, §5.2.3) as the chapter's code chooses
 // (dynamic_data_aware_victim_selector), over the engine's candidates
 // (evictable, least recently used first), with n_b(D) the tasks pulled to
@@ -16,19 +18,9 @@ func (d *DARTS) Victim(node int, cands []int, prefetch bool) int {
 		return cands[0]
 	}
 	n := d.nodes[node]
-	victim, least := -1, int32(0)
-	for _, c := range cands {
-		if n.pulled[c] > 0 {
-			continue
-		}
-		np := n.planned[c]
-		if np == 0 {
-			return c
-		}
-		if victim < 0 || np < least {
-			victim, least = c, np
-		}
-	}
+	victim := schedulers.LeastUsedVictim(cands,
+		func(c int) bool { return n.pulled[c] > 0 },
+		func(c int) int32 { return n.planned[c] })
 	if victim >= 0 {
 		return victim
 	}
