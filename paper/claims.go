@@ -26,7 +26,7 @@
 //	points      = { n = [5, 10, 15] }            # the exact points an improvement averages
 //	nature      = ""                             # "" | definition | implementation-time | platform-input
 //	restates    = ""                             # id of the claim whose number this one restates
-//	bound       = ""                             # "" | at_least | at_most: published is a bound
+//	bound       = ""                             # "" | at_least | above | at_most: published is a bound
 //	suite       = "suites/thesis/ch3-2d.toml"    # "" when no suite reproduces it yet
 //	status      = "reproducible"                 # reproducible | not-yet
 //	missing     = ""                             # for not-yet: what is missing
@@ -187,8 +187,9 @@ type Claim struct {
 	// Restates names the claim whose number this one repeats (a thesis restating a paper):
 	// it is listed, but counted once, there.
 	Restates string `toml:"restates"`
-	// Bound makes the published number a bound, for statements like "more
-	// than half": at_least (reproduced when value ≥ published − tolerance)
+	// Bound makes the published number a bound: at_least (reproduced when
+	// value ≥ published − tolerance), above for a strict statement such as
+	// "more than half" or "in most cases" (value > published − tolerance),
 	// or at_most (value ≤ published + tolerance); "" compares within ±.
 	Bound string `toml:"bound"`
 
@@ -233,6 +234,8 @@ func (c Claim) Within(x float64) bool {
 	switch c.Bound {
 	case BoundAtLeast:
 		return x >= *c.Published-tol
+	case BoundAbove:
+		return x > *c.Published-*c.Tolerance+1e-9*math.Abs(*c.Published)
 	case BoundAtMost:
 		return x <= *c.Published+tol
 	}
@@ -258,6 +261,7 @@ func MaxTolerance(c Claim) (limit float64, ok bool) {
 // Bounds of a claim (Claim.Bound).
 const (
 	BoundAtLeast = "at_least"
+	BoundAbove   = "above"
 	BoundAtMost  = "at_most"
 )
 
@@ -455,8 +459,8 @@ func (c Claim) problems() []string {
 			p = append(p, fmt.Sprintf("points.%s is empty", k))
 		}
 	}
-	if c.Bound != "" && c.Bound != BoundAtLeast && c.Bound != BoundAtMost {
-		p = append(p, fmt.Sprintf("bound %q is not one of %s, %s (or empty)", c.Bound, BoundAtLeast, BoundAtMost))
+	if c.Bound != "" && c.Bound != BoundAtLeast && c.Bound != BoundAbove && c.Bound != BoundAtMost {
+		p = append(p, fmt.Sprintf("bound %q is not one of %s, %s, %s (or empty)", c.Bound, BoundAtLeast, BoundAbove, BoundAtMost))
 	}
 
 	switch c.Kind {

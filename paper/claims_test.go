@@ -333,3 +333,23 @@ func TestLoadDirEmpty(t *testing.T) {
 // heteroPublication: the CPU+GPU papers, whose claims suites reproduce
 // (their Cholesky is not chapter 5's).
 func heteroPublication(p string) bool { return WholeSuites(p) }
+
+// A bound compares one way; "above" is strict ("more than half").
+func TestWithinBounds(t *testing.T) {
+	pub, tol := 50.0, 0.0
+	for _, c := range []struct {
+		bound string
+		x     float64
+		want  bool
+	}{
+		{BoundAtLeast, 50, true}, {BoundAtLeast, 49.9, false}, {BoundAtLeast, 80, true},
+		{BoundAbove, 50, false}, {BoundAbove, 50.01, true}, {BoundAbove, 49, false},
+		{BoundAtMost, 50, true}, {BoundAtMost, 50.1, false},
+		{"", 50, true}, {"", 50.1, false},
+	} {
+		cl := Claim{Published: &pub, Tolerance: &tol, Bound: c.bound}
+		if got := cl.Within(c.x); got != c.want {
+			t.Errorf("bound %q: Within(%g) = %v, want %v", c.bound, c.x, got, c.want)
+		}
+	}
+}
