@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"sort"
 	"strings"
 
 	"github.com/memsched/memsched/harness/batch"
@@ -149,32 +148,15 @@ func (s *Suite) parseBatchScheduler(i int, t *tbl) {
 	if err != nil {
 		t.errf("name", "%v", err)
 	}
-	keys := make([]string, 0, len(t.m))
-	for k := range t.m {
-		if k != "name" && k != "label" {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v, ok := scalarString(t.m[k])
-		t.used[k] = true
-		if !ok {
-			t.errf(k, "parameter %s = %v: use a single string, number or boolean", k, t.m[k])
-			continue
-		}
-		sc.Raw[k] = v
-	}
+	sc.Raw, _ = t.rawParams("name", "label")
 	if err == nil {
 		if sc.Params, err = schedulers.ResolveParams(spec.Name, spec.Params, sc.Raw); err != nil {
 			t.errf("", "%v", err)
 		}
 		sc.Name, sc.Version = spec.Name, spec.Version
 	}
-	for j, o := range s.Schedulers {
-		if o.Label == sc.Label {
-			t.errf("label", "label %q is already used by [[scheduler]] #%d (line %d); give each [[scheduler]] a distinct label", sc.Label, j+1, o.Line)
-		}
+	for j := range s.Schedulers {
+		s.labelTaken(t, sc, j)
 	}
 	s.Schedulers = append(s.Schedulers, sc)
 }

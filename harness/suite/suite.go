@@ -72,6 +72,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -701,23 +702,11 @@ func (s *Suite) parseScheduler(i int, t *tbl) {
 	if err != nil {
 		t.errf("name", "%v", err)
 	}
-	keys := make([]string, 0, len(t.m))
-	for k := range t.m {
-		if k != "name" && k != "label" && k != "charge_sched_time" {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
+	var keys []string
+	sc.Raw, keys = t.rawParams("name", "label", "charge_sched_time")
 	for _, k := range keys {
-		v, ok := scalarString(t.m[k])
-		t.used[k] = true
-		if !ok {
-			t.errf(k, "parameter %s = %v: use a single string, number or boolean", k, t.m[k])
-			continue
-		}
-		sc.Raw[k] = v
 		if err == nil {
-			if _, perr := spec.Resolve(map[string]string{k: v}); perr != nil {
+			if _, perr := spec.Resolve(map[string]string{k: sc.Raw[k]}); perr != nil {
 				t.errf(k, "%v", perr)
 			}
 		}
@@ -729,13 +718,47 @@ func (s *Suite) parseScheduler(i int, t *tbl) {
 		sc.Name, sc.Version, sc.Code = spec.Name, spec.Version, spec.Code
 	}
 	for j, o := range s.Schedulers {
-		if o.Label == sc.Label {
-			t.errf("label", "label %q is already used by [[scheduler]] #%d (line %d); give each [[scheduler]] a distinct label", sc.Label, j+1, o.Line)
-		} else if o.Name == sc.Name && o.ChargeSched == sc.ChargeSched && o.Params != nil && sc.Params != nil && o.Params.Canonical() == sc.Params.Canonical() {
+		if !s.labelTaken(t, sc, j) && o.Name == sc.Name && o.ChargeSched == sc.ChargeSched && o.Params != nil && sc.Params != nil && o.Params.Canonical() == sc.Params.Canonical() {
 			t.errf("", "[[scheduler]] %q has the same scheduler, parameters and charge_sched_time as %q (line %d): they would be the same runs; remove one or change a parameter", sc.Label, o.Label, o.Line)
 		}
 	}
 	s.Schedulers = append(s.Schedulers, sc)
+}
+
+// rawParams reads a [[scheduler]] block's parameters: every key but skip,
+// each a single scalar, and the keys in sorted order.
+func (t *tbl) rawParams(skip ...string) (map[string]string, []string) {
+	raw := map[string]string{}
+	keys := make([]string, 0, len(t.m))
+	for k := range t.m {
+		if !slices.Contains(skip, k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var ok []string
+	for _, k := range keys {
+		v, isScalar := scalarString(t.m[k])
+		t.used[k] = true
+		if !isScalar {
+			t.errf(k, "parameter %s = %v: use a single string, number or boolean", k, t.m[k])
+			continue
+		}
+		raw[k] = v
+		ok = append(ok, k)
+	}
+	return raw, ok
+}
+
+// labelTaken reports (and says) that [[scheduler]] #j already uses sc's
+// label.
+func (s *Suite) labelTaken(t *tbl, sc Scheduler, j int) bool {
+	o := s.Schedulers[j]
+	if o.Label != sc.Label {
+		return false
+	}
+	t.errf("label", "label %q is already used by [[scheduler]] #%d (line %d); give each [[scheduler]] a distinct label", sc.Label, j+1, o.Line)
+	return true
 }
 
 func scalarString(v any) (string, bool) {
