@@ -179,20 +179,10 @@ func BatchSections(sr *SuiteResults) ([]Section, error) {
 	}{
 		{"File-wait reduction from the baseline (Tables 6.1-6.3)", "Table 6.3 (12 weeks)",
 			func(r *batch.Report) float64 { return float64(r.FileWaitS) },
-			func(r *batch.Report) float64 {
-				if r.Fidelity == nil {
-					return math.NaN()
-				}
-				return float64(r.Fidelity.TheirFileWaitS)
-			}, thesisWait},
+			releases(func(f *batch.Fidelity) int64 { return f.TheirFileWaitS }), thesisWait},
 		{"Core-time reduction from the baseline (Table 6.4)", "Table 6.4 (12 weeks)",
 			func(r *batch.Report) float64 { return float64(r.CoreTimeS) },
-			func(r *batch.Report) float64 {
-				if r.Fidelity == nil {
-					return math.NaN()
-				}
-				return float64(r.Fidelity.TheirCoreTimeS)
-			}, thesisCore},
+			releases(func(f *batch.Fidelity) int64 { return f.TheirCoreTimeS }), thesisCore},
 	} {
 		t := Table{Caption: m.title + ": ours (the release's, from its outcomes on the same week).", Header: []string{"scheduler", "baseline"}}
 		for _, w := range ws {
@@ -405,4 +395,15 @@ func evaluateBatchClaim(c paper.Claim, s *suite.Suite, set *Set, res ClaimResult
 	}
 	res.Detail = detail
 	return judge(c, v, false, res)
+}
+
+// releases reads a metric of the release's outcomes on the run's week, NaN
+// when the week has none.
+func releases(metric func(*batch.Fidelity) int64) func(*batch.Report) float64 {
+	return func(r *batch.Report) float64 {
+		if r.Fidelity == nil {
+			return math.NaN()
+		}
+		return float64(metric(r.Fidelity))
+	}
 }
