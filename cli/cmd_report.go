@@ -45,10 +45,17 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	workloadFile := fs.String("workload-file", "", "with --order-plot: the run's workload JSON, when the trace header has no generator spec")
 	preview := fs.Bool("preview", false, "the results come from a quick sweep (sweep --quick): title the report and figures PREVIEW")
 	fitFile := fs.String("fit", "", "with --reproduction: the fit declaration (paper/fit/v100-gemini.toml): tag each pair train or test, and show the fit's record (fitted values, sensitivity) when it exists")
+	var prof profileFlags
+	prof.register(fs)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
+	stop, err := prof.start(stderr)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	if *average != report.RatioOfMeans && *average != report.MeanOfRatios {
 		return fmt.Errorf("--average %q: use %s or %s", *average, report.RatioOfMeans, report.MeanOfRatios)
 	}

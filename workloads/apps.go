@@ -208,7 +208,11 @@ func (c cells) index(x []int) int { return interleave(x) }
 func interleave(x []int) int {
 	idx := 0
 	dim := len(x)
-	for bit := 0; bit < 21; bit++ {
+	high := 0
+	for _, v := range x {
+		high |= v
+	}
+	for bit := 0; bit < 21 && high>>bit != 0; bit++ {
 		for d := 0; d < dim; d++ {
 			idx |= ((x[d] >> bit) & 1) << (bit*dim + d)
 		}
@@ -218,7 +222,7 @@ func interleave(x []int) int {
 
 func deinterleave(i, dim int) []int {
 	x := make([]int, dim)
-	for bit := 0; bit < 21; bit++ {
+	for bit := 0; bit < 21 && i>>(bit*dim) != 0; bit++ {
 		for d := 0; d < dim; d++ {
 			x[d] |= ((i >> (bit*dim + d)) & 1) << bit
 		}
@@ -226,30 +230,49 @@ func deinterleave(i, dim int) []int {
 	return x
 }
 
+// adjacent reports whether two cells of a level touch (or are the same):
+// every coordinate differs by at most one.
+func adjacent(x, y []int) bool {
+	for d := range x {
+		if y[d]-x[d] > 1 || x[d]-y[d] > 1 {
+			return false
+		}
+	}
+	return true
+}
+
 // neighbours lists the cells of the same level adjacent to cell i (itself
 // excluded), in Morton order.
 func (c cells) neighbours(l, i int) []int {
 	x := c.coord(i)
 	n := c.perDim(l)
-	var out []int
-	var rec func(d int, y []int)
-	rec = func(d int, y []int) {
-		if d == c.dim {
+	out := make([]int, 0, 27)
+	// Walk the 3^dim offsets in -1..1 per dimension (an odometer).
+	off := make([]int, c.dim)
+	y := make([]int, c.dim)
+	for d := range off {
+		off[d] = -1
+	}
+	for {
+		inside := true
+		for d := range y {
+			y[d] = x[d] + off[d]
+			inside = inside && y[d] >= 0 && y[d] < n
+		}
+		if inside {
 			if j := c.index(y); j != i {
 				out = append(out, j)
 			}
-			return
 		}
-		for off := -1; off <= 1; off++ {
-			v := x[d] + off
-			if v < 0 || v >= n {
-				continue
-			}
-			y[d] = v
-			rec(d+1, y)
+		d := c.dim - 1
+		for ; d >= 0 && off[d] == 1; d-- {
+			off[d] = -1
 		}
+		if d < 0 {
+			break
+		}
+		off[d]++
 	}
-	rec(0, make([]int, c.dim))
 	sort.Ints(out)
 	return out
 }
@@ -261,20 +284,24 @@ func (c cells) interactions(l, i int) []int {
 	if l < 2 {
 		return nil
 	}
-	adj := map[int]bool{i: true}
-	for _, j := range c.neighbours(l, i) {
-		adj[j] = true
-	}
+	x := c.coord(i)
+	y := make([]int, c.dim)
 	var out []int
 	ch := c.children()
 	for _, pn := range c.neighbours(l-1, i/ch) {
+		p := c.coord(pn)
 		for k := 0; k < ch; k++ {
-			if j := pn*ch + k; !adj[j] {
-				out = append(out, j)
+			// Child k of a cell doubles its coordinates and adds k's bits (Morton order).
+			for d := range y {
+				y[d] = 2*p[d] + (k>>d)&1
+			}
+			if !adjacent(x, y) {
+				out = append(out, pn*ch+k)
 			}
 		}
 	}
-	sort.Ints(out)
+	// Sorted already: the parent's neighbours ascend and their children are
+	// consecutive ids.
 	return out
 }
 
@@ -357,15 +384,18 @@ func genFMM(b *builder, s Spec) {
 	nl := groups(h)
 	part := b.addData(nl, nominalBytes)
 	force := b.addData(nl, nominalBytes)
-	// groupsOf maps cells to their groups, deduplicated and sorted.
+	// groupsOf maps cells to their groups, deduplicated and sorted
+	// (seen[k] == stamp marks group k as already listed in this call).
+	seen := make([]int, groups(h)+1)
+	stamp := 0
 	groupsOf := func(cellsIdx []int) []int {
-		set := map[int]bool{}
+		stamp++
+		var out []int
 		for _, i := range cellsIdx {
-			set[i/g] = true
-		}
-		out := make([]int, 0, len(set))
-		for k := range set {
-			out = append(out, k)
+			if k := i / g; seen[k] != stamp {
+				seen[k] = stamp
+				out = append(out, k)
+			}
 		}
 		sort.Ints(out)
 		return out

@@ -47,6 +47,36 @@ func TestInteractionLists(t *testing.T) {
 	}
 }
 
+// Neighbours and interaction lists against their definitions by
+// coordinates, over every cell of levels 2..4 in 2D and 2..3 in 3D.
+func TestCellListsByDefinition(t *testing.T) {
+	for dim, top := range map[int]int{2: 4, 3: 3} {
+		c := cells{dim: dim}
+		for l := 2; l <= top; l++ {
+			for i := 0; i < c.count(l); i++ {
+				x := c.coord(i)
+				var nb, far []int
+				for j := 0; j < c.count(l); j++ {
+					y := c.coord(j)
+					near := adjacent(x, y)
+					if near && j != i {
+						nb = append(nb, j)
+					}
+					if !near && adjacent(c.coord(i/c.children()), c.coord(j/c.children())) {
+						far = append(far, j)
+					}
+				}
+				if got := c.neighbours(l, i); !slices.Equal(got, nb) {
+					t.Fatalf("dim %d level %d cell %d: neighbours %v, want %v", dim, l, i, got, nb)
+				}
+				if got := c.interactions(l, i); !slices.Equal(got, far) {
+					t.Fatalf("dim %d level %d cell %d: interactions %v, want %v", dim, l, i, got, far)
+				}
+			}
+		}
+	}
+}
+
 // Tree-based method, quadtree of height 2: 16 leaves, 5 inner cells.
 func TestTreeCounts(t *testing.T) {
 	w, err := Generate(Spec{Kind: KindTree, N: 2, Opts: "dim=2"})

@@ -323,7 +323,7 @@ func pointIdeal(set *Set, p *Point) (float64, error) {
 	}
 	pr := set.configs[p.ID]
 	if pr.ideal == 0 {
-		w, err := workloads.Generate(spec)
+		w, err := generate(spec)
 		if err != nil {
 			return 0, err
 		}

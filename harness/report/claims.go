@@ -313,7 +313,7 @@ func claimValue(c paper.Claim, s *suite.Suite, set *Set) (v float64, detail stri
 			return 0, "working set claim without point n, or suite without a generator", false, false
 		}
 		sp := workloads.Spec{Kind: s.Workload.Kind, N: int(n), Tile: s.Workload.Tile, Z: s.Workload.Z, Order: s.Workload.Order, Deps: s.Workload.Deps}
-		w, err := workloads.Generate(sp)
+		w, err := generate(sp)
 		if err != nil {
 			return 0, err.Error(), false, false
 		}

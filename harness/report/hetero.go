@@ -439,7 +439,7 @@ func criticalPath(s *suite.Suite, p *Point) (float64, error) {
 		if string(b) != p.ID {
 			continue
 		}
-		w, err := r.Workload()
+		w, err := runWorkload(r)
 		if err != nil {
 			return 0, err
 		}
