@@ -107,6 +107,32 @@ type builder struct {
 	w       *Workload
 	written []int // written[t] = data id task t updates, or -1
 	c0      int   // first C tile of the 2D kinds with WriteC
+	arena   []int // the current chunk the tasks' small slices are cut from
+}
+
+// arenaChunk is the size of the chunks of ints: a million tasks' inputs and
+// coordinates become a few hundred allocations instead of two million.
+const arenaChunk = 1 << 14
+
+// ints copies xs into the arena. The copy's capacity is its length, so an
+// append to it reallocates and never overwrites the next task's slice.
+func (b *builder) ints(xs []int) []int {
+	if xs == nil {
+		return nil
+	}
+	if len(b.arena)+len(xs) > cap(b.arena) {
+		b.arena = make([]int, 0, max(arenaChunk, len(xs)))
+	}
+	start := len(b.arena)
+	b.arena = append(b.arena, xs...)
+	return b.arena[start:len(b.arena):len(b.arena)]
+}
+
+// reserve makes room for n more tasks, when a generator knows how many it
+// adds (appending a million tasks one by one copies them twenty times).
+func (b *builder) reserve(n int) {
+	b.w.Tasks = slices.Grow(b.w.Tasks, n)
+	b.written = slices.Grow(b.written, n)
 }
 
 // addData declares n data of the given size and returns the first id.
@@ -128,7 +154,7 @@ func (b *builder) strided(from, to int) {
 func (b *builder) addTask(kernel string, flops float64, prio, written int, coords []int, inputs ...int) {
 	b.w.Tasks = append(b.w.Tasks, Task{
 		ID: len(b.w.Tasks), Kernel: kernel, Flops: flops,
-		Inputs: inputs, Coords: coords, Priority: prio,
+		Inputs: b.ints(inputs), Coords: b.ints(coords), Priority: prio,
 	})
 	b.written = append(b.written, written)
 }
@@ -168,6 +194,7 @@ func (b *builder) add2D(s Spec, a0, b0 int, flops float64, i, j int) {
 
 func genMatmul2D(b *builder, s Spec) {
 	a0, b0, flops := data2D(b, s)
+	b.reserve(s.N * s.N)
 	for i := range s.N {
 		for j := range s.N {
 			b.add2D(s, a0, b0, flops, i, j)
@@ -194,6 +221,7 @@ func genSparse2D(b *builder, s Spec) {
 
 func genRandomPairs(b *builder, s Spec) {
 	a0, b0, flops := data2D(b, s)
+	b.reserve(s.N * s.N)
 	r := s.rng(streamPairs)
 	for range s.N * s.N {
 		i, j := r.IntN(s.N), r.IntN(s.N)
@@ -210,6 +238,7 @@ func genMatmul3D(b *builder, s Spec) {
 	// xgemm.c -3d tiles A, B and C in both dimensions (map_filters): every
 	// tile is a strided sub-block of its matrix.
 	b.strided(a0, len(b.w.Data))
+	b.reserve(n * n * nz)
 	t := float64(s.Tile)
 	for i := range n {
 		for j := range n {
