@@ -157,11 +157,12 @@ type DARTS struct {
 	v   schedulers.View
 	nw  int
 
-	inputs [][]int32 // per task, deduplicated
-	users  [][]int32 // per data, tasks reading it; pulled tasks are pruned lazily
-	state  []uint8
-	seq    []uint32 // per task, when it last entered the pool (task_using_data_list order)
-	seqN   uint32
+	flat  []int32   // every task's inputs, deduplicated, in one array: loads visit them in bulk
+	inOff []int32   // task t's inputs are flat[inOff[t]:inOff[t+1]]
+	users [][]int32 // per data, tasks reading it; pulled tasks are pruned lazily
+	state []uint8
+	seq   []uint32 // per task, when it last entered the pool (task_using_data_list order)
+	seqN  uint32
 
 	pending []int32 // pushed, not yet in the pool
 	batch   int     // tasks of the last batch that arrived (NT_dynamic_outer)
@@ -219,13 +220,13 @@ func (d *DARTS) Init(v schedulers.View) error {
 	wl := v.Workload()
 	nt, nd := len(wl.Tasks), len(wl.Data)
 	d.nw = v.Workers()
-	d.inputs = make([][]int32, nt)
 	d.users = make([][]int32, nd)
 	total := 0
 	for _, t := range wl.Tasks {
 		total += len(t.Inputs)
 	}
-	flat := make([]int32, 0, total) // every task's inputs in one array: loads visit them in bulk
+	flat := make([]int32, 0, total)
+	d.inOff = make([]int32, nt+1)
 	for i, t := range wl.Tasks {
 		a := len(flat)
 		for _, x := range t.Inputs {
@@ -237,11 +238,12 @@ func (d *DARTS) Init(v schedulers.View) error {
 		if len(in) > 255 {
 			return fmt.Errorf("darts: task %d has %d inputs, at most 255 supported", i, len(in))
 		}
-		d.inputs[i] = in
+		d.inOff[i+1] = int32(len(flat))
 		for _, x := range in {
 			d.users[x] = append(d.users[x], int32(i))
 		}
 	}
+	d.flat = flat
 	d.state = make([]uint8, nt)
 	d.seq = make([]uint32, nt)
 	d.slot = make([]int32, nt)
@@ -305,7 +307,7 @@ func (d *DARTS) arrive() {
 	}
 	var fresh []int32
 	for _, t := range ts {
-		for _, x := range d.inputs[t] {
+		for _, x := range d.inputs(t) {
 			if !d.known[x] {
 				d.known[x] = true
 				fresh = append(fresh, x)
@@ -362,7 +364,7 @@ func (d *DARTS) Pull(k int) (int, bool) {
 		}
 		d.state[t] = stGone
 		w.live--
-		for _, x := range d.inputs[t] {
+		for _, x := range d.inputs(t) {
 			w.planCnt[x]--
 			// The runtime requests every input when the task enters the
 			// worker's buffer: it is on the worker from now on.
@@ -516,7 +518,7 @@ func (d *DARTS) planMarking(k int, t int32) int {
 	d.addToPlan(k, t)
 	w := &d.w[k]
 	ops := 0
-	for _, x := range d.inputs[t] {
+	for _, x := range d.inputs(t) {
 		ops += d.unlist(k, x, true)
 		if d.opt.PlannedPresent && !w.has[x] {
 			d.setHas(k, x, true)
@@ -575,7 +577,7 @@ func (d *DARTS) addToPlan(k int, t int32) {
 	d.planPos[t] = int32(len(w.plan))
 	w.plan = append(w.plan, t)
 	w.live++
-	for _, x := range d.inputs[t] {
+	for _, x := range d.inputs(t) {
 		w.planCnt[x]++
 	}
 }
@@ -602,8 +604,8 @@ func (d *DARTS) addToPool(t int32) {
 		}
 	}
 	d.poolN++
-	n := int32(len(d.inputs[t]))
-	for _, x := range d.inputs[t] {
+	n := int32(len(d.inputs(t)))
+	for _, x := range d.inputs(t) {
 		d.taskLeft[x]++
 		d.opsLeft[x] += n
 	}
@@ -620,8 +622,8 @@ func (d *DARTS) removeFromPool(t int32) {
 			d.count(w, t, -1)
 		}
 	}
-	n := int32(len(d.inputs[t]))
-	for _, x := range d.inputs[t] {
+	n := int32(len(d.inputs(t)))
+	for _, x := range d.inputs(t) {
 		d.taskLeft[x]--
 		d.opsLeft[x] -= n
 	}
@@ -636,10 +638,13 @@ func (d *DARTS) removeFromPool(t int32) {
 	d.state[t] = stNew // the caller sets the next state
 }
 
+// inputs are task t's inputs, deduplicated.
+func (d *DARTS) inputs(t int32) []int32 { return d.flat[d.inOff[t]:d.inOff[t+1]:d.inOff[t+1]] }
+
 // missing returns the number of t's inputs not in w.has.
 func (d *DARTS) missing(w *worker, t int32) int {
 	m := 0
-	for _, x := range d.inputs[t] {
+	for _, x := range d.inputs(t) {
 		if !w.has[x] {
 			m++
 		}
@@ -663,11 +668,11 @@ func (d *DARTS) count(w *worker, t int32, sign int32) {
 			w.free = w.free[:len(w.free)-1]
 			w.freeIdx[t] = -1
 		}
-		for _, x := range d.inputs[t] {
+		for _, x := range d.inputs(t) {
 			w.f0[x] += sign
 		}
 	case 1:
-		for _, x := range d.inputs[t] {
+		for _, x := range d.inputs(t) {
 			if !w.has[x] {
 				w.s0[x] += sign
 				break
@@ -675,7 +680,7 @@ func (d *DARTS) count(w *worker, t int32, sign int32) {
 		}
 	case 2:
 		if w.s1 != nil {
-			for _, x := range d.inputs[t] {
+			for _, x := range d.inputs(t) {
 				if !w.has[x] {
 					w.s1[x] += sign
 				}
@@ -724,11 +729,11 @@ func (d *DARTS) gain(w *worker, t, x int32) {
 			w.freeIdx[t] = int32(len(w.free))
 			w.free = append(w.free, t)
 		}
-		for _, y := range d.inputs[t] {
+		for _, y := range d.inputs(t) {
 			w.f0[y]++
 		}
 	case 2: // missing x and o: now missing only o
-		for _, o := range d.inputs[t] {
+		for _, o := range d.inputs(t) {
 			if o != x && !w.has[o] {
 				if w.s1 != nil {
 					w.s1[x]--
@@ -740,7 +745,7 @@ func (d *DARTS) gain(w *worker, t, x int32) {
 		}
 	case 3: // now missing two
 		if w.s1 != nil {
-			for _, y := range d.inputs[t] {
+			for _, y := range d.inputs(t) {
 				if y != x && !w.has[y] {
 					w.s1[y]++
 				}
@@ -760,12 +765,12 @@ func (d *DARTS) lose(w *worker, t, x int32) {
 			w.free = w.free[:len(w.free)-1]
 			w.freeIdx[t] = -1
 		}
-		for _, y := range d.inputs[t] {
+		for _, y := range d.inputs(t) {
 			w.f0[y]--
 		}
 		w.s0[x]++
 	case 1: // was missing o: now missing o and x
-		for _, o := range d.inputs[t] {
+		for _, o := range d.inputs(t) {
 			if !w.has[o] {
 				w.s0[o]--
 				if w.s1 != nil {
@@ -777,7 +782,7 @@ func (d *DARTS) lose(w *worker, t, x int32) {
 		}
 	case 2: // was missing two: now three
 		if w.s1 != nil {
-			for _, y := range d.inputs[t] {
+			for _, y := range d.inputs(t) {
 				if !w.has[y] {
 					w.s1[y]--
 				}

@@ -544,7 +544,8 @@ func (c *recount) check(after string) {
 	nd := len(d.taskLeft)
 	taskLeft, opsLeft := make([]int32, nd), make([]int32, nd)
 	pool := 0
-	for t, in := range d.inputs {
+	for t := range d.state {
+		in := d.inputs(int32(t))
 		if d.state[t] != stPool {
 			continue
 		}
@@ -569,7 +570,8 @@ func (c *recount) check(after string) {
 		w := &d.w[k]
 		s0, s1, f0, planCnt := make([]int32, nd), make([]int32, nd), make([]int32, nd), make([]int32, nd)
 		var free []int32
-		for t, in := range d.inputs {
+		for t := range d.state {
+			in := d.inputs(int32(t))
 			switch d.state[t] {
 			case stPlan:
 				if int(d.planOf[t]) == k {

@@ -37,7 +37,7 @@ func (d *DARTS) Victim(k int, cands []int, prefetch bool) int {
 	pos := int32(0)
 	for _, list := range [2][]int{d.v.Pipeline(k), d.v.Buffer(k)} {
 		for _, t := range list {
-			for _, x := range d.inputs[t] {
+			for _, x := range d.inputs(int32(t)) {
 				pos++
 				if d.nbMark[x] != d.stamp {
 					d.nbMark[x], d.nbPos[x] = d.stamp, pos
@@ -106,7 +106,7 @@ func (d *DARTS) withdraw(k int, x int32) {
 	slices.SortFunc(ts, func(a, b int32) int { return int(d.planPos[a] - d.planPos[b]) })
 	for _, t := range ts {
 		w.live--
-		for _, y := range d.inputs[t] {
+		for _, y := range d.inputs(int32(t)) {
 			w.planCnt[y]--
 		}
 		d.addToPool(t)
