@@ -10,8 +10,14 @@ import (
 // Dedup matters: a task reading a data twice still loads it once.
 func inputSets(w *workloads.Workload) [][]int32 {
 	sets := make([][]int32, len(w.Tasks))
+	total := 0
+	for _, t := range w.Tasks {
+		total += len(t.Inputs)
+	}
+	backing := make([]int32, total) // one array for all: a million tasks, one allocation
 	for i, t := range w.Tasks {
-		s := make([]int32, len(t.Inputs))
+		s := backing[:len(t.Inputs):len(t.Inputs)]
+		backing = backing[len(t.Inputs):]
 		for k, d := range t.Inputs {
 			s[k] = int32(d)
 		}

@@ -36,7 +36,7 @@ func MST(w *workloads.Workload) []int {
 	key := make([]int64, m)
 	visited := make([]bool, m)
 	sc := newNeighbourScan(m)
-	var h minheap.Heap[keyEntry]
+	h := make(minheap.Heap[keyEntry], 0, m) // at least one entry per task raised
 	order := make([]int, 0, m)
 	next := 0 // lowest id that may still be unvisited, for new components
 	for len(order) < m {
@@ -95,7 +95,11 @@ func sharesPair(in [][]int32) []bool {
 		pair uint64
 		task int32
 	}
-	var recs []rec
+	n := 0
+	for _, s := range in {
+		n += len(s) * (len(s) - 1) / 2
+	}
+	recs := make([]rec, 0, n)
 	for t, s := range in {
 		for a := range s {
 			for b := a + 1; b < len(s); b++ {
