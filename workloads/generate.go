@@ -259,6 +259,12 @@ func genCholesky(b *builder, s Spec) {
 	a := func(m, k int) int { return m*(m+1)/2 + k } // lower triangle, row-major
 	t := float64(s.Tile)
 	t3 := t * t * t
+	tasks := 0
+	for k := range n { // per step: potrf, the trsms, the syrks and gemms
+		r := n - k - 1
+		tasks += 1 + 2*r + r*(r-1)/2
+	}
+	b.reserve(tasks)
 	// Loop nesting and priorities verbatim from thesis Fig 2.4.
 	for k := range n {
 		b.addTask("potrf", t3/3, 3*n-3*k, a(k, k), []int{k, k, k}, a(k, k))
@@ -281,6 +287,12 @@ func genLU(b *builder, s Spec) {
 	a := func(m, k int) int { return m*n + k }
 	t := float64(s.Tile)
 	t3 := t * t * t
+	tasks := 0
+	for k := range n { // per step: getrf, two trsms per row, the gemms
+		r := n - k - 1
+		tasks += 1 + 2*r + r*r
+	}
+	b.reserve(tasks)
 	for k := range n {
 		b.addTask("getrf", 2*t3/3, 3*n-3*k, a(k, k), []int{k, k, k}, a(k, k))
 		for i := k + 1; i < n; i++ {
