@@ -108,6 +108,8 @@ type builder struct {
 	written []int // written[t] = data id task t updates, or -1
 	c0      int   // first C tile of the 2D kinds with WriteC
 	arena   []int // the current chunk the tasks' small slices are cut from
+	// modeArena is the same for access modes.
+	modeArena []Mode
 }
 
 // arenaChunk is the size of the chunks of ints: a million tasks' inputs and
@@ -126,6 +128,16 @@ func (b *builder) ints(xs []int) []int {
 	start := len(b.arena)
 	b.arena = append(b.arena, xs...)
 	return b.arena[start:len(b.arena):len(b.arena)]
+}
+
+// modes returns n modes cut from the arena of modes, as ints does.
+func (b *builder) modes(n int) []Mode {
+	if len(b.modeArena)+n > cap(b.modeArena) {
+		b.modeArena = make([]Mode, 0, max(arenaChunk, n))
+	}
+	start := len(b.modeArena)
+	b.modeArena = b.modeArena[:start+n]
+	return b.modeArena[start : start+n : start+n]
 }
 
 // reserve makes room for n more tasks, when a generator knows how many it
@@ -315,7 +327,7 @@ func (b *builder) setUpdateModes() {
 		if wd < 0 {
 			continue
 		}
-		task.Modes = make([]Mode, len(task.Inputs))
+		task.Modes = b.modes(len(task.Inputs))
 		for k, d := range task.Inputs {
 			task.Modes[k] = R
 			if d == wd {
@@ -334,9 +346,10 @@ func (b *builder) addSeqDeps() {
 		lastWriter[i] = -1
 	}
 	readers := make([][]int, len(b.w.Data))
+	var deps []int // scratch: the kept copy is cut from the arena
 	for t := range b.w.Tasks {
 		task := &b.w.Tasks[t]
-		var deps []int
+		deps = deps[:0]
 		for k, d := range task.Inputs {
 			if lw := lastWriter[d]; lw >= 0 {
 				deps = append(deps, lw)
@@ -346,7 +359,9 @@ func (b *builder) addSeqDeps() {
 			}
 		}
 		slices.Sort(deps)
-		task.Deps = slices.Compact(deps)
+		if deps = slices.Compact(deps); len(deps) > 0 {
+			task.Deps = b.ints(deps)
+		}
 		for k, d := range task.Inputs {
 			if task.Mode(k).Writes() {
 				lastWriter[d] = t
