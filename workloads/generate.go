@@ -104,40 +104,39 @@ func Generate(s Spec) (*Workload, error) {
 // builder appends data and tasks with dense ids and remembers, per task,
 // the data it writes (for Deps).
 type builder struct {
-	w       *Workload
-	written []int // written[t] = data id task t updates, or -1
-	c0      int   // first C tile of the 2D kinds with WriteC
-	arena   []int // the current chunk the tasks' small slices are cut from
-	// modeArena is the same for access modes.
-	modeArena []Mode
+	w         *Workload
+	written   []int  // written[t] = data id task t updates, or -1
+	c0        int    // first C tile of the 2D kinds with WriteC
+	arena     []int  // the current chunk of ints (inputs, coordinates, dependencies)
+	modeArena []Mode // the current chunk of access modes
 }
 
-// arenaChunk is the size of the chunks of ints: a million tasks' inputs and
-// coordinates become a few hundred allocations instead of two million.
+// arenaChunk is the size of the chunks the tasks' small slices (inputs,
+// coordinates, modes, dependencies) are cut from: a million tasks' slices
+// become a few hundred allocations instead of millions.
 const arenaChunk = 1 << 14
 
-// ints copies xs into the arena. The copy's capacity is its length, so an
-// append to it reallocates and never overwrites the next task's slice.
+// carve cuts n elements from the arena's current chunk, starting a new
+// chunk when it is full. Their capacity is n, so an append to them
+// reallocates and never overwrites the next task's slice.
+func carve[T any](arena *[]T, n int) []T {
+	a := *arena
+	if len(a)+n > cap(a) {
+		a = make([]T, 0, max(arenaChunk, n))
+	}
+	s := a[len(a) : len(a)+n : len(a)+n]
+	*arena = a[:len(a)+n]
+	return s
+}
+
+// ints copies xs into the arena (nil stays nil).
 func (b *builder) ints(xs []int) []int {
 	if xs == nil {
 		return nil
 	}
-	if len(b.arena)+len(xs) > cap(b.arena) {
-		b.arena = make([]int, 0, max(arenaChunk, len(xs)))
-	}
-	start := len(b.arena)
-	b.arena = append(b.arena, xs...)
-	return b.arena[start:len(b.arena):len(b.arena)]
-}
-
-// modes returns n modes cut from the arena of modes, as ints does.
-func (b *builder) modes(n int) []Mode {
-	if len(b.modeArena)+n > cap(b.modeArena) {
-		b.modeArena = make([]Mode, 0, max(arenaChunk, n))
-	}
-	start := len(b.modeArena)
-	b.modeArena = b.modeArena[:start+n]
-	return b.modeArena[start : start+n : start+n]
+	s := carve(&b.arena, len(xs))
+	copy(s, xs)
+	return s
 }
 
 // reserve makes room for n more tasks, when a generator knows how many it
@@ -327,7 +326,7 @@ func (b *builder) setUpdateModes() {
 		if wd < 0 {
 			continue
 		}
-		task.Modes = b.modes(len(task.Inputs))
+		task.Modes = carve(&b.modeArena, len(task.Inputs))
 		for k, d := range task.Inputs {
 			task.Modes[k] = R
 			if d == wd {
