@@ -16,15 +16,20 @@ func inputSets(w *workloads.Workload) [][]int32 {
 	}
 	backing := make([]int32, total) // one array for all: a million tasks, one allocation
 	for i, t := range w.Tasks {
-		s := backing[:len(t.Inputs):len(t.Inputs)]
-		backing = backing[len(t.Inputs):]
-		for k, d := range t.Inputs {
-			s[k] = int32(d)
-		}
-		slices.Sort(s)
-		sets[i] = slices.Compact(s)
+		sets[i], backing = inputSet(backing, t.Inputs)
 	}
 	return sets
+}
+
+// inputSet writes the sorted, deduplicated inputs at the start of backing
+// and returns them (their capacity their length) and the rest of backing.
+func inputSet(backing []int32, inputs []int) (set, rest []int32) {
+	s := backing[:len(inputs):len(inputs)]
+	for k, d := range inputs {
+		s[k] = int32(d)
+	}
+	slices.Sort(s)
+	return slices.Compact(s), backing[len(inputs):]
 }
 
 // readers returns, for each data, the tasks reading it in increasing id.

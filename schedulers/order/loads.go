@@ -36,14 +36,22 @@ func Loads(w *workloads.Workload, order []int, capacity int64, policy string) (l
 	if policy != PolicyBelady && policy != PolicyLRU {
 		return 0, 0, fmt.Errorf("order: unknown eviction policy %q (want %q or %q)", policy, PolicyBelady, PolicyLRU)
 	}
+	// The input sets in order, in one array (not every task's: order may be
+	// one package of many).
 	in := make([][]int32, len(order))
-	all := inputSets(w)
+	total := 0
+	for _, t := range order {
+		if t >= 0 && t < len(w.Tasks) {
+			total += len(w.Tasks[t].Inputs)
+		}
+	}
+	backing := make([]int32, total)
 	size := dataBytes(w)
 	for p, t := range order {
 		if t < 0 || t >= len(w.Tasks) {
 			return 0, 0, fmt.Errorf("order: task %d out of range [0,%d)", t, len(w.Tasks))
 		}
-		in[p] = all[t]
+		in[p], backing = inputSet(backing, w.Tasks[t].Inputs)
 		var s int64
 		for _, d := range in[p] {
 			s += size[d]
