@@ -19,8 +19,12 @@ func (f *Tree) Reset() { f.t = f.t[:0] }
 // Append adds a position at the end holding v.
 func (f *Tree) Append(v int64) {
 	i := len(f.t) + 1 // 1-based index of the new node
-	// The node sums (i-lowbit(i), i]: v and the positions before it.
-	s := v + f.Prefix(i-1) - f.Prefix(i-(i&-i))
+	// The node sums (i-lowbit(i), i]: v and the nodes covering the
+	// positions before it in that range.
+	s := v
+	for j := i - 1; j > i-(i&-i); j -= j & -j {
+		s += f.t[j-1]
+	}
 	f.t = append(f.t, s)
 }
 
