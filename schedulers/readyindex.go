@@ -1,7 +1,7 @@
 package schedulers
 
 import (
-	"slices"
+	"math"
 
 	"github.com/memsched/memsched/internal/fenwick"
 	"github.com/memsched/memsched/workloads"
@@ -10,10 +10,11 @@ import (
 // ReadyIndex answers Ready's question — the first buffered task with the
 // fewest bytes not present — without scanning the buffer per pop, for
 // schedulers whose buffer holds thousands of tasks (dmdar queues every
-// task). Per worker it groups the tasks by a recorded count of missing
-// bytes, and each group keeps its tasks in a min-heap of (priority, when
-// Prio is set, then arrival); arrival order is buffer order, so it picks
-// exactly what Ready picks.
+// task). Per worker it keeps a tournament tree over the arrival order of
+// its tasks, keyed by a recorded count of missing bytes (then priority,
+// higher first, when Prio is set): its root is the least key, and the
+// leftmost leaf holding it is the first task in buffer order, exactly
+// what Ready picks.
 //
 // Keeping every count exact would move every queued task reading a data
 // at each load and eviction (600 tasks per event on the 2D product at
@@ -22,9 +23,9 @@ import (
 // were missing when counted. A load uncounts the data for the tasks that
 // count it (each data lists them); an eviction does nothing, leaving the
 // count low (on the memory node of the load or eviction: CPU cores share
-// one). Next checks the first task of the lowest group: if its count
-// is exact it is Ready's choice, since every other task's true count is
-// at least its group's; if not, the task counts its missing inputs anew
+// one). Next checks the first task of the least count: if its count is
+// exact it is Ready's choice, since every other task's true count is at
+// least its recorded one; if not, the task counts its missing inputs anew
 // and moves up, and Next looks again. A task is thus recounted only when
 // it reaches the front, and a data reloaded before that costs nothing.
 //
@@ -39,43 +40,60 @@ type ReadyIndex struct {
 	// Prio, when set, breaks ties of missing bytes by priority, higher
 	// first, before arrival: StarPU's pop of the first ready task of a
 	// queue sorted by priority (dmdas: fifo_queues.c
-	// _starpu_fifo_pop_first_ready_task).
+	// _starpu_fifo_pop_first_ready_task). Set it before the first Add.
 	Prio    []float64
 	v       View
 	w       *workloads.Workload
-	off     []int32         // inputs of task t are slots off[t]..off[t+1]-1 (duplicates kept, as Ready counts them)
-	counted []bool          // per slot: its data is counted as missing
-	missing []int64         // per task: bytes of its counted inputs, <= its missing bytes
-	where   []int32         // worker whose buffer holds the task, -1 none
-	seq     []int32         // arrival, per worker: position in the worker's inputs tree
-	pos     []int32         // index of the task in its group's heap
-	groups  [][]*readyGroup // per worker, by increasing count
-	waiting [][][]int32     // per memory node and data: tasks that may count it
-	inputs  []fenwick.Tree  // per worker and arrival: inputs of the task while queued
-	left    []int64         // per worker: inputs of its queued tasks
+	tasks   []readyTask  // per task
+	slots   []readySlot  // inputs of task t are slots tasks[t].off.. (duplicates kept, as Ready counts them)
+	node    []int        // per worker: its memory node
+	queues  []readyQueue // per worker
+	waiting [][][]int32  // per memory node and data: tasks that may count it
 }
 
-// readyGroup is the tasks of one worker with the same count, in a
-// min-heap of arrival.
-type readyGroup struct {
-	missing int64
-	tasks   []int
+// readyTask is what the index knows of a task, kept together so that
+// visiting a task touches one place.
+type readyTask struct {
+	missing int64 // bytes of its counted inputs, <= its missing bytes
+	where   int32 // worker whose buffer holds the task, -1 none
+	seq     int32 // arrival at that worker: its leaf in the worker's tree
+	off     int32 // its first slot
+	n       int32 // its inputs
+}
+
+// readySlot is one input of a task.
+type readySlot struct {
+	data    int32
+	counted bool // its data is counted as missing
+}
+
+// readyQueue is one worker's tasks by arrival.
+type readyQueue struct {
+	tasks  []int32 // by arrival: the task
+	tree   readyTree
+	inputs fenwick.Tree // by arrival: inputs of the task while queued
+	queued fenwick.Tree // by arrival: 1 while the task is queued
+	left   int64        // inputs of the queued tasks
 }
 
 // NewReadyIndex prepares the index for a run.
 func NewReadyIndex(v View) *ReadyIndex {
 	w := v.Workload()
-	n := len(w.Tasks)
-	r := &ReadyIndex{v: v, w: w, off: make([]int32, n+1), missing: make([]int64, n), where: make([]int32, n),
-		seq: make([]int32, n), pos: make([]int32, n),
-		groups: make([][]*readyGroup, v.Workers()), waiting: make([][][]int32, v.Nodes()),
-		inputs: make([]fenwick.Tree, v.Workers()), left: make([]int64, v.Workers())}
-	for t, task := range w.Tasks {
-		r.off[t+1] = r.off[t] + int32(len(task.Inputs))
+	r := &ReadyIndex{v: v, w: w, tasks: make([]readyTask, len(w.Tasks)),
+		node: make([]int, v.Workers()), queues: make([]readyQueue, v.Workers()), waiting: make([][][]int32, v.Nodes())}
+	n := 0
+	for _, task := range w.Tasks {
+		n += len(task.Inputs)
 	}
-	r.counted = make([]bool, r.off[n])
-	for i := range r.where {
-		r.where[i] = -1
+	r.slots = make([]readySlot, 0, n)
+	for t, task := range w.Tasks {
+		r.tasks[t] = readyTask{where: -1, off: int32(len(r.slots)), n: int32(len(task.Inputs))}
+		for _, d := range task.Inputs {
+			r.slots = append(r.slots, readySlot{data: int32(d)})
+		}
+	}
+	for k := range r.node {
+		r.node[k] = v.WorkerNode(k)
 	}
 	for k := range r.waiting {
 		r.waiting[k] = make([][]int32, len(w.Data))
@@ -83,27 +101,49 @@ func NewReadyIndex(v View) *ReadyIndex {
 	return r
 }
 
+// inputs returns a task's slots.
+func (r *ReadyIndex) inputs(rt *readyTask) []readySlot { return r.slots[rt.off : rt.off+rt.n] }
+
 // Add records that task entered worker's buffer.
 func (r *ReadyIndex) Add(worker, task int) {
-	n := int64(len(r.w.Tasks[task].Inputs))
-	r.where[task], r.seq[task], r.missing[task] = int32(worker), int32(r.inputs[worker].Len()), 0
-	r.inputs[worker].Append(n)
-	r.left[worker] += n
+	q := &r.queues[worker]
+	rt := &r.tasks[task]
+	rt.where, rt.seq, rt.missing = int32(worker), int32(len(q.tasks)), 0
+	q.tasks = append(q.tasks, int32(task))
+	q.inputs.Append(int64(rt.n))
+	q.queued.Append(1)
+	q.left += int64(rt.n)
 	r.count(worker, task)
-	r.push(worker, task)
+	q.tree.push(r.key(task))
 }
 
 // count counts every missing input of a task that is not counted yet.
 func (r *ReadyIndex) count(worker, task int) {
-	node := r.v.WorkerNode(worker)
-	for i, d := range r.w.Tasks[task].Inputs {
-		s := int(r.off[task]) + i
-		if !r.counted[s] && !r.v.Present(worker, d) {
-			r.counted[s] = true
-			r.missing[task] += r.w.Data[d].Bytes
+	node := r.node[worker]
+	rt := &r.tasks[task]
+	for i := range r.inputs(rt) {
+		s := &r.slots[int(rt.off)+i]
+		if d := int(s.data); !s.counted && !r.v.Present(worker, d) {
+			s.counted = true
+			rt.missing += r.w.Data[d].Bytes
 			r.waiting[node][d] = append(r.waiting[node][d], int32(task))
 		}
 	}
+}
+
+// key is a queued task's key in its worker's tree.
+func (r *ReadyIndex) key(t int) readyKey {
+	k := readyKey{missing: r.tasks[t].missing}
+	if r.Prio != nil {
+		k.prio = r.Prio[t]
+	}
+	return k
+}
+
+// place records a queued task's count in its worker's tree.
+func (r *ReadyIndex) place(t int) {
+	rt := &r.tasks[t]
+	r.queues[rt.where].tree.set(int(rt.seq), r.key(t))
 }
 
 // Observe keeps the counts lower bounds: a data starting to load is no
@@ -115,23 +155,21 @@ func (r *ReadyIndex) Observe(kind EventKind, node, id int) {
 	}
 	ws := r.waiting[node][id]
 	b := r.w.Data[id].Bytes
-	for _, t32 := range ws {
-		t := int(t32)
-		worker := int(r.where[t])
-		if worker < 0 || r.v.WorkerNode(worker) != node {
+	for _, t := range ws {
+		rt := &r.tasks[t]
+		if rt.where < 0 || r.node[rt.where] != node {
 			continue // left the buffer, or queued elsewhere now
 		}
 		var drop int64
-		for i, d := range r.w.Tasks[t].Inputs {
-			if s := int(r.off[t]) + i; d == id && r.counted[s] {
-				r.counted[s] = false
+		for i, s := range r.inputs(rt) {
+			if int(s.data) == id && s.counted {
+				r.slots[int(rt.off)+i].counted = false
 				drop += b
 			}
 		}
 		if drop > 0 {
-			r.remove(worker, t)
-			r.missing[t] -= drop
-			r.push(worker, t)
+			rt.missing -= drop
+			r.place(int(t))
 		}
 	}
 	r.waiting[node][id] = ws[:0]
@@ -139,156 +177,166 @@ func (r *ReadyIndex) Observe(kind EventKind, node, id int) {
 
 // Remove forgets a task, wherever it is queued.
 func (r *ReadyIndex) Remove(task int) {
-	if w := r.where[task]; w >= 0 {
-		r.forget(int(w), task)
+	if r.tasks[task].where >= 0 {
+		r.forget(task)
 	}
 }
 
-func (r *ReadyIndex) forget(worker, task int) {
-	r.remove(worker, task)
-	r.unqueue(worker, task)
-	r.where[task] = -1
-	clear(r.counted[r.off[task]:r.off[task+1]])
+// forget takes a queued task out of its worker's tree and input counts.
+func (r *ReadyIndex) forget(task int) {
+	rt := &r.tasks[task]
+	q := &r.queues[rt.where]
+	q.tree.set(int(rt.seq), readyGone)
+	q.inputs.Add(int(rt.seq), -int64(rt.n))
+	q.queued.Add(int(rt.seq), -1)
+	q.left -= int64(rt.n)
+	rt.where = -1
+	for i := range r.inputs(rt) {
+		r.slots[int(rt.off)+i].counted = false
+	}
 }
 
 // Next returns and forgets Ready's choice among the worker's tasks: the
-// first task of the lowest group whose count is exact.
+// first task of the least count, once its count is exact.
 func (r *ReadyIndex) Next(worker int) int {
+	q := &r.queues[worker]
 	for {
-		var t int = -1
-		for _, g := range r.groups[worker] {
-			if len(g.tasks) > 0 {
-				t = g.tasks[0]
-				break
-			}
-		}
-		if t < 0 {
+		i := q.tree.first()
+		if i < 0 {
 			panic("schedulers: ReadyIndex.Next on a worker with no task")
 		}
-		before := r.missing[t]
-		r.remove(worker, t)
+		t := int(q.tasks[i])
+		before := r.tasks[t].missing
 		r.count(worker, t)
-		if r.missing[t] == before {
-			ops := r.left[worker] // the scan found no complete task: it saw all
-			if r.missing[t] == 0 {
-				ops = r.inputs[worker].Prefix(int(r.seq[t]) + 1)
-			}
-			r.v.Count(int(ops))
-			r.unqueue(worker, t)
-			r.where[t] = -1
-			clear(r.counted[r.off[t]:r.off[t+1]])
-			return t
+		if r.tasks[t].missing != before {
+			r.place(t) // its count was low: it moves up
+			continue
 		}
-		r.push(worker, t) // its count was low: it moves up
+		ops := q.left // the scan found no complete task: it saw all
+		if before == 0 {
+			ops = q.inputs.Prefix(i + 1)
+		}
+		r.v.Count(int(ops))
+		r.forget(t)
+		return t
 	}
-}
-
-// unqueue takes a task's inputs out of its worker's count.
-func (r *ReadyIndex) unqueue(worker, task int) {
-	n := int64(len(r.w.Tasks[task].Inputs))
-	r.inputs[worker].Add(int(r.seq[task]), -n)
-	r.left[worker] -= n
 }
 
 // Pop returns the index in buffer of Ready's choice and forgets the task.
 // buffer must hold the worker's tasks in the order they were added (a
-// buffer keeps its order when tasks leave it), so the choice is found by
-// binary search on arrival.
+// buffer keeps its order when tasks leave it): the choice's index is the
+// number of its tasks queued before it.
 func (r *ReadyIndex) Pop(worker int, buffer []int) int {
 	t := r.Next(worker)
-	i, ok := slices.BinarySearchFunc(buffer, r.seq[t], func(b int, s int32) int {
-		switch {
-		case r.seq[b] < s:
-			return -1
-		case r.seq[b] > s:
-			return 1
-		}
-		return 0
-	})
-	if !ok || buffer[i] != t {
+	i := int(r.queues[worker].queued.Prefix(int(r.tasks[t].seq)))
+	if i >= len(buffer) || buffer[i] != t {
 		panic("schedulers: ReadyIndex out of sync with the buffer")
 	}
 	return i
 }
 
-// group returns the worker's group of tasks missing m bytes, creating it.
-func (r *ReadyIndex) group(worker int, m int64) *readyGroup {
-	gs := r.groups[worker]
-	i, ok := slices.BinarySearchFunc(gs, m, func(g *readyGroup, m int64) int {
-		switch {
-		case g.missing < m:
-			return -1
-		case g.missing > m:
-			return 1
+// readyKey orders a worker's queued tasks for Ready: fewer missing bytes
+// first, then higher priority (zero without Prio); arrival breaks ties.
+type readyKey struct {
+	missing int64
+	prio    float64
+}
+
+// readyGone is the key of a task that left the queue.
+var readyGone = readyKey{missing: math.MaxInt64}
+
+func (a readyKey) less(b readyKey) bool {
+	return a.missing < b.missing || (a.missing == b.missing && a.prio > b.prio)
+}
+
+// readyBlock is the number of consecutive arrivals under one leaf of a
+// readyTree: a leaf scans them, which is cheaper than the levels of tree
+// (and their cache misses) it saves.
+const readyBlock = 16
+
+// readyTree is a tournament tree over arrival positions: keys[i] is the
+// key of the task that arrived i-th (readyGone once it left), leaf b of
+// the tree holds the least key of arrivals b*readyBlock.. and every inner
+// node the least of its two children. The first arrival holding the root's
+// key is Ready's choice. Setting a key walks up only while minima change.
+type readyTree struct {
+	keys []readyKey // per arrival
+	size int        // leaves: a power of two, or 0
+	node []readyKey // 1-based heap layout, leaves from size on
+}
+
+// push adds an arrival holding key k.
+func (t *readyTree) push(k readyKey) {
+	i := len(t.keys)
+	t.keys = append(t.keys, readyGone)
+	if b := i / readyBlock; b >= t.size {
+		size := max(1, 2*t.size)
+		node := make([]readyKey, 2*size)
+		for j := range node {
+			node[j] = readyGone
 		}
-		return 0
-	})
-	if !ok {
-		gs = slices.Insert(gs, i, &readyGroup{missing: m})
-		r.groups[worker] = gs
+		copy(node[size:], t.node[t.size:])
+		t.size, t.node = size, node
+		for j := size - 1; j > 0; j-- {
+			node[j] = least(node[2*j], node[2*j+1])
+		}
 	}
-	return gs[i]
+	t.set(i, k)
 }
 
-func (r *ReadyIndex) push(worker, t int) {
-	g := r.group(worker, r.missing[t])
-	g.tasks = append(g.tasks, t)
-	i := len(g.tasks) - 1
-	r.pos[t] = int32(i)
-	r.up(g, i)
+func least(a, b readyKey) readyKey {
+	if b.less(a) {
+		return b
+	}
+	return a
 }
 
-func (r *ReadyIndex) remove(worker, t int) {
-	g := r.group(worker, r.missing[t])
-	i, last := int(r.pos[t]), len(g.tasks)-1
-	if i != last {
-		g.tasks[i] = g.tasks[last]
-		r.pos[g.tasks[i]] = int32(i)
+// set gives arrival i the key k.
+func (t *readyTree) set(i int, k readyKey) {
+	old := t.keys[i]
+	t.keys[i] = k
+	b := i / readyBlock
+	j := t.size + b
+	m := t.node[j]
+	switch {
+	case k.less(m):
+		m = k
+	case old != m || k == m:
+		return // the block's least key is unchanged
+	default: // the least key went up: scan the block
+		m = readyGone
+		for _, x := range t.keys[b*readyBlock : min(len(t.keys), (b+1)*readyBlock)] {
+			m = least(m, x)
+		}
 	}
-	g.tasks = g.tasks[:last]
-	if i != last {
-		r.down(g, i)
-		r.up(g, i)
-	}
-}
-
-func (r *ReadyIndex) up(g *readyGroup, i int) {
-	q := g.tasks
-	for i > 0 {
-		p := (i - 1) / 2
-		if !r.before(q[i], q[p]) {
+	for t.node[j] != m {
+		t.node[j] = m
+		if j == 1 {
 			return
 		}
-		q[i], q[p] = q[p], q[i]
-		r.pos[q[i]], r.pos[q[p]] = int32(i), int32(p)
-		i = p
+		j /= 2
+		m = least(t.node[2*j], t.node[2*j+1])
 	}
 }
 
-func (r *ReadyIndex) down(g *readyGroup, i int) {
-	q := g.tasks
-	for {
-		l, m := 2*i+1, i
-		if l < len(q) && r.before(q[l], q[m]) {
-			m = l
-		}
-		if rr := l + 1; rr < len(q) && r.before(q[rr], q[m]) {
-			m = rr
-		}
-		if m == i {
-			return
-		}
-		q[i], q[m] = q[m], q[i]
-		r.pos[q[i]], r.pos[q[m]] = int32(i), int32(m)
-		i = m
+// first returns the first arrival holding the least key, -1 if every
+// task left.
+func (t *readyTree) first() int {
+	if t.size == 0 || t.node[1] == readyGone {
+		return -1
 	}
-}
-
-// before orders the tasks of a group: higher priority first (with Prio),
-// then arrival.
-func (r *ReadyIndex) before(a, b int) bool {
-	if p := r.Prio; p != nil && p[a] != p[b] {
-		return p[a] > p[b]
+	m, j := t.node[1], 1
+	for j < t.size {
+		j *= 2
+		if t.node[j] != m {
+			j++
+		}
 	}
-	return r.seq[a] < r.seq[b]
+	b := (j - t.size) * readyBlock
+	for i, x := range t.keys[b:min(len(t.keys), b+readyBlock)] {
+		if x == m {
+			return b + i
+		}
+	}
+	panic("schedulers: readyTree out of sync")
 }
