@@ -71,20 +71,24 @@ type DMDA struct {
 	Penalty  string
 	Priority string
 
-	v         schedulers.View
-	inMem     [][]bool
-	requested [][]int32 // per memory node and data: allocated tasks there not finished that access it
-	expEnd    []float64
-	queues    *schedulers.Lists
-	plans     [][]int
-	ends      []float64
-	index     *schedulers.ReadyIndex // Ready over the whole queue, when Window is 0
+	v           schedulers.View
+	inMem       [][]bool
+	requested   [][]int32 // per memory node and data: allocated tasks there not finished that access it
+	expEnd      []float64
+	queues      *schedulers.Lists
+	plans       [][]int
+	ends        []float64
+	index       *schedulers.ReadyIndex // Ready over the whole queue, when Window is 0
+	pushes      int
+	penaltyAt   []int     // per memory node: the push whose expected penalty nodePenalty holds
+	nodePenalty []float64 // per memory node
 }
 
 func (s *DMDA) Init(v schedulers.View) error {
 	s.v = v
 	k, nd := v.Workers(), len(v.Workload().Data)
 	if s.Penalty == PenaltyExpected {
+		s.penaltyAt, s.nodePenalty = make([]int, v.Nodes()), make([]float64, v.Nodes())
 		s.requested = make([][]int32, v.Nodes())
 		for i := range s.requested {
 			s.requested[i] = make([]int32, nd)
@@ -114,6 +118,7 @@ func (s *DMDA) Init(v schedulers.View) error {
 
 func (s *DMDA) Push(t int) {
 	task := &s.v.Workload().Tasks[t]
+	s.pushes++ // from 1: a new stamp for the penalties of this push
 	now := s.v.Now()
 	best, bestFit := -1, math.Inf(1)
 	ends := s.ends
@@ -132,7 +137,7 @@ func (s *DMDA) Push(t int) {
 		if math.IsNaN(ends[k]) {
 			continue
 		}
-		if fit := s.Alpha*(ends[k]-minEnd) + s.Beta*s.penalty(k, task); fit < bestFit {
+		if fit := s.Alpha*(ends[k]-minEnd) + s.Beta*s.penaltyFor(k, task); fit < bestFit {
 			best, bestFit = k, fit
 		}
 	}
@@ -145,6 +150,20 @@ func (s *DMDA) Push(t int) {
 		}
 	}
 	s.queues.Append(best, t)
+}
+
+// penaltyFor is penalty, computed once per memory node for the expected
+// penalty, which depends only on the worker's node (the 48 cores of a CPU
+// platform share one).
+func (s *DMDA) penaltyFor(k int, task *workloads.Task) float64 {
+	if s.inMem != nil {
+		return s.penalty(k, task)
+	}
+	n := s.v.WorkerNode(k)
+	if s.penaltyAt[n] != s.pushes {
+		s.penaltyAt[n], s.nodePenalty[n] = s.pushes, s.penalty(k, task)
+	}
+	return s.nodePenalty[n]
 }
 
 // penalty is the time to bring the task's missing inputs to worker k.
