@@ -22,11 +22,13 @@ func Ready(v View, worker int, buffer []int, window int) int {
 	if window > 0 && window < n {
 		n = window
 	}
+	w := v.Workload()
 	best, bestMissing := 0, int64(-1)
 	ops := 0
 	for i := 0; i < n; i++ {
-		ops += len(v.Workload().Tasks[buffer[i]].Inputs)
-		missing := MissingBytes(v, worker, buffer[i])
+		inputs := w.Tasks[buffer[i]].Inputs
+		ops += len(inputs)
+		missing := missingBytes(v, w, worker, inputs, bestMissing)
 		if bestMissing < 0 || missing < bestMissing {
 			best, bestMissing = i, missing
 			if missing == 0 {
@@ -42,10 +44,20 @@ func Ready(v View, worker int, buffer []int, window int) int {
 // loading) on the worker: what Ready minimises.
 func MissingBytes(v View, worker, task int) int64 {
 	w := v.Workload()
+	return missingBytes(v, w, worker, w.Tasks[task].Inputs, -1)
+}
+
+// missingBytes is MissingBytes of the inputs, except that it stops adding
+// once it reaches bound (when bound >= 0): the task then cannot beat one
+// that misses bound bytes.
+func missingBytes(v View, w *workloads.Workload, worker int, inputs []int, bound int64) int64 {
 	var m int64
-	for _, d := range w.Tasks[task].Inputs {
+	for _, d := range inputs {
 		if !v.Present(worker, d) {
 			m += w.Data[d].Bytes
+			if bound >= 0 && m >= bound {
+				break
+			}
 		}
 	}
 	return m
