@@ -7,6 +7,7 @@ import (
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -46,6 +47,83 @@ func TestDMDARIndexMatchesScan(t *testing.T) {
 			return fmt.Sprint(*st, trace)
 		}
 		if a, b := run(0), run(1<<30); a != b {
+			t.Fatalf("instance %d: the Ready index and the scan disagree", it)
+		}
+	}
+}
+
+// scanDMDAS is dmdas popping by a scan of the whole buffer: the first task
+// with the fewest bytes missing, then the highest priority, counting what
+// the index counts (the inputs of the tasks up to the choice when it
+// misses nothing, else of all).
+type scanDMDAS struct {
+	*DMDA
+	prio []float64
+}
+
+func (s *scanDMDAS) Init(v schedulers.View) error {
+	p, err := schedulers.Priorities(v, s.Priority)
+	s.prio = p
+	if err != nil {
+		return err
+	}
+	return s.DMDA.Init(v)
+}
+
+func (s *scanDMDAS) Pop(worker int, buffer []int) int {
+	w := s.v.Workload()
+	best, bestMissing, ops, all := -1, int64(0), 0, 0
+	for i, t := range buffer {
+		all += len(w.Tasks[t].Inputs)
+		m := schedulers.MissingBytes(s.v, worker, t)
+		if best < 0 || m < bestMissing || (m == bestMissing && s.prio[t] > s.prio[buffer[best]]) {
+			best, bestMissing, ops = i, m, all
+		}
+	}
+	if bestMissing > 0 {
+		ops = all
+	}
+	s.v.Count(ops)
+	return best
+}
+
+// dmdas's Ready index with priorities makes exactly the choices of a scan
+// of the buffer, on random task graphs whose bottom levels tie often.
+func TestDMDASIndexMatchesScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for it := 0; it < 120; it++ {
+		w := &workloads.Workload{}
+		nd := 4 + r.IntN(12)
+		for d := 0; d < nd; d++ {
+			w.Data = append(w.Data, workloads.Data{ID: d, Bytes: int64(1 + r.IntN(3))})
+		}
+		nt := 5 + r.IntN(80)
+		for i := 0; i < nt; i++ {
+			task := workloads.Task{ID: i, Kernel: "gemm", Flops: float64(1+r.IntN(2)) * 1e6, Inputs: r.Perm(nd)[:1+r.IntN(3)]}
+			if i > 0 && r.IntN(2) == 0 {
+				task.Deps = []int{r.IntN(i)}
+			}
+			w.Tasks = append(w.Tasks, task)
+		}
+		p, err := hardware.Load("v100-gemini")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.GPUs = 1 + r.IntN(3)
+		p.SetMemoryBytes(int64(9 + r.IntN(6)))
+		run := func(s schedulers.Scheduler) string {
+			var trace []sim.Event
+			st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: -1, Pipeline: 1 + it%3, Seed: uint64(it),
+				Trace: func(e sim.Event) { trace = append(trace, e) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprint(*st, trace)
+		}
+		dmdas := func(window int) *DMDA {
+			return &DMDA{Alpha: 1, Beta: 1, Ready: true, Sorted: true, Window: window, Penalty: PenaltyExpected, Priority: schedulers.PriorityBottomLevel}
+		}
+		if a, b := run(dmdas(0)), run(&scanDMDAS{DMDA: dmdas(1 << 30)}); a != b {
 			t.Fatalf("instance %d: the Ready index and the scan disagree", it)
 		}
 	}
