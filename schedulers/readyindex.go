@@ -61,11 +61,18 @@ type readyTask struct {
 	n       int32 // its inputs
 }
 
-// readySlot is one input of a task.
-type readySlot struct {
-	data    int32
-	counted bool // its data is counted as missing
+// readySlot is one input of a task: its data, complemented (^data) while
+// the task counts it as missing.
+type readySlot int32
+
+func (s readySlot) data() int {
+	if s < 0 {
+		return int(^s)
+	}
+	return int(s)
 }
+
+func (s readySlot) counted() bool { return s < 0 }
 
 // readyQueue is one worker's tasks by arrival.
 type readyQueue struct {
@@ -89,7 +96,7 @@ func NewReadyIndex(v View) *ReadyIndex {
 	for t, task := range w.Tasks {
 		r.tasks[t] = readyTask{where: -1, off: int32(len(r.slots)), n: int32(len(task.Inputs))}
 		for _, d := range task.Inputs {
-			r.slots = append(r.slots, readySlot{data: int32(d)})
+			r.slots = append(r.slots, readySlot(d))
 		}
 	}
 	for k := range r.node {
@@ -123,8 +130,8 @@ func (r *ReadyIndex) count(worker, task int) {
 	rt := &r.tasks[task]
 	for i := range r.inputs(rt) {
 		s := &r.slots[int(rt.off)+i]
-		if d := int(s.data); !s.counted && !r.v.Present(worker, d) {
-			s.counted = true
+		if d := s.data(); !s.counted() && !r.v.Present(worker, d) {
+			*s = ^*s
 			rt.missing += r.w.Data[d].Bytes
 			r.waiting[node][d] = append(r.waiting[node][d], int32(task))
 		}
@@ -162,8 +169,8 @@ func (r *ReadyIndex) Observe(kind EventKind, node, id int) {
 		}
 		var drop int64
 		for i, s := range r.inputs(rt) {
-			if int(s.data) == id && s.counted {
-				r.slots[int(rt.off)+i].counted = false
+			if s.counted() && s.data() == id {
+				r.slots[int(rt.off)+i] = ^s
 				drop += b
 			}
 		}
@@ -191,8 +198,8 @@ func (r *ReadyIndex) forget(task int) {
 	q.queued.Add(int(rt.seq), -1)
 	q.left -= int64(rt.n)
 	rt.where = -1
-	for i := range r.inputs(rt) {
-		r.slots[int(rt.off)+i].counted = false
+	for i, s := range r.inputs(rt) {
+		r.slots[int(rt.off)+i] = readySlot(s.data())
 	}
 }
 
