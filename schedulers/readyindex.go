@@ -3,7 +3,6 @@ package schedulers
 import (
 	"math"
 
-	"github.com/memsched/memsched/internal/fenwick"
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -34,8 +33,9 @@ import (
 // Ready's choice with Next (or Pop, for a buffer).
 //
 // It counts (View.Count) what Ready's scan examines: the inputs of the
-// tasks up to the choice when the choice misses nothing, else of all; per
-// worker a Fenwick tree over arrival holds the inputs of its queued tasks.
+// tasks up to the choice when the choice misses nothing, else of all; the
+// tree's nodes also sum the queued tasks below them and their inputs,
+// which give that count and the choice's index in the buffer.
 type ReadyIndex struct {
 	// Prio, when set, breaks ties of missing bytes by priority, higher
 	// first, before arrival: StarPU's pop of the first ready task of a
@@ -76,11 +76,8 @@ func (s readySlot) counted() bool { return s < 0 }
 
 // readyQueue is one worker's tasks by arrival.
 type readyQueue struct {
-	tasks  []int32 // by arrival: the task
-	tree   readyTree
-	inputs fenwick.Tree // by arrival: inputs of the task while queued
-	queued fenwick.Tree // by arrival: 1 while the task is queued
-	left   int64        // inputs of the queued tasks
+	tasks []int32 // by arrival: the task
+	tree  readyTree
 }
 
 // NewReadyIndex prepares the index for a run.
@@ -117,11 +114,8 @@ func (r *ReadyIndex) Add(worker, task int) {
 	rt := &r.tasks[task]
 	rt.where, rt.seq, rt.missing = int32(worker), int32(len(q.tasks)), 0
 	q.tasks = append(q.tasks, int32(task))
-	q.inputs.Append(int64(rt.n))
-	q.queued.Append(1)
-	q.left += int64(rt.n)
 	r.count(worker, task)
-	q.tree.push(r.key(task))
+	q.tree.push(r.key(task), rt.n)
 }
 
 // count counts every missing input of a task that is not counted yet.
@@ -193,10 +187,7 @@ func (r *ReadyIndex) Remove(task int) {
 func (r *ReadyIndex) forget(task int) {
 	rt := &r.tasks[task]
 	q := &r.queues[rt.where]
-	q.tree.set(int(rt.seq), readyGone)
-	q.inputs.Add(int(rt.seq), -int64(rt.n))
-	q.queued.Add(int(rt.seq), -1)
-	q.left -= int64(rt.n)
+	q.tree.remove(int(rt.seq))
 	rt.where = -1
 	for i, s := range r.inputs(rt) {
 		r.slots[int(rt.off)+i] = readySlot(s.data())
@@ -206,27 +197,8 @@ func (r *ReadyIndex) forget(task int) {
 // Next returns and forgets Ready's choice among the worker's tasks: the
 // first task of the least count, once its count is exact.
 func (r *ReadyIndex) Next(worker int) int {
-	q := &r.queues[worker]
-	for {
-		i := q.tree.first()
-		if i < 0 {
-			panic("schedulers: ReadyIndex.Next on a worker with no task")
-		}
-		t := int(q.tasks[i])
-		before := r.tasks[t].missing
-		r.count(worker, t)
-		if r.tasks[t].missing != before {
-			r.place(t) // its count was low: it moves up
-			continue
-		}
-		ops := q.left // the scan found no complete task: it saw all
-		if before == 0 {
-			ops = q.inputs.Prefix(i + 1)
-		}
-		r.v.Count(int(ops))
-		r.forget(t)
-		return t
-	}
+	t, _ := r.next(worker)
+	return t
 }
 
 // Pop returns the index in buffer of Ready's choice and forgets the task.
@@ -234,12 +206,37 @@ func (r *ReadyIndex) Next(worker int) int {
 // buffer keeps its order when tasks leave it): the choice's index is the
 // number of its tasks queued before it.
 func (r *ReadyIndex) Pop(worker int, buffer []int) int {
-	t := r.Next(worker)
-	i := int(r.queues[worker].queued.Prefix(int(r.tasks[t].seq)))
+	t, i := r.next(worker)
 	if i >= len(buffer) || buffer[i] != t {
 		panic("schedulers: ReadyIndex out of sync with the buffer")
 	}
 	return i
+}
+
+// next is Next, also returning the number of the worker's tasks queued
+// before the choice.
+func (r *ReadyIndex) next(worker int) (task, before int) {
+	q := &r.queues[worker]
+	for {
+		i, before, through := q.tree.first()
+		if i < 0 {
+			panic("schedulers: ReadyIndex.Next on a worker with no task")
+		}
+		t := int(q.tasks[i])
+		missing := r.tasks[t].missing
+		r.count(worker, t)
+		if r.tasks[t].missing != missing {
+			r.place(t) // its count was low: it moves up
+			continue
+		}
+		ops := q.tree.queuedInputs() // the scan found no complete task: it saw all
+		if missing == 0 {
+			ops = through
+		}
+		r.v.Count(int(ops))
+		r.forget(t)
+		return t, before
+	}
 }
 
 // readyKey orders a worker's queued tasks for Ready: fewer missing bytes
@@ -263,32 +260,67 @@ const readyBlock = 16
 
 // readyTree is a tournament tree over arrival positions: keys[i] is the
 // key of the task that arrived i-th (readyGone once it left), leaf b of
-// the tree holds the least key of arrivals b*readyBlock.. and every inner
-// node the least of its two children. The first arrival holding the root's
-// key is Ready's choice. Setting a key walks up only while minima change.
+// the tree stands for arrivals b*readyBlock.. and every node holds the
+// least key below it, with the number of queued arrivals below and their
+// inputs. The first arrival holding the root's key is Ready's choice.
+// Setting a key walks up only while minima change.
 type readyTree struct {
-	keys []readyKey // per arrival
-	size int        // leaves: a power of two, or 0
-	node []readyKey // 1-based heap layout, leaves from size on
+	keys   []readyKey // per arrival
+	inputs []int32    // per arrival: its task's inputs, 0 once it left
+	size   int        // leaves: a power of two, or 0
+	node   []readyNode
 }
 
-// push adds an arrival holding key k.
-func (t *readyTree) push(k readyKey) {
+// readyNode is a node of a readyTree (1-based heap layout, leaves from
+// size on).
+type readyNode struct {
+	key    readyKey // least key below
+	queued int64    // queued arrivals below
+	inputs int64    // their inputs
+}
+
+// push adds an arrival holding key k, of a task with n inputs.
+func (t *readyTree) push(k readyKey, n int32) {
 	i := len(t.keys)
-	t.keys = append(t.keys, readyGone)
+	t.keys, t.inputs = append(t.keys, readyGone), append(t.inputs, n)
 	if b := i / readyBlock; b >= t.size {
 		size := max(1, 2*t.size)
-		node := make([]readyKey, 2*size)
+		node := make([]readyNode, 2*size)
 		for j := range node {
-			node[j] = readyGone
+			node[j].key = readyGone
 		}
 		copy(node[size:], t.node[t.size:])
 		t.size, t.node = size, node
 		for j := size - 1; j > 0; j-- {
-			node[j] = least(node[2*j], node[2*j+1])
+			l, r := &node[2*j], &node[2*j+1]
+			node[j] = readyNode{key: least(l.key, r.key), queued: l.queued + r.queued, inputs: l.inputs + r.inputs}
 		}
 	}
+	t.account(i, 1, int64(n))
 	t.set(i, k)
+}
+
+// remove marks arrival i as gone.
+func (t *readyTree) remove(i int) {
+	t.account(i, -1, -int64(t.inputs[i]))
+	t.inputs[i] = 0
+	t.set(i, readyGone)
+}
+
+// account adds to the queued arrivals and inputs above arrival i.
+func (t *readyTree) account(i int, queued, inputs int64) {
+	for j := t.size + i/readyBlock; j > 0; j /= 2 {
+		t.node[j].queued += queued
+		t.node[j].inputs += inputs
+	}
+}
+
+// queuedInputs is the number of inputs of the queued arrivals.
+func (t *readyTree) queuedInputs() int64 {
+	if t.size == 0 {
+		return 0
+	}
+	return t.node[1].inputs
 }
 
 func least(a, b readyKey) readyKey {
@@ -304,7 +336,7 @@ func (t *readyTree) set(i int, k readyKey) {
 	t.keys[i] = k
 	b := i / readyBlock
 	j := t.size + b
-	m := t.node[j]
+	m := t.node[j].key
 	switch {
 	case k.less(m):
 		m = k
@@ -316,33 +348,41 @@ func (t *readyTree) set(i int, k readyKey) {
 			m = least(m, x)
 		}
 	}
-	for t.node[j] != m {
-		t.node[j] = m
+	for t.node[j].key != m {
+		t.node[j].key = m
 		if j == 1 {
 			return
 		}
 		j /= 2
-		m = least(t.node[2*j], t.node[2*j+1])
+		m = least(t.node[2*j].key, t.node[2*j+1].key)
 	}
 }
 
-// first returns the first arrival holding the least key, -1 if every
-// task left.
-func (t *readyTree) first() int {
-	if t.size == 0 || t.node[1] == readyGone {
-		return -1
+// first returns the first arrival holding the least key (-1 if every
+// task left), the number of queued arrivals before it, and the inputs of
+// the queued arrivals up to it included.
+func (t *readyTree) first() (i, before int, through int64) {
+	if t.size == 0 || t.node[1].key == readyGone {
+		return -1, 0, 0
 	}
-	m, j := t.node[1], 1
+	m, j := t.node[1].key, 1
+	var queued int64
 	for j < t.size {
 		j *= 2
-		if t.node[j] != m {
+		if t.node[j].key != m {
+			queued += t.node[j].queued
+			through += t.node[j].inputs
 			j++
 		}
 	}
 	b := (j - t.size) * readyBlock
-	for i, x := range t.keys[b:min(len(t.keys), b+readyBlock)] {
-		if x == m {
-			return b + i
+	for i := b; i < min(len(t.keys), b+readyBlock); i++ {
+		if t.keys[i] == m {
+			return i, int(queued), through + int64(t.inputs[i])
+		}
+		if t.keys[i] != readyGone {
+			queued++
+			through += int64(t.inputs[i])
 		}
 	}
 	panic("schedulers: readyTree out of sync")

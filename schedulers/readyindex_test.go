@@ -6,39 +6,58 @@ import (
 )
 
 // The tournament tree finds what a scan of the keys finds: the first
-// arrival with the least key, under random pushes, changes and removals,
-// with ties of counts and priorities.
+// arrival with the least key, the queued arrivals before it and the inputs
+// up to it, under random pushes, changes and removals, with ties of counts
+// and priorities.
 func TestReadyTreeMatchesScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	for it := 0; it < 40; it++ {
 		var tree readyTree
 		var keys []readyKey
+		var inputs []int64
 		key := func() readyKey {
 			return readyKey{missing: int64(r.IntN(4)), prio: float64(r.IntN(3) * (it % 2))}
 		}
 		for step := 0; step < 3000; step++ {
 			switch op := r.IntN(10); {
 			case op < 3 || len(keys) == 0:
-				k := key()
-				tree.push(k)
-				keys = append(keys, k)
+				k, n := key(), r.IntN(4)
+				tree.push(k, int32(n))
+				keys, inputs = append(keys, k), append(inputs, int64(n))
 			case op < 5:
-				i := r.IntN(len(keys))
-				tree.set(i, readyGone)
-				keys[i] = readyGone
+				if i := r.IntN(len(keys)); keys[i] != readyGone {
+					tree.remove(i)
+					keys[i] = readyGone
+				}
 			default:
-				i, k := r.IntN(len(keys)), key()
-				tree.set(i, k)
-				keys[i] = k
+				if i := r.IntN(len(keys)); keys[i] != readyGone {
+					k := key()
+					tree.set(i, k)
+					keys[i] = k
+				}
 			}
-			want := -1
+			want, before, through, all := -1, 0, int64(0), int64(0)
 			for i, k := range keys {
-				if k != readyGone && (want < 0 || k.less(keys[want])) {
+				if k == readyGone {
+					continue
+				}
+				all += inputs[i]
+				if want < 0 || k.less(keys[want]) {
 					want = i
 				}
 			}
-			if got := tree.first(); got != want {
-				t.Fatalf("run %d step %d: first = %d, want %d (keys %v)", it, step, got, want, keys)
+			for i := 0; i <= want; i++ {
+				if keys[i] != readyGone {
+					through += inputs[i]
+					if i < want {
+						before++
+					}
+				}
+			}
+			i, b, th := tree.first()
+			if i != want || (i >= 0 && (b != before || th != through)) || tree.queuedInputs() != all {
+				t.Fatalf("run %d step %d: first = %d, %d before, %d inputs through, %d in all; want %d, %d, %d, %d",
+					it, step, i, b, th, tree.queuedInputs(), want, before, through, all)
 			}
 		}
 	}
