@@ -23,12 +23,13 @@ func Ready(v View, worker int, buffer []int, window int) int {
 		n = window
 	}
 	w := v.Workload()
+	on := v.Presence(worker)
 	best, bestMissing := 0, int64(-1)
 	ops := 0
 	for i := 0; i < n; i++ {
 		inputs := w.Tasks[buffer[i]].Inputs
 		ops += len(inputs)
-		missing := missingBytes(v, w, worker, inputs, bestMissing)
+		missing := missingBytes(on, w, inputs, bestMissing)
 		if bestMissing < 0 || missing < bestMissing {
 			best, bestMissing = i, missing
 			if missing == 0 {
@@ -44,16 +45,16 @@ func Ready(v View, worker int, buffer []int, window int) int {
 // loading) on the worker: what Ready minimises.
 func MissingBytes(v View, worker, task int) int64 {
 	w := v.Workload()
-	return missingBytes(v, w, worker, w.Tasks[task].Inputs, -1)
+	return missingBytes(v.Presence(worker), w, w.Tasks[task].Inputs, -1)
 }
 
 // missingBytes is MissingBytes of the inputs, except that it stops adding
 // once it reaches bound (when bound >= 0): the task then cannot beat one
 // that misses bound bytes.
-func missingBytes(v View, w *workloads.Workload, worker int, inputs []int, bound int64) int64 {
+func missingBytes(on Presence, w *workloads.Workload, inputs []int, bound int64) int64 {
 	var m int64
 	for _, d := range inputs {
-		if !v.Present(worker, d) {
+		if !on.Has(d) {
 			m += w.Data[d].Bytes
 			if bound >= 0 && m >= bound {
 				break

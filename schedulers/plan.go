@@ -111,6 +111,9 @@ func (s *Planned) Pull(worker int) (int, bool) {
 	return t, true
 }
 
+// Observes is what the Ready index follows, nothing without it.
+func (s *Planned) Observes(kind EventKind) bool { return s.index != nil && s.index.Observes(kind) }
+
 // Observe keeps the Ready index current.
 func (s *Planned) Observe(kind EventKind, where, id int) {
 	if s.index != nil {

@@ -121,10 +121,11 @@ func (r *ReadyIndex) Add(worker, task int) {
 // count counts every missing input of a task that is not counted yet.
 func (r *ReadyIndex) count(worker, task int) {
 	node := r.node[worker]
+	on := r.v.Presence(worker)
 	rt := &r.tasks[task]
 	for i := range r.inputs(rt) {
 		s := &r.slots[int(rt.off)+i]
-		if d := s.data(); !s.counted() && !r.v.Present(worker, d) {
+		if d := s.data(); !s.counted() && !on.Has(d) {
 			*s = ^*s
 			rt.missing += r.w.Data[d].Bytes
 			r.waiting[node][d] = append(r.waiting[node][d], int32(task))
@@ -150,6 +151,10 @@ func (r *ReadyIndex) place(t int) {
 // Observe keeps the counts lower bounds: a data starting to load is no
 // longer missing for the tasks counting it; an eviction changes nothing
 // until the task reaches the front (see Next).
+// Observes says the index follows loads only: an eviction leaves its counts
+// lower bounds, rechecked when a task reaches the front.
+func (r *ReadyIndex) Observes(kind EventKind) bool { return kind == LoadStarted }
+
 func (r *ReadyIndex) Observe(kind EventKind, node, id int) {
 	if kind != LoadStarted {
 		return

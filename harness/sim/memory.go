@@ -25,6 +25,7 @@ type node struct {
 	gpu      bool  // device allocation rules (Runtime.AllocSync) apply
 	workers  []int // the workers computing from it
 	state    []uint8
+	present  []bool // state is loading or resident: what View.Presence shows
 	pin      []int32 // popped tasks using the data
 	want     []int32 // buffered tasks using the data
 	reading  []int32 // copies reading the data out of this node
@@ -60,9 +61,15 @@ type node struct {
 
 func newNode(id int, ns hardware.Node, nd int) *node {
 	return &node{id: id, capacity: ns.Capacity, isHome: ns.Home, gpu: ns.GPU,
-		state: make([]uint8, nd), pin: make([]int32, nd), want: make([]int32, nd), reading: make([]int32, nd),
+		state: make([]uint8, nd), present: make([]bool, nd), pin: make([]int32, nd), want: make([]int32, nd), reading: make([]int32, nd),
 		toHome: make([]bool, nd), prefReq: make([]bool, nd), lruPrev: make([]int32, nd), lruNext: make([]int32, nd),
 		lruHead: -1, lruTail: -1, barrier: -1, waitHome: -1}
+}
+
+// set changes the state of a datum on the node.
+func (n *node) set(d int, st uint8) {
+	n.state[d] = st
+	n.present[d] = st == loading || st == resident
 }
 
 // requestPrefetch queues a prefetch unless one is already queued (StarPU
@@ -274,12 +281,12 @@ func (e *Engine) allocate(ni int, r request, head bool) (ok, wait bool) {
 func (e *Engine) enqueue(ni int, r request) {
 	n := e.nodes[ni]
 	d := r.data
-	n.state[d] = queued
+	n.set(d, queued)
 	n.prefReq[d] = false
 	n.used += e.w.Data[d].Bytes
 	switch {
 	case r.alloc:
-		n.state[d] = resident
+		n.set(d, resident)
 		n.allocated = true
 		n.lruAppend(d)
 		e.emit(Event{Ev: "alloc", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: e.w.Data[d].Bytes})
@@ -443,7 +450,7 @@ func (e *Engine) evict(ni, d int) {
 	n := e.nodes[ni]
 	bytes := e.w.Data[d].Bytes
 	if e.lastCopy(ni, d) {
-		n.state[d] = flushing
+		n.set(d, flushing)
 		n.freeing += bytes
 		n.lruRemove(d)
 		e.stats.Evictions++
@@ -451,7 +458,7 @@ func (e *Engine) evict(ni, d int) {
 		e.sendHome(ni, d)
 		return
 	}
-	n.state[d] = absent
+	n.set(d, absent)
 	n.used -= bytes
 	n.lruRemove(d)
 	e.stats.Evictions++

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -34,9 +35,10 @@ func (e *Engine) CurrentWorker() int { return e.current }
 
 func (e *Engine) Resident(w, d int) bool { return e.nodes[e.workers[w].node].state[d] == resident }
 
-func (e *Engine) Present(w, d int) bool {
-	st := e.nodes[e.workers[w].node].state[d]
-	return st == loading || st == resident
+func (e *Engine) Present(w, d int) bool { return e.nodes[e.workers[w].node].present[d] }
+
+func (e *Engine) Presence(w int) schedulers.Presence {
+	return schedulers.NewPresence(e.nodes[e.workers[w].node].present)
 }
 
 func (e *Engine) Buffer(w int) []int   { return *e.workers[w].buffer }

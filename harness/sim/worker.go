@@ -339,7 +339,7 @@ func (e *Engine) TaskDone(w, task int) {
 func (e *Engine) discard(ni, d int) {
 	n := e.nodes[ni]
 	bytes := e.w.Data[d].Bytes
-	n.state[d] = absent
+	n.set(d, absent)
 	n.used -= bytes
 	n.lruRemove(d)
 	e.stats.Invalidations++
@@ -376,10 +376,10 @@ func (e *Engine) acquire(node, task int) (freed []int) {
 					e.faultf("task %d writes data %d while a task on node %d still uses it (pin %d, want %d, reading %d): the workload lacks a dependency", task, d, o, m.pin[d], m.want[d], m.reading[d])
 				}
 				if o == e.home {
-					m.state[d] = absent
+					m.set(d, absent)
 					continue
 				}
-				m.state[d] = absent
+				m.set(d, absent)
 				m.used -= e.w.Data[d].Bytes
 				m.lruRemove(d)
 				e.stats.Invalidations++

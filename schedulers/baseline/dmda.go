@@ -203,6 +203,12 @@ func (s *DMDA) Pop(worker int, buffer []int) int {
 	return schedulers.Ready(s.v, worker, buffer, s.Window)
 }
 
+// Observes is what the Ready index follows, and task ends when DMDA counts
+// requested data.
+func (s *DMDA) Observes(kind schedulers.EventKind) bool {
+	return (s.index != nil && s.index.Observes(kind)) || (kind == schedulers.Finished && s.requested != nil)
+}
+
 func (s *DMDA) Observe(kind schedulers.EventKind, where, id int) {
 	if s.index != nil {
 		s.index.Observe(kind, where, id)

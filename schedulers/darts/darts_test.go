@@ -61,8 +61,17 @@ func (f *fakeView) Pipeline(k int) []int             { return f.pipe[k] }
 func (f *fakeView) ComputeSeconds(int, int) float64  { return 1 }
 func (f *fakeView) TransferSeconds(int, int) float64 { return 1 }
 func (f *fakeView) Rand() *rand.Rand                 { return f.rng }
-func (f *fakeView) Count(int)                        {}
-func (f *fakeView) CountArray(int)                   {}
+func (f *fakeView) Presence(k int) schedulers.Presence {
+	on := make([]bool, len(f.w.Data)) // a snapshot: the tests set presence between calls
+	for kd, p := range f.present {
+		if kd[0] == k {
+			on[kd[1]] = p
+		}
+	}
+	return schedulers.NewPresence(on)
+}
+func (f *fakeView) Count(int)      {}
+func (f *fakeView) CountArray(int) {}
 func (f *fakeView) setPresent(k int, ds ...int) *fakeView {
 	for _, d := range ds {
 		f.present[[2]int{k, d}] = true

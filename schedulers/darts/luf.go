@@ -73,6 +73,11 @@ func (d *DARTS) Victim(k int, cands []int, prefetch bool) int {
 // here rather than in Victim so that it happens once per eviction,
 // including evictions the engine forces itself. Under LRU no DARTS code
 // runs on an eviction: the victim stays out of the list unless lru_returns.
+// Observes says DARTS follows memory only, not task starts and ends.
+func (d *DARTS) Observes(kind schedulers.EventKind) bool {
+	return kind == schedulers.LoadStarted || kind == schedulers.Loaded || kind == schedulers.Evicted
+}
+
 func (d *DARTS) Observe(kind schedulers.EventKind, k, id int) {
 	x := int32(id)
 	switch kind {

@@ -502,6 +502,11 @@ func (s *Scheduler) rescoreTree(g int) {
 	}
 }
 
+// Observes says MulTreePrio follows task starts and ends only.
+func (s *Scheduler) Observes(kind schedulers.EventKind) bool {
+	return kind == schedulers.Started || kind == schedulers.Finished
+}
+
 // Observe follows task starts and ends, for the remaining work.
 func (s *Scheduler) Observe(kind schedulers.EventKind, where, id int) {
 	switch kind {
