@@ -35,6 +35,9 @@ func (e *Engine) kick(n int) {
 	node := e.nodes[n]
 	shared := len(node.workers) > 1
 	for _, w := range node.workers {
+		if shared && e.inert(e.workers[w], node) {
+			continue // most of 48 cores, kicked at every event of their node
+		}
 		e.step(w, !shared)
 	}
 	if shared || len(node.workers) == 0 {
@@ -44,7 +47,9 @@ func (e *Engine) kick(n int) {
 		node.allocated = false
 		node.batch = true // fetches requested again are handled once, below
 		for _, w := range node.workers {
-			e.startCompute(w)
+			if wk := e.workers[w]; !wk.busy && len(wk.pipe) > 0 {
+				e.startCompute(w)
+			}
 		}
 		node.batch = false
 		if node.refetch {
@@ -52,6 +57,16 @@ func (e *Engine) kick(n int) {
 			e.startTransfer(n)
 		}
 	}
+}
+
+// inert reports whether step would do nothing for a worker sharing its
+// node (the caller starts the node's requests and tasks): it is not held
+// by scheduling time, may not pull (its buffer is full, or the scheduler
+// had nothing for it) and cannot pop.
+func (e *Engine) inert(wk *worker, n *node) bool {
+	return wk.blockedT <= e.now &&
+		(wk.pulling || (e.cfg.Buffer >= 0 && len(*wk.buffer) >= e.cfg.Buffer)) &&
+		(n.barrier >= 0 || len(wk.pipe) >= wk.depth || len(*wk.buffer) == 0)
 }
 
 // step makes a worker progress: refill its buffer and pipeline, start its
@@ -117,7 +132,11 @@ func (e *Engine) fill(w int) {
 		// (_starpu_get_multi_worker_task: "don't push a task if we are
 		// already transferring one").
 		// Popping changes no residency: once the popped tasks are known to
-		// be ready, only the task just popped needs checking.
+		// be ready, only the task just popped needs checking. Most steps of
+		// a node's many CPU workers pop nothing: they skip the check.
+		if n.barrier >= 0 || len(wk.pipe) >= wk.depth || len(*wk.buffer) == 0 {
+			continue // changed says whether the buffer grew
+		}
 		ready := e.rt.PopWhileFetching || e.readyPrefix(w) == len(wk.pipe)
 		for n.barrier < 0 && len(wk.pipe) < wk.depth && len(*wk.buffer) > 0 && ready {
 			i := 0
