@@ -171,6 +171,9 @@ func (e *Engine) issueShared(ni, pending int) bool {
 	// for the head) that found no memory tells that every other one of its
 	// size would find none either (it evicted all it could), so they wait
 	// without asking: 48 cores share a queue of about as many fetches.
+	if len(n.fetchQ) == 0 {
+		return true
+	}
 	h, running := e.head(n)
 	failed := int64(-1)
 	for i := 0; i < len(n.fetchQ); {
