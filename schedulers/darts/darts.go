@@ -53,10 +53,13 @@
 //   - free_tasks: pool tasks already free on k are planned first (not in
 //     the papers' code: false).
 //
-// Decisions are O(1) per scanned data: for every worker and pool task DARTS
-// keeps the number of inputs of T missing on k, and per data the number of
-// pool tasks it would free or that are free (these counters move when a
-// data joins or leaves k's set and when a task enters or leaves the pool).
+// Decisions are O(1) per scanned data: for every worker k DARTS keeps per
+// data D the number of pool tasks reading D whose other inputs are on k
+// (these counters move when a data joins or leaves k's set and when a task
+// enters or leaves the pool), and the number of pool tasks reading a data of
+// k's list: when it is zero, no data of the list frees a task, and under
+// plain LRU, where data never return to the list, the worker stops moving
+// its counters until tasks arrive.
 // It counts (View.Count) the operations of the StarPU code it follows: per
 // scanned entry one step plus one buffer check per input of every pool task
 // reading it, the second pass over the chosen data's tasks, the list scans
@@ -161,8 +164,6 @@ type DARTS struct {
 	inOff []int32   // task t's inputs are flat[inOff[t]:inOff[t+1]]
 	users [][]int32 // per data, tasks reading it; pulled tasks are pruned lazily
 	state []uint8
-	seq   []uint32 // per task, when it last entered the pool (task_using_data_list order)
-	seqN  uint32
 
 	pending []int32 // pushed, not yet in the pool
 	batch   int     // tasks of the last batch that arrived (NT_dynamic_outer)
@@ -172,7 +173,7 @@ type DARTS struct {
 	// the r-th pool task is found in O(log n). Only the fallbacks random
 	// and rank need it: the head is found from first, below which every
 	// slot is vacated (slots are only appended).
-	slot     []int32 // per pool task, its slot
+	slot     []int32 // per pool task, its slot: slots grow with every entry, so it orders the tasks by their last entry (task_using_data_list order)
 	slots    []int32
 	fen      []int32 // 1-based Fenwick tree over slots; nil with fallback head
 	first    int
@@ -193,18 +194,23 @@ type DARTS struct {
 }
 
 type worker struct {
-	// dormant: the list is empty and no data of a task that arrived can
-	// return to it (lru without lru_returns nor free_tasks), so s0, s1
-	// and f0 are never read again and are left as they are, until data
-	// that no task read before arrive (only tasks that arrive with them
-	// read them, and they are counted as they enter the pool).
+	// dormant: no pool task reads a data of the list (listed == 0) and no
+	// data can return to the list (lru without lru_returns nor
+	// free_tasks). Until tasks arrive, no task enters the pool, so the
+	// counters of the listed data stay zero, and those of the other data
+	// are never read again (data leave the list for good): they are left
+	// as they are. Tasks that arrive only read listed data or data no task
+	// read before, whose counters are exact (zero) when the worker wakes.
 	dormant bool
 	has     []bool  // per data: valid or requested on the worker (starpu_data_is_on_node), or planned there under planned_present
-	s0, s1  []int32 // per data: pool tasks missing only it / it and one more
-	f0      []int32 // per data: pool tasks missing nothing that read it
+	frees   []int32 // per data D: pool tasks reading D whose other inputs are all on the worker (D freeing them, or free)
+	s1      []int32 // per data: pool tasks missing it and one more (3inputs only)
 	free    []int32 // pool tasks with miss 0, kept only with free_tasks
 	freeIdx []int32 // per task, index in free or -1
 	list    []int32 // gpu_data: data not used yet, in scan order (duplicates possible, as upstream)
+	inList  []int32 // per data, its entries in list
+	listed  int     // pool tasks reading a data in list, once per such data (sum of task_left over the listed data)
+	listOps int     // opsLeft summed over list's entries (the buffer checks of a whole scan)
 	rank    []int32 // per data, its place in the list's initial order (reinsert = place)
 	plan    []int32 // plannedTasks; entries of withdrawn tasks are dead
 	head    int
@@ -245,7 +251,6 @@ func (d *DARTS) Init(v schedulers.View) error {
 	}
 	d.flat = flat
 	d.state = make([]uint8, nt)
-	d.seq = make([]uint32, nt)
 	d.slot = make([]int32, nt)
 	d.slots = make([]int32, 0, nt)
 	if d.opt.Fallback == "random" || d.opt.Fallback == "rank" {
@@ -262,8 +267,8 @@ func (d *DARTS) Init(v schedulers.View) error {
 	for k := range d.w {
 		w := &d.w[k]
 		w.has = make([]bool, nd)
-		w.s0 = make([]int32, nd)
-		w.f0 = make([]int32, nd)
+		w.frees = make([]int32, nd)
+		w.inList = make([]int32, nd)
 		if d.opt.ThreeInputs {
 			w.s1 = make([]int32, nd)
 		}
@@ -297,14 +302,6 @@ func (d *DARTS) arrive() {
 	ts := d.pending
 	d.pending = nil
 	d.batch = len(ts)
-	natural := d.opt.Order == "natural"
-	r := d.v.Rand()
-	if !natural {
-		for i := len(ts) - 1; i > 0; i-- { // Fisher-Yates, as randomize_task_list
-			j := r.IntN(i + 1)
-			ts[i], ts[j] = ts[j], ts[i]
-		}
-	}
 	var fresh []int32
 	for _, t := range ts {
 		for _, x := range d.inputs(t) {
@@ -315,17 +312,31 @@ func (d *DARTS) arrive() {
 		}
 	}
 	slices.Sort(fresh) // data ids: the order handles are first seen in submission
-	if len(fresh) > 0 {
-		for k := range d.w {
-			d.w[k].dormant = false
+	for k := range d.w {
+		d.w[k].dormant = false // see worker.dormant: its counters are exact for what the tasks read
+	}
+	// The counters are sums, so the tasks are counted in submission order
+	// (consecutive inputs in memory) and only their slots follow the shuffle.
+	for _, t := range ts {
+		d.count(t, 1)
+	}
+	natural := d.opt.Order == "natural"
+	r := d.v.Rand()
+	if !natural {
+		for i := len(ts) - 1; i > 0; i-- { // Fisher-Yates, as randomize_task_list
+			j := r.IntN(i + 1)
+			ts[i], ts[j] = ts[j], ts[i]
 		}
 	}
 	for _, t := range ts {
-		d.addToPool(t)
+		d.enter(t)
 	}
 	ops := len(ts)
 	for k := range d.w {
 		w := &d.w[k]
+		for _, x := range fresh {
+			d.listCount(w, x, 1)
+		}
 		w.list = append(w.list, fresh...)
 		if natural {
 			if n := len(w.list); n > 0 {
@@ -342,6 +353,7 @@ func (d *DARTS) arrive() {
 			w.rank[x] = int32(i)
 		}
 		ops += len(w.list)
+		d.sleep(w)
 	}
 	d.v.Count(ops)
 }
@@ -402,17 +414,18 @@ func (d *DARTS) decide(k int) {
 		limit = d.opt.Threshold
 	}
 	var b0, b1 best
-	ops := 0
 	list := w.list[:min(limit, len(w.list))]
-	if rng == nil && !d.opt.Opti && !d.opt.ThreeInputs {
-		b0, ops = d.scanFirst(w, list)
-	} else {
-		for _, x := range list {
-			ops += 1 + int(d.opsLeft[x])
+	switch {
+	case w.listed == 0: // no data of the list is read by a pool task: nothing to find
+	case rng == nil && !d.opt.Opti && !d.opt.ThreeInputs:
+		b0 = d.scanFirst(w, list)
+	default:
+		for i, x := range list {
 			tl := d.taskLeft[x]
-			if s := w.s0[x] + w.f0[x]; s > 0 {
+			if s := w.frees[x]; s > 0 {
 				if d.opt.Opti {
 					b0 = best{data: x, s: s, tl: tl, populated: true}
+					list = list[:i+1] // the scan stops here
 					break
 				}
 				b0.offer(x, s, tl, rng)
@@ -424,6 +437,8 @@ func (d *DARTS) decide(k int) {
 			}
 		}
 	}
+	// Every entry scanned counts, plus the inputs of the pool tasks reading it.
+	ops := len(list) + d.scanOps(w, list)
 	switch {
 	case b0.s > 0:
 		ops += int(d.opsLeft[b0.data]) // the second pass over D's tasks
@@ -437,7 +452,7 @@ func (d *DARTS) decide(k int) {
 			}
 		}
 		// task_using_data_list order: the task that entered the pool last first.
-		slices.SortFunc(ts, func(a, b int32) int { return int(d.seq[b]) - int(d.seq[a]) })
+		slices.SortFunc(ts, func(a, b int32) int { return int(d.slot[b]) - int(d.slot[a]) })
 		for _, t := range ts {
 			d.removeFromPool(t)
 			d.addToPlan(k, t)
@@ -470,23 +485,37 @@ func (d *DARTS) decide(k int) {
 
 // scanFirst is the scan of the default options (ties first, neither opti
 // nor 3inputs) in one tight loop: the first data of the greatest
-// (s, task_left) with s > 0, and the operations of the scan.
-func (d *DARTS) scanFirst(w *worker, list []int32) (best, int) {
-	s0, f0, taskLeft, opsLeft := w.s0, w.f0, d.taskLeft, d.opsLeft
-	ops := len(list)
+// (s, task_left) with s > 0.
+func (d *DARTS) scanFirst(w *worker, list []int32) best {
+	frees, taskLeft := w.frees, d.taskLeft
 	bs, btl, bx := int32(0), int32(0), int32(-1)
 	for _, x := range list {
-		ops += int(opsLeft[x])
-		if s := s0[x] + f0[x]; s > 0 && s >= bs {
+		if s := frees[x]; s > 0 && s >= bs {
 			if tl := taskLeft[x]; s > bs || tl > btl {
 				bs, btl, bx = s, tl, x
 			}
 		}
 	}
 	if bx < 0 {
-		return best{}, ops
+		return best{}
 	}
-	return best{data: bx, s: bs, tl: btl, ties: 1, populated: true}, ops
+	return best{data: bx, s: bs, tl: btl, ties: 1, populated: true}
+}
+
+// scanOps is the buffer checks of a scan over the first entries of w's
+// list: one per input of every pool task reading each entry.
+func (d *DARTS) scanOps(w *worker, scanned []int32) int {
+	if w.listed == 0 {
+		return 0 // no entry is read by a pool task
+	}
+	if len(scanned) == len(w.list) {
+		return w.listOps
+	}
+	ops := 0
+	for _, x := range scanned {
+		ops += int(d.opsLeft[x])
+	}
+	return ops
 }
 
 // best is a running argmax over (s, task_left), ties broken uniformly at
@@ -532,23 +561,42 @@ func (d *DARTS) planMarking(k int, t int32) int {
 // list).
 func (d *DARTS) unlist(k int, x int32, every bool) int {
 	w := &d.w[k]
-	if !every {
-		if i := slices.Index(w.list, x); i >= 0 {
-			w.list = slices.Delete(w.list, i, i+1)
-			d.sleep(w)
-			return i + 1
-		}
-		return len(w.list)
-	}
 	n := len(w.list)
+	if w.inList[x] == 0 {
+		return n // upstream walks the whole list in vain
+	}
+	if !every {
+		i := slices.Index(w.list, x)
+		w.list = slices.Delete(w.list, i, i+1)
+		d.listCount(w, x, -1)
+		d.sleep(w)
+		return i + 1
+	}
 	w.list = slices.DeleteFunc(w.list, func(y int32) bool { return y == x })
+	d.listCount(w, x, -w.inList[x])
 	d.sleep(w)
 	return n
 }
 
-// sleep makes w dormant when its list is empty for good.
+// listCount records delta entries of x added to w's list (removed when
+// negative).
+func (d *DARTS) listCount(w *worker, x int32, delta int32) {
+	was := w.inList[x] > 0
+	w.inList[x] += delta
+	if now := w.inList[x] > 0; now != was {
+		if now {
+			w.listed += int(d.taskLeft[x])
+		} else {
+			w.listed -= int(d.taskLeft[x])
+		}
+	}
+	w.listOps += int(delta * d.opsLeft[x])
+}
+
+// sleep makes w dormant when no pool task reads a data of its list and no
+// data can return to the list (see worker.dormant).
 func (d *DARTS) sleep(w *worker) {
-	if len(w.list) == 0 && !d.opt.LUF && !d.opt.LRUReturns && !d.opt.FreeTasks {
+	if w.listed == 0 && !d.opt.LUF && !d.opt.LRUReturns && !d.opt.FreeTasks {
 		w.dormant = true
 	}
 }
@@ -567,6 +615,7 @@ func (d *DARTS) relist(k int, x int32) int {
 		i = d.v.Rand().IntN(n) // rand() % size: before any entry, never after the last
 	}
 	w.list = slices.Insert(w.list, i, x)
+	d.listCount(w, x, 1)
 	return i + 1
 }
 
@@ -588,9 +637,26 @@ func (d *DARTS) sortByPool(ts []int32) {
 
 // addToPool puts t at the tail of the pool and counts it on every worker.
 func (d *DARTS) addToPool(t int32) {
+	d.count(t, 1)
+	d.enter(t)
+}
+
+func (d *DARTS) removeFromPool(t int32) {
+	d.count(t, -1)
+	s := d.slot[t]
+	d.slots[s] = -1
+	if d.fen != nil {
+		for i := int(s) + 1; i < len(d.fen); i += i & -i {
+			d.fen[i]--
+		}
+	}
+	d.poolN--
+	d.state[t] = stNew // the caller sets the next state
+}
+
+// enter gives t, counted already, the pool's next slot.
+func (d *DARTS) enter(t int32) {
 	d.state[t] = stPool
-	d.seqN++
-	d.seq[t] = d.seqN
 	s := int32(len(d.slots))
 	d.slots = append(d.slots, t)
 	d.slot[t] = s
@@ -604,38 +670,33 @@ func (d *DARTS) addToPool(t int32) {
 		}
 	}
 	d.poolN++
-	n := int32(len(d.inputs(t)))
-	for _, x := range d.inputs(t) {
-		d.taskLeft[x]++
+}
+
+// count adds (sign 1) or removes (-1) pool task t's contribution to every
+// counter: task_left and the buffer checks of its inputs, each worker's
+// counters (but a dormant one's) and the pool tasks reading its list.
+func (d *DARTS) count(t int32, sign int32) {
+	in := d.inputs(t)
+	n := sign * int32(len(in))
+	for _, x := range in {
+		d.taskLeft[x] += sign
 		d.opsLeft[x] += n
 	}
 	for k := range d.w {
-		if w := &d.w[k]; !w.dormant {
-			d.count(w, t, 1)
+		w := &d.w[k]
+		if !w.dormant {
+			d.countOn(w, t, sign)
+		}
+		for _, x := range in {
+			if m := w.inList[x]; m > 0 {
+				w.listed += int(sign)
+				w.listOps += int(n * m)
+			}
+		}
+		if sign < 0 {
+			d.sleep(w)
 		}
 	}
-}
-
-func (d *DARTS) removeFromPool(t int32) {
-	for k := range d.w {
-		if w := &d.w[k]; !w.dormant {
-			d.count(w, t, -1)
-		}
-	}
-	n := int32(len(d.inputs(t)))
-	for _, x := range d.inputs(t) {
-		d.taskLeft[x]--
-		d.opsLeft[x] -= n
-	}
-	s := d.slot[t]
-	d.slots[s] = -1
-	if d.fen != nil {
-		for i := int(s) + 1; i < len(d.fen); i += i & -i {
-			d.fen[i]--
-		}
-	}
-	d.poolN--
-	d.state[t] = stNew // the caller sets the next state
 }
 
 // inputs are task t's inputs, deduplicated.
@@ -652,29 +713,19 @@ func (d *DARTS) missing(w *worker, t int32) int {
 	return m
 }
 
-// count adds (sign 1) or removes (-1) pool task t's contribution to w's
+// countOn adds (sign 1) or removes (-1) pool task t's contribution to w's
 // counters, given w.has.
-func (d *DARTS) count(w *worker, t int32, sign int32) {
+func (d *DARTS) countOn(w *worker, t int32, sign int32) {
 	switch d.missing(w, t) {
 	case 0:
-		switch {
-		case w.freeIdx == nil: // no free list without free_tasks
-		case sign > 0:
-			w.freeIdx[t] = int32(len(w.free))
-			w.free = append(w.free, t)
-		default:
-			i, last := w.freeIdx[t], w.free[len(w.free)-1]
-			w.free[i], w.freeIdx[last] = last, i
-			w.free = w.free[:len(w.free)-1]
-			w.freeIdx[t] = -1
-		}
+		d.setFree(w, t, sign > 0)
 		for _, x := range d.inputs(t) {
-			w.f0[x] += sign
+			w.frees[x] += sign
 		}
 	case 1:
 		for _, x := range d.inputs(t) {
 			if !w.has[x] {
-				w.s0[x] += sign
+				w.frees[x] += sign
 				break
 			}
 		}
@@ -689,48 +740,82 @@ func (d *DARTS) count(w *worker, t int32, sign int32) {
 	}
 }
 
+// setFree adds t to w's free list or removes it (kept only with
+// free_tasks).
+func (d *DARTS) setFree(w *worker, t int32, in bool) {
+	switch {
+	case w.freeIdx == nil:
+	case in:
+		w.freeIdx[t] = int32(len(w.free))
+		w.free = append(w.free, t)
+	default:
+		i, last := w.freeIdx[t], w.free[len(w.free)-1]
+		w.free[i], w.freeIdx[last] = last, i
+		w.free = w.free[:len(w.free)-1]
+		w.freeIdx[t] = -1
+	}
+}
+
 // setHas moves data x into (val) or out of the data counted as on worker
 // k, moving each pool task reading it from its old counters to its new ones
-// in one step (as count(-1), the change, count(+1) would; the counters are
-// sums and the free list a set, so the order of the tasks does not matter).
+// in one step (as countOn(-1), the change, countOn(+1) would; the counters
+// are sums and the free list a set, so the order of the tasks does not
+// matter).
 func (d *DARTS) setHas(k int, x int32, val bool) {
 	w := &d.w[k]
-	if w.dormant {
-		w.has[x] = val
-		return
+	if !w.dormant {
+		d.walk(k, x, val, true, false)
 	}
+	w.has[x] = val
+}
+
+// walk visits the tasks reading x that may still matter, dropping for good
+// the pulled ones (and the planned ones under plain LRU: without LUF they
+// never return to the pool). With move it moves worker k's counters of the
+// pool tasks for x joining (val) or leaving its data; with collect it
+// returns k's planned tasks reading x, in d.tmp.
+func (d *DARTS) walk(k int, x int32, val, move, collect bool) []int32 {
+	w := &d.w[k]
+	ts := d.tmp[:0]
 	us := d.users[x]
 	j := 0
 	for _, t := range us {
 		switch d.state[t] {
 		case stGone:
-			continue // pulled tasks never come back: prune
+			continue
 		case stPool:
-			if val {
+			switch {
+			case !move:
+			case val:
 				d.gain(w, t, x)
-			} else {
+			default:
 				d.lose(w, t, x)
+			}
+		case stPlan:
+			if !d.opt.LUF {
+				continue
+			}
+			if collect && int(d.planOf[t]) == k {
+				ts = append(ts, t)
 			}
 		}
 		us[j] = t
 		j++
 	}
 	d.users[x] = us[:j]
-	w.has[x] = val
+	return ts
 }
 
 // gain moves pool task t's contribution when its missing input x arrives
 // on w (w.has[x] still false).
 func (d *DARTS) gain(w *worker, t, x int32) {
 	switch d.missing(w, t) {
-	case 1: // missing x only: free now
-		w.s0[x]--
-		if w.freeIdx != nil {
-			w.freeIdx[t] = int32(len(w.free))
-			w.free = append(w.free, t)
-		}
+	case 1: // missing x only: free now, so it counts for its other inputs too
+		d.setFree(w, t, true)
 		for _, y := range d.inputs(t) {
-			w.f0[y]++
+			if y != x {
+				w.frees[y]++
+			}
 		}
 	case 2: // missing x and o: now missing only o
 		for _, o := range d.inputs(t) {
@@ -739,7 +824,7 @@ func (d *DARTS) gain(w *worker, t, x int32) {
 					w.s1[x]--
 					w.s1[o]--
 				}
-				w.s0[o]++
+				w.frees[o]++
 				break
 			}
 		}
@@ -758,21 +843,17 @@ func (d *DARTS) gain(w *worker, t, x int32) {
 // (w.has[x] still true).
 func (d *DARTS) lose(w *worker, t, x int32) {
 	switch d.missing(w, t) {
-	case 0: // was free: now missing x only
-		if w.freeIdx != nil {
-			j, last := w.freeIdx[t], w.free[len(w.free)-1]
-			w.free[j], w.freeIdx[last] = last, j
-			w.free = w.free[:len(w.free)-1]
-			w.freeIdx[t] = -1
-		}
+	case 0: // was free: now missing x only, so it counts for x alone
+		d.setFree(w, t, false)
 		for _, y := range d.inputs(t) {
-			w.f0[y]--
+			if y != x {
+				w.frees[y]--
+			}
 		}
-		w.s0[x]++
 	case 1: // was missing o: now missing o and x
 		for _, o := range d.inputs(t) {
 			if !w.has[o] {
-				w.s0[o]--
+				w.frees[o]--
 				if w.s1 != nil {
 					w.s1[o]++
 					w.s1[x]++
