@@ -161,9 +161,8 @@ type DARTS struct {
 	nw  int
 
 	flat  []int32   // every task's inputs, deduplicated, in one array: loads visit them in bulk
-	inOff []int32   // task t's inputs are flat[inOff[t]:inOff[t+1]]
+	tasks []task    // per task, what a visit from a data's readers reads, in one place
 	users [][]int32 // per data, tasks reading it; pulled tasks are pruned lazily
-	state []uint8
 
 	pending []int32 // pushed, not yet in the pool
 	batch   int     // tasks of the last batch that arrived (NT_dynamic_outer)
@@ -182,8 +181,7 @@ type DARTS struct {
 	opsLeft  []int32 // per data, inputs of the pool tasks reading it (the buffer checks of a scan)
 	known    []bool  // per data, in the lists already (read by a task that arrived)
 
-	planOf  []int32 // per planned task, its worker
-	planPos []int32 // per planned task, its index in that worker's plan
+	planPos []int32 // per planned task, its index in its worker's plan
 
 	w []worker
 
@@ -191,6 +189,15 @@ type DARTS struct {
 	nbMark []uint32
 	nbPos  []int32
 	tmp    []int32
+}
+
+// task is what DARTS reads of a task when it visits the readers of a data
+// (one cache line instead of three).
+type task struct {
+	off    uint32 // its inputs are flat[off : off+n]
+	n      uint8
+	state  uint8
+	planOf uint16 // the worker whose plan holds it, when planned
 }
 
 type worker struct {
@@ -231,8 +238,11 @@ func (d *DARTS) Init(v schedulers.View) error {
 	for _, t := range wl.Tasks {
 		total += len(t.Inputs)
 	}
+	if d.nw > math.MaxUint16 {
+		return fmt.Errorf("darts: %d workers, at most %d supported", d.nw, math.MaxUint16)
+	}
 	flat := make([]int32, 0, total)
-	d.inOff = make([]int32, nt+1)
+	d.tasks = make([]task, nt)
 	for i, t := range wl.Tasks {
 		a := len(flat)
 		for _, x := range t.Inputs {
@@ -244,13 +254,12 @@ func (d *DARTS) Init(v schedulers.View) error {
 		if len(in) > 255 {
 			return fmt.Errorf("darts: task %d has %d inputs, at most 255 supported", i, len(in))
 		}
-		d.inOff[i+1] = int32(len(flat))
+		d.tasks[i] = task{off: uint32(a), n: uint8(len(in))}
 		for _, x := range in {
 			d.users[x] = append(d.users[x], int32(i))
 		}
 	}
 	d.flat = flat
-	d.state = make([]uint8, nt)
 	d.slot = make([]int32, nt)
 	d.slots = make([]int32, 0, nt)
 	if d.opt.Fallback == "random" || d.opt.Fallback == "rank" {
@@ -259,7 +268,6 @@ func (d *DARTS) Init(v schedulers.View) error {
 	d.taskLeft = make([]int32, nd)
 	d.opsLeft = make([]int32, nd)
 	d.known = make([]bool, nd)
-	d.planOf = make([]int32, nt)
 	d.planPos = make([]int32, nt)
 	d.nbMark = make([]uint32, nd)
 	d.nbPos = make([]int32, nd)
@@ -290,7 +298,7 @@ func (d *DARTS) Init(v schedulers.View) error {
 // Push queues a task; it joins the pool at the next pull (upstream's
 // push_task fills sched_list, which pull_task shuffles into main_task_list).
 func (d *DARTS) Push(t int) {
-	d.state[t] = stPending
+	d.tasks[t].state = stPending
 	d.pending = append(d.pending, int32(t))
 }
 
@@ -371,10 +379,10 @@ func (d *DARTS) Pull(k int) (int, bool) {
 	for w.head < len(w.plan) {
 		t := w.plan[w.head]
 		w.head++
-		if d.state[t] != stPlan || int(d.planOf[t]) != k || int(d.planPos[t]) != w.head-1 {
+		if r := d.tasks[t]; r.state != stPlan || int(r.planOf) != k || int(d.planPos[t]) != w.head-1 {
 			continue // withdrawn by LUF
 		}
-		d.state[t] = stGone
+		d.tasks[t].state = stGone
 		w.live--
 		for _, x := range d.inputs(t) {
 			w.planCnt[x]--
@@ -444,10 +452,10 @@ func (d *DARTS) decide(k int) {
 		ops += int(d.opsLeft[b0.data]) // the second pass over D's tasks
 		ts := d.tmp[:0]
 		for _, t := range d.users[b0.data] {
-			if d.state[t] != stPool {
+			if d.tasks[t].state != stPool {
 				continue
 			}
-			if m := d.missing(w, t); m == 0 || (m == 1 && !w.has[b0.data]) {
+			if _, m, _ := d.others(w, t, b0.data); m == 0 {
 				ts = append(ts, t)
 			}
 		}
@@ -465,7 +473,7 @@ func (d *DARTS) decide(k int) {
 	case b1.s > 0:
 		head, hs := int32(-1), int32(0)
 		for _, t := range d.users[b1.data] {
-			if d.state[t] == stPool && d.missing(w, t) == 2 && !w.has[b1.data] && (head < 0 || d.slot[t] < hs) {
+			if d.tasks[t].state == stPool && d.missing(w, t) == 2 && !w.has[b1.data] && (head < 0 || d.slot[t] < hs) {
 				head, hs = t, d.slot[t]
 			}
 		}
@@ -621,8 +629,8 @@ func (d *DARTS) relist(k int, x int32) int {
 
 func (d *DARTS) addToPlan(k int, t int32) {
 	w := &d.w[k]
-	d.state[t] = stPlan
-	d.planOf[t] = int32(k)
+	d.tasks[t].state = stPlan
+	d.tasks[t].planOf = uint16(k)
 	d.planPos[t] = int32(len(w.plan))
 	w.plan = append(w.plan, t)
 	w.live++
@@ -651,12 +659,12 @@ func (d *DARTS) removeFromPool(t int32) {
 		}
 	}
 	d.poolN--
-	d.state[t] = stNew // the caller sets the next state
+	d.tasks[t].state = stNew // the caller sets the next state
 }
 
 // enter gives t, counted already, the pool's next slot.
 func (d *DARTS) enter(t int32) {
-	d.state[t] = stPool
+	d.tasks[t].state = stPool
 	s := int32(len(d.slots))
 	d.slots = append(d.slots, t)
 	d.slot[t] = s
@@ -684,14 +692,20 @@ func (d *DARTS) count(t int32, sign int32) {
 	}
 	for k := range d.w {
 		w := &d.w[k]
-		if !w.dormant {
-			d.countOn(w, t, sign)
-		}
+		m, listed, entries := 0, int32(0), int32(0) // inputs missing, listed, their entries
 		for _, x := range in {
-			if m := w.inList[x]; m > 0 {
-				w.listed += int(sign)
-				w.listOps += int(n * m)
+			if !w.has[x] {
+				m++
 			}
+			if e := w.inList[x]; e > 0 {
+				listed++
+				entries += e
+			}
+		}
+		w.listed += int(sign * listed)
+		w.listOps += int(n * entries)
+		if !w.dormant {
+			d.countOn(w, t, sign, m)
 		}
 		if sign < 0 {
 			d.sleep(w)
@@ -700,7 +714,11 @@ func (d *DARTS) count(t int32, sign int32) {
 }
 
 // inputs are task t's inputs, deduplicated.
-func (d *DARTS) inputs(t int32) []int32 { return d.flat[d.inOff[t]:d.inOff[t+1]:d.inOff[t+1]] }
+func (d *DARTS) inputs(t int32) []int32 {
+	r := &d.tasks[t]
+	end := r.off + uint32(r.n)
+	return d.flat[r.off:end:end]
+}
 
 // missing returns the number of t's inputs not in w.has.
 func (d *DARTS) missing(w *worker, t int32) int {
@@ -713,10 +731,23 @@ func (d *DARTS) missing(w *worker, t int32) int {
 	return m
 }
 
+// others returns t's inputs, how many of them other than x are not in
+// w.has, and the last of those.
+func (d *DARTS) others(w *worker, t, x int32) (in []int32, m int, o int32) {
+	in = d.inputs(t)
+	for _, y := range in {
+		if y != x && !w.has[y] {
+			m++
+			o = y
+		}
+	}
+	return in, m, o
+}
+
 // countOn adds (sign 1) or removes (-1) pool task t's contribution to w's
-// counters, given w.has.
-func (d *DARTS) countOn(w *worker, t int32, sign int32) {
-	switch d.missing(w, t) {
+// counters, given w.has and the m inputs of t missing there.
+func (d *DARTS) countOn(w *worker, t int32, sign int32, m int) {
+	switch m {
 	case 0:
 		d.setFree(w, t, sign > 0)
 		for _, x := range d.inputs(t) {
@@ -780,7 +811,7 @@ func (d *DARTS) walk(k int, x int32, val, move, collect bool) []int32 {
 	us := d.users[x]
 	j := 0
 	for _, t := range us {
-		switch d.state[t] {
+		switch d.tasks[t].state {
 		case stGone:
 			continue
 		case stPool:
@@ -795,7 +826,7 @@ func (d *DARTS) walk(k int, x int32, val, move, collect bool) []int32 {
 			if !d.opt.LUF {
 				continue
 			}
-			if collect && int(d.planOf[t]) == k {
+			if collect && int(d.tasks[t].planOf) == k {
 				ts = append(ts, t)
 			}
 		}
@@ -809,65 +840,58 @@ func (d *DARTS) walk(k int, x int32, val, move, collect bool) []int32 {
 // gain moves pool task t's contribution when its missing input x arrives
 // on w (w.has[x] still false).
 func (d *DARTS) gain(w *worker, t, x int32) {
-	switch d.missing(w, t) {
-	case 1: // missing x only: free now, so it counts for its other inputs too
+	in, m, o := d.others(w, t, x)
+	switch m {
+	case 0: // missing x only: free now, so it counts for its other inputs too
 		d.setFree(w, t, true)
-		for _, y := range d.inputs(t) {
+		for _, y := range in {
 			if y != x {
 				w.frees[y]++
 			}
 		}
-	case 2: // missing x and o: now missing only o
-		for _, o := range d.inputs(t) {
-			if o != x && !w.has[o] {
-				if w.s1 != nil {
-					w.s1[x]--
-					w.s1[o]--
-				}
-				w.frees[o]++
-				break
-			}
-		}
-	case 3: // now missing two
+	case 1: // missing x and o: now missing only o
 		if w.s1 != nil {
-			for _, y := range d.inputs(t) {
-				if y != x && !w.has[y] {
-					w.s1[y]++
-				}
-			}
+			w.s1[x]--
+			w.s1[o]--
 		}
+		w.frees[o]++
+	case 2: // now missing two
+		d.countS1(w, in, x, 1)
 	}
 }
 
 // lose moves pool task t's contribution when its input x leaves w
 // (w.has[x] still true).
 func (d *DARTS) lose(w *worker, t, x int32) {
-	switch d.missing(w, t) {
+	in, m, o := d.others(w, t, x)
+	switch m {
 	case 0: // was free: now missing x only, so it counts for x alone
 		d.setFree(w, t, false)
-		for _, y := range d.inputs(t) {
+		for _, y := range in {
 			if y != x {
 				w.frees[y]--
 			}
 		}
 	case 1: // was missing o: now missing o and x
-		for _, o := range d.inputs(t) {
-			if !w.has[o] {
-				w.frees[o]--
-				if w.s1 != nil {
-					w.s1[o]++
-					w.s1[x]++
-				}
-				break
-			}
+		w.frees[o]--
+		if w.s1 != nil {
+			w.s1[o]++
+			w.s1[x]++
 		}
 	case 2: // was missing two: now three
-		if w.s1 != nil {
-			for _, y := range d.inputs(t) {
-				if !w.has[y] {
-					w.s1[y]--
-				}
-			}
+		d.countS1(w, in, x, -1)
+	}
+}
+
+// countS1 adds sign to s1 of the inputs in other than x missing on w
+// (3inputs only).
+func (d *DARTS) countS1(w *worker, in []int32, x, sign int32) {
+	if w.s1 == nil {
+		return
+	}
+	for _, y := range in {
+		if y != x && !w.has[y] {
+			w.s1[y] += sign
 		}
 	}
 }

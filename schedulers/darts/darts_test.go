@@ -573,9 +573,9 @@ func (c *recount) check(after string) {
 	nd := len(d.taskLeft)
 	taskLeft, opsLeft := make([]int32, nd), make([]int32, nd)
 	pool := 0
-	for t := range d.state {
+	for t := range d.tasks {
 		in := d.inputs(int32(t))
-		if d.state[t] != stPool {
+		if d.tasks[t].state != stPool {
 			continue
 		}
 		pool++
@@ -599,11 +599,11 @@ func (c *recount) check(after string) {
 		w := &d.w[k]
 		s0, s1, f0, planCnt := make([]int32, nd), make([]int32, nd), make([]int32, nd), make([]int32, nd)
 		var free []int32
-		for t := range d.state {
+		for t := range d.tasks {
 			in := d.inputs(int32(t))
-			switch d.state[t] {
+			switch d.tasks[t].state {
 			case stPlan:
-				if int(d.planOf[t]) == k {
+				if int(d.tasks[t].planOf) == k {
 					for _, x := range in {
 						planCnt[x]++
 					}
