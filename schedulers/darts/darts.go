@@ -73,6 +73,7 @@ import (
 	"slices"
 
 	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/workloads"
 )
 
 func init() {
@@ -160,9 +161,9 @@ type DARTS struct {
 	v   schedulers.View
 	nw  int
 
-	flat  []int32   // every task's inputs, deduplicated, in one array: loads visit them in bulk
+	flat  []int32   // the inputs of the tasks with more than two, deduplicated, in one array
 	tasks []task    // per task, what a visit from a data's readers reads, in one place
-	users [][]int32 // per data, tasks reading it; pulled tasks are pruned lazily
+	users [][]int32 // per data, tasks reading it (slices of one array); pulled tasks are pruned lazily
 
 	pending []int32 // pushed, not yet in the pool
 	batch   int     // tasks of the last batch that arrived (NT_dynamic_outer)
@@ -191,10 +192,11 @@ type DARTS struct {
 	tmp    []int32
 }
 
-// task is what DARTS reads of a task when it visits the readers of a data
-// (one cache line instead of three).
+// task is what DARTS reads of a task when it visits the readers of a data,
+// in one cache line: its inputs (deduplicated) are in[:n] when it has at
+// most two, as most tasks have, else flat[in[0]:in[0]+n].
 type task struct {
-	off    uint32 // its inputs are flat[off : off+n]
+	in     [2]int32
 	n      uint8
 	state  uint8
 	planOf uint16 // the worker whose plan holds it, when planned
@@ -233,33 +235,12 @@ func (d *DARTS) Init(v schedulers.View) error {
 	wl := v.Workload()
 	nt, nd := len(wl.Tasks), len(wl.Data)
 	d.nw = v.Workers()
-	d.users = make([][]int32, nd)
-	total := 0
-	for _, t := range wl.Tasks {
-		total += len(t.Inputs)
-	}
 	if d.nw > math.MaxUint16 {
 		return fmt.Errorf("darts: %d workers, at most %d supported", d.nw, math.MaxUint16)
 	}
-	flat := make([]int32, 0, total)
-	d.tasks = make([]task, nt)
-	for i, t := range wl.Tasks {
-		a := len(flat)
-		for _, x := range t.Inputs {
-			if !slices.Contains(flat[a:], int32(x)) {
-				flat = append(flat, int32(x))
-			}
-		}
-		in := flat[a:len(flat):len(flat)]
-		if len(in) > 255 {
-			return fmt.Errorf("darts: task %d has %d inputs, at most 255 supported", i, len(in))
-		}
-		d.tasks[i] = task{off: uint32(a), n: uint8(len(in))}
-		for _, x := range in {
-			d.users[x] = append(d.users[x], int32(i))
-		}
+	if err := d.index(wl); err != nil {
+		return err
 	}
-	d.flat = flat
 	d.slot = make([]int32, nt)
 	d.slots = make([]int32, 0, nt)
 	if d.opt.Fallback == "random" || d.opt.Fallback == "rank" {
@@ -290,6 +271,49 @@ func (d *DARTS) Init(v schedulers.View) error {
 		w.rank = make([]int32, nd)
 		for x := range nd {
 			w.has[x] = v.Present(k, x)
+		}
+	}
+	return nil
+}
+
+// index records every task's inputs, deduplicated, and every data's
+// readers.
+func (d *DARTS) index(wl *workloads.Workload) error {
+	d.tasks = make([]task, len(wl.Tasks))
+	readers := make([]int, len(wl.Data))
+	var in []int32
+	for i, t := range wl.Tasks {
+		in = in[:0]
+		for _, x := range t.Inputs {
+			if !slices.Contains(in, int32(x)) {
+				in = append(in, int32(x))
+				readers[x]++
+			}
+		}
+		r := task{n: uint8(len(in))}
+		switch {
+		case len(in) > 255:
+			return fmt.Errorf("darts: task %d has %d inputs, at most 255 supported", i, len(in))
+		case len(in) <= len(r.in):
+			copy(r.in[:], in)
+		default:
+			r.in[0] = int32(len(d.flat))
+			d.flat = append(d.flat, in...)
+		}
+		d.tasks[i] = r
+	}
+	total := 0
+	for _, n := range readers {
+		total += n
+	}
+	all := make([]int32, total)
+	d.users = make([][]int32, len(wl.Data))
+	for x, n := range readers {
+		d.users[x], all = all[:0:n], all[n:]
+	}
+	for t := range d.tasks {
+		for _, x := range d.inputs(int32(t)) {
+			d.users[x] = append(d.users[x], int32(t))
 		}
 	}
 	return nil
@@ -450,15 +474,11 @@ func (d *DARTS) decide(k int) {
 	switch {
 	case b0.s > 0:
 		ops += int(d.opsLeft[b0.data]) // the second pass over D's tasks
-		ts := d.tmp[:0]
-		for _, t := range d.users[b0.data] {
-			if d.tasks[t].state != stPool {
-				continue
-			}
-			if _, m, _ := d.others(w, t, b0.data); m == 0 {
-				ts = append(ts, t)
-			}
-		}
+		// The first task planned is pulled at once and requests D: the
+		// same walk that finds D's tasks counts D as on the worker for the
+		// others, once the planned ones have left the pool.
+		x, load := b0.data, !w.has[b0.data]
+		ts := d.walk(k, x, true, load, freed)
 		// task_using_data_list order: the task that entered the pool last first.
 		slices.SortFunc(ts, func(a, b int32) int { return int(d.slot[b]) - int(d.slot[a]) })
 		for _, t := range ts {
@@ -466,10 +486,8 @@ func (d *DARTS) decide(k int) {
 			d.addToPlan(k, t)
 		}
 		d.tmp = ts
-		ops += d.unlist(k, b0.data, false)
-		if d.opt.PlannedPresent && !w.has[b0.data] {
-			d.setHas(k, b0.data, true)
-		}
+		w.has[x] = true
+		ops += d.unlist(k, x, false)
 	case b1.s > 0:
 		head, hs := int32(-1), int32(0)
 		for _, t := range d.users[b1.data] {
@@ -716,8 +734,11 @@ func (d *DARTS) count(t int32, sign int32) {
 // inputs are task t's inputs, deduplicated.
 func (d *DARTS) inputs(t int32) []int32 {
 	r := &d.tasks[t]
-	end := r.off + uint32(r.n)
-	return d.flat[r.off:end:end]
+	if r.n <= 2 {
+		return r.in[:r.n:r.n]
+	}
+	end := r.in[0] + int32(r.n)
+	return d.flat[r.in[0]:end:end]
 }
 
 // missing returns the number of t's inputs not in w.has.
@@ -795,18 +816,26 @@ func (d *DARTS) setFree(w *worker, t int32, in bool) {
 func (d *DARTS) setHas(k int, x int32, val bool) {
 	w := &d.w[k]
 	if !w.dormant {
-		d.walk(k, x, val, true, false)
+		d.walk(k, x, val, true, none)
 	}
 	w.has[x] = val
 }
 
+// What walk collects.
+const (
+	none    = iota
+	planned // worker k's planned tasks reading x
+	freed   // the pool tasks reading x whose other inputs are on worker k
+)
+
 // walk visits the tasks reading x that may still matter, dropping for good
 // the pulled ones (and the planned ones under plain LRU: without LUF they
 // never return to the pool). With move it moves worker k's counters of the
-// pool tasks for x joining (val) or leaving its data; with collect it
-// returns k's planned tasks reading x, in d.tmp.
-func (d *DARTS) walk(k int, x int32, val, move, collect bool) []int32 {
+// pool tasks it does not collect for x joining (val) or leaving its data
+// (w.has[x] still as it was); it returns what it collects, in d.tmp.
+func (d *DARTS) walk(k int, x int32, val, move bool, collect int) []int32 {
 	w := &d.w[k]
+	move = move && !w.dormant
 	ts := d.tmp[:0]
 	us := d.users[x]
 	j := 0
@@ -815,18 +844,24 @@ func (d *DARTS) walk(k int, x int32, val, move, collect bool) []int32 {
 		case stGone:
 			continue
 		case stPool:
+			if !move && collect != freed {
+				break
+			}
+			in, m, o := d.others(w, t, x)
 			switch {
+			case collect == freed && m == 0:
+				ts = append(ts, t)
 			case !move:
 			case val:
-				d.gain(w, t, x)
+				d.gain(w, t, x, in, m, o)
 			default:
-				d.lose(w, t, x)
+				d.lose(w, t, x, in, m, o)
 			}
 		case stPlan:
 			if !d.opt.LUF {
 				continue
 			}
-			if collect && int(d.tasks[t].planOf) == k {
+			if collect == planned && int(d.tasks[t].planOf) == k {
 				ts = append(ts, t)
 			}
 		}
@@ -838,9 +873,8 @@ func (d *DARTS) walk(k int, x int32, val, move, collect bool) []int32 {
 }
 
 // gain moves pool task t's contribution when its missing input x arrives
-// on w (w.has[x] still false).
-func (d *DARTS) gain(w *worker, t, x int32) {
-	in, m, o := d.others(w, t, x)
+// on w (w.has[x] still false); in, m and o are d.others(w, t, x).
+func (d *DARTS) gain(w *worker, t, x int32, in []int32, m int, o int32) {
 	switch m {
 	case 0: // missing x only: free now, so it counts for its other inputs too
 		d.setFree(w, t, true)
@@ -861,9 +895,8 @@ func (d *DARTS) gain(w *worker, t, x int32) {
 }
 
 // lose moves pool task t's contribution when its input x leaves w
-// (w.has[x] still true).
-func (d *DARTS) lose(w *worker, t, x int32) {
-	in, m, o := d.others(w, t, x)
+// (w.has[x] still true); in, m and o are d.others(w, t, x).
+func (d *DARTS) lose(w *worker, t, x int32, in []int32, m int, o int32) {
 	switch m {
 	case 0: // was free: now missing x only, so it counts for x alone
 		d.setFree(w, t, false)

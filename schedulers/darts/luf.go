@@ -99,7 +99,7 @@ func (d *DARTS) Observe(kind schedulers.EventKind, k, id int) {
 // are counted when they enter the pool, without x.
 func (d *DARTS) withdraw(k int, x int32) {
 	w := &d.w[k]
-	ts := d.walk(k, x, false, w.has[x] && !w.dormant, true)
+	ts := d.walk(k, x, false, w.has[x], planned)
 	w.has[x] = false
 	slices.SortFunc(ts, func(a, b int32) int { return int(d.planPos[a] - d.planPos[b]) })
 	for _, t := range ts {
