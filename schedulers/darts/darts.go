@@ -53,10 +53,13 @@
 //   - free_tasks: pool tasks already free on k are planned first (not in
 //     the papers' code: false).
 //
-// Decisions are O(1) per scanned data: for every worker and pool task DARTS
-// keeps the number of inputs of T missing on k, and per data the number of
-// pool tasks it would free or that are free (these counters move when a
-// data joins or leaves k's set and when a task enters or leaves the pool).
+// Decisions are O(1) per scanned data: for every worker k DARTS keeps per
+// data D the number of pool tasks reading D whose other inputs are on k
+// (these counters move when a data joins or leaves k's set and when a task
+// enters or leaves the pool), and the number of pool tasks reading a data of
+// k's list: when it is zero, no data of the list frees a task, and under
+// plain LRU, where data never return to the list, the worker stops moving
+// its counters until tasks arrive.
 // It counts (View.Count) the operations of the StarPU code it follows: per
 // scanned entry one step plus one buffer check per input of every pool task
 // reading it, the second pass over the chosen data's tasks, the list scans
@@ -70,6 +73,7 @@ import (
 	"slices"
 
 	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/workloads"
 )
 
 func init() {
@@ -157,12 +161,9 @@ type DARTS struct {
 	v   schedulers.View
 	nw  int
 
-	flat  []int32   // every task's inputs, deduplicated, in one array: loads visit them in bulk
-	inOff []int32   // task t's inputs are flat[inOff[t]:inOff[t+1]]
-	users [][]int32 // per data, tasks reading it; pulled tasks are pruned lazily
-	state []uint8
-	seq   []uint32 // per task, when it last entered the pool (task_using_data_list order)
-	seqN  uint32
+	flat  []int32   // the inputs of the tasks with more than two, deduplicated, in one array
+	tasks []task    // per task, what a visit from a data's readers reads, in one place
+	users [][]int32 // per data, tasks reading it (slices of one array); pulled tasks are pruned lazily
 
 	pending []int32 // pushed, not yet in the pool
 	batch   int     // tasks of the last batch that arrived (NT_dynamic_outer)
@@ -172,7 +173,7 @@ type DARTS struct {
 	// the r-th pool task is found in O(log n). Only the fallbacks random
 	// and rank need it: the head is found from first, below which every
 	// slot is vacated (slots are only appended).
-	slot     []int32 // per pool task, its slot
+	slot     []int32 // per pool task, its slot: slots grow with every entry, so it orders the tasks by their last entry (task_using_data_list order)
 	slots    []int32
 	fen      []int32 // 1-based Fenwick tree over slots; nil with fallback head
 	first    int
@@ -181,8 +182,7 @@ type DARTS struct {
 	opsLeft  []int32 // per data, inputs of the pool tasks reading it (the buffer checks of a scan)
 	known    []bool  // per data, in the lists already (read by a task that arrived)
 
-	planOf  []int32 // per planned task, its worker
-	planPos []int32 // per planned task, its index in that worker's plan
+	planPos []int32 // per planned task, its index in its worker's plan
 
 	w []worker
 
@@ -192,19 +192,34 @@ type DARTS struct {
 	tmp    []int32
 }
 
+// task is what DARTS reads of a task when it visits the readers of a data,
+// in one cache line: its inputs (deduplicated) are in[:n] when it has at
+// most two, as most tasks have, else flat[in[0]:in[0]+n].
+type task struct {
+	in     [2]int32
+	n      uint8
+	state  uint8
+	planOf uint16 // the worker whose plan holds it, when planned
+}
+
 type worker struct {
-	// dormant: the list is empty and no data of a task that arrived can
-	// return to it (lru without lru_returns nor free_tasks), so s0, s1
-	// and f0 are never read again and are left as they are, until data
-	// that no task read before arrive (only tasks that arrive with them
-	// read them, and they are counted as they enter the pool).
+	// dormant: no pool task reads a data of the list (listed == 0) and no
+	// data can return to the list (lru without lru_returns nor
+	// free_tasks). Until tasks arrive, no task enters the pool, so the
+	// counters of the listed data stay zero, and those of the other data
+	// are never read again (data leave the list for good): they are left
+	// as they are. Tasks that arrive only read listed data or data no task
+	// read before, whose counters are exact (zero) when the worker wakes.
 	dormant bool
 	has     []bool  // per data: valid or requested on the worker (starpu_data_is_on_node), or planned there under planned_present
-	s0, s1  []int32 // per data: pool tasks missing only it / it and one more
-	f0      []int32 // per data: pool tasks missing nothing that read it
+	frees   []int32 // per data D: pool tasks reading D whose other inputs are all on the worker (D freeing them, or free)
+	s1      []int32 // per data: pool tasks missing it and one more (3inputs only)
 	free    []int32 // pool tasks with miss 0, kept only with free_tasks
 	freeIdx []int32 // per task, index in free or -1
 	list    []int32 // gpu_data: data not used yet, in scan order (duplicates possible, as upstream)
+	inList  []int32 // per data, its entries in list
+	listed  int     // pool tasks reading a data in list, once per such data (sum of task_left over the listed data)
+	listOps int     // opsLeft summed over list's entries (the buffer checks of a whole scan)
 	rank    []int32 // per data, its place in the list's initial order (reinsert = place)
 	plan    []int32 // plannedTasks; entries of withdrawn tasks are dead
 	head    int
@@ -220,32 +235,12 @@ func (d *DARTS) Init(v schedulers.View) error {
 	wl := v.Workload()
 	nt, nd := len(wl.Tasks), len(wl.Data)
 	d.nw = v.Workers()
-	d.users = make([][]int32, nd)
-	total := 0
-	for _, t := range wl.Tasks {
-		total += len(t.Inputs)
+	if d.nw > math.MaxUint16 {
+		return fmt.Errorf("darts: %d workers, at most %d supported", d.nw, math.MaxUint16)
 	}
-	flat := make([]int32, 0, total)
-	d.inOff = make([]int32, nt+1)
-	for i, t := range wl.Tasks {
-		a := len(flat)
-		for _, x := range t.Inputs {
-			if !slices.Contains(flat[a:], int32(x)) {
-				flat = append(flat, int32(x))
-			}
-		}
-		in := flat[a:len(flat):len(flat)]
-		if len(in) > 255 {
-			return fmt.Errorf("darts: task %d has %d inputs, at most 255 supported", i, len(in))
-		}
-		d.inOff[i+1] = int32(len(flat))
-		for _, x := range in {
-			d.users[x] = append(d.users[x], int32(i))
-		}
+	if err := d.index(wl); err != nil {
+		return err
 	}
-	d.flat = flat
-	d.state = make([]uint8, nt)
-	d.seq = make([]uint32, nt)
 	d.slot = make([]int32, nt)
 	d.slots = make([]int32, 0, nt)
 	if d.opt.Fallback == "random" || d.opt.Fallback == "rank" {
@@ -254,7 +249,6 @@ func (d *DARTS) Init(v schedulers.View) error {
 	d.taskLeft = make([]int32, nd)
 	d.opsLeft = make([]int32, nd)
 	d.known = make([]bool, nd)
-	d.planOf = make([]int32, nt)
 	d.planPos = make([]int32, nt)
 	d.nbMark = make([]uint32, nd)
 	d.nbPos = make([]int32, nd)
@@ -262,8 +256,8 @@ func (d *DARTS) Init(v schedulers.View) error {
 	for k := range d.w {
 		w := &d.w[k]
 		w.has = make([]bool, nd)
-		w.s0 = make([]int32, nd)
-		w.f0 = make([]int32, nd)
+		w.frees = make([]int32, nd)
+		w.inList = make([]int32, nd)
 		if d.opt.ThreeInputs {
 			w.s1 = make([]int32, nd)
 		}
@@ -282,10 +276,53 @@ func (d *DARTS) Init(v schedulers.View) error {
 	return nil
 }
 
+// index records every task's inputs, deduplicated, and every data's
+// readers.
+func (d *DARTS) index(wl *workloads.Workload) error {
+	d.tasks = make([]task, len(wl.Tasks))
+	readers := make([]int, len(wl.Data))
+	var in []int32
+	for i, t := range wl.Tasks {
+		in = in[:0]
+		for _, x := range t.Inputs {
+			if !slices.Contains(in, int32(x)) {
+				in = append(in, int32(x))
+				readers[x]++
+			}
+		}
+		r := task{n: uint8(len(in))}
+		switch {
+		case len(in) > 255:
+			return fmt.Errorf("darts: task %d has %d inputs, at most 255 supported", i, len(in))
+		case len(in) <= len(r.in):
+			copy(r.in[:], in)
+		default:
+			r.in[0] = int32(len(d.flat))
+			d.flat = append(d.flat, in...)
+		}
+		d.tasks[i] = r
+	}
+	total := 0
+	for _, n := range readers {
+		total += n
+	}
+	all := make([]int32, total)
+	d.users = make([][]int32, len(wl.Data))
+	for x, n := range readers {
+		d.users[x], all = all[:0:n], all[n:]
+	}
+	for t := range d.tasks {
+		for _, x := range d.inputs(int32(t)) {
+			d.users[x] = append(d.users[x], int32(t))
+		}
+	}
+	return nil
+}
+
 // Push queues a task; it joins the pool at the next pull (upstream's
 // push_task fills sched_list, which pull_task shuffles into main_task_list).
 func (d *DARTS) Push(t int) {
-	d.state[t] = stPending
+	d.tasks[t].state = stPending
 	d.pending = append(d.pending, int32(t))
 }
 
@@ -297,14 +334,6 @@ func (d *DARTS) arrive() {
 	ts := d.pending
 	d.pending = nil
 	d.batch = len(ts)
-	natural := d.opt.Order == "natural"
-	r := d.v.Rand()
-	if !natural {
-		for i := len(ts) - 1; i > 0; i-- { // Fisher-Yates, as randomize_task_list
-			j := r.IntN(i + 1)
-			ts[i], ts[j] = ts[j], ts[i]
-		}
-	}
 	var fresh []int32
 	for _, t := range ts {
 		for _, x := range d.inputs(t) {
@@ -315,17 +344,31 @@ func (d *DARTS) arrive() {
 		}
 	}
 	slices.Sort(fresh) // data ids: the order handles are first seen in submission
-	if len(fresh) > 0 {
-		for k := range d.w {
-			d.w[k].dormant = false
+	for k := range d.w {
+		d.w[k].dormant = false // see worker.dormant: its counters are exact for what the tasks read
+	}
+	// The counters are sums, so the tasks are counted in submission order
+	// (consecutive inputs in memory) and only their slots follow the shuffle.
+	for _, t := range ts {
+		d.count(t, 1)
+	}
+	natural := d.opt.Order == "natural"
+	r := d.v.Rand()
+	if !natural {
+		for i := len(ts) - 1; i > 0; i-- { // Fisher-Yates, as randomize_task_list
+			j := r.IntN(i + 1)
+			ts[i], ts[j] = ts[j], ts[i]
 		}
 	}
 	for _, t := range ts {
-		d.addToPool(t)
+		d.enter(t)
 	}
 	ops := len(ts)
 	for k := range d.w {
 		w := &d.w[k]
+		for _, x := range fresh {
+			d.listCount(w, x, 1)
+		}
 		w.list = append(w.list, fresh...)
 		if natural {
 			if n := len(w.list); n > 0 {
@@ -342,6 +385,7 @@ func (d *DARTS) arrive() {
 			w.rank[x] = int32(i)
 		}
 		ops += len(w.list)
+		d.sleep(w)
 	}
 	d.v.Count(ops)
 }
@@ -359,10 +403,10 @@ func (d *DARTS) Pull(k int) (int, bool) {
 	for w.head < len(w.plan) {
 		t := w.plan[w.head]
 		w.head++
-		if d.state[t] != stPlan || int(d.planOf[t]) != k || int(d.planPos[t]) != w.head-1 {
+		if r := d.tasks[t]; r.state != stPlan || int(r.planOf) != k || int(d.planPos[t]) != w.head-1 {
 			continue // withdrawn by LUF
 		}
-		d.state[t] = stGone
+		d.tasks[t].state = stGone
 		w.live--
 		for _, x := range d.inputs(t) {
 			w.planCnt[x]--
@@ -402,17 +446,18 @@ func (d *DARTS) decide(k int) {
 		limit = d.opt.Threshold
 	}
 	var b0, b1 best
-	ops := 0
 	list := w.list[:min(limit, len(w.list))]
-	if rng == nil && !d.opt.Opti && !d.opt.ThreeInputs {
-		b0, ops = d.scanFirst(w, list)
-	} else {
-		for _, x := range list {
-			ops += 1 + int(d.opsLeft[x])
+	switch {
+	case w.listed == 0: // no data of the list is read by a pool task: nothing to find
+	case rng == nil && !d.opt.Opti && !d.opt.ThreeInputs:
+		b0 = d.scanFirst(w, list)
+	default:
+		for i, x := range list {
 			tl := d.taskLeft[x]
-			if s := w.s0[x] + w.f0[x]; s > 0 {
+			if s := w.frees[x]; s > 0 {
 				if d.opt.Opti {
 					b0 = best{data: x, s: s, tl: tl, populated: true}
+					list = list[:i+1] // the scan stops here
 					break
 				}
 				b0.offer(x, s, tl, rng)
@@ -424,33 +469,29 @@ func (d *DARTS) decide(k int) {
 			}
 		}
 	}
+	// Every entry scanned counts, plus the inputs of the pool tasks reading it.
+	ops := len(list) + d.scanOps(w, list)
 	switch {
 	case b0.s > 0:
 		ops += int(d.opsLeft[b0.data]) // the second pass over D's tasks
-		ts := d.tmp[:0]
-		for _, t := range d.users[b0.data] {
-			if d.state[t] != stPool {
-				continue
-			}
-			if m := d.missing(w, t); m == 0 || (m == 1 && !w.has[b0.data]) {
-				ts = append(ts, t)
-			}
-		}
+		// The first task planned is pulled at once and requests D: the
+		// same walk that finds D's tasks counts D as on the worker for the
+		// others, once the planned ones have left the pool.
+		x, load := b0.data, !w.has[b0.data]
+		ts := d.walk(k, x, true, load, freed)
 		// task_using_data_list order: the task that entered the pool last first.
-		slices.SortFunc(ts, func(a, b int32) int { return int(d.seq[b]) - int(d.seq[a]) })
+		slices.SortFunc(ts, func(a, b int32) int { return int(d.slot[b]) - int(d.slot[a]) })
 		for _, t := range ts {
 			d.removeFromPool(t)
 			d.addToPlan(k, t)
 		}
 		d.tmp = ts
-		ops += d.unlist(k, b0.data, false)
-		if d.opt.PlannedPresent && !w.has[b0.data] {
-			d.setHas(k, b0.data, true)
-		}
+		w.has[x] = true
+		ops += d.unlist(k, x, false)
 	case b1.s > 0:
 		head, hs := int32(-1), int32(0)
 		for _, t := range d.users[b1.data] {
-			if d.state[t] == stPool && d.missing(w, t) == 2 && !w.has[b1.data] && (head < 0 || d.slot[t] < hs) {
+			if d.tasks[t].state == stPool && d.missing(w, t) == 2 && !w.has[b1.data] && (head < 0 || d.slot[t] < hs) {
 				head, hs = t, d.slot[t]
 			}
 		}
@@ -470,23 +511,37 @@ func (d *DARTS) decide(k int) {
 
 // scanFirst is the scan of the default options (ties first, neither opti
 // nor 3inputs) in one tight loop: the first data of the greatest
-// (s, task_left) with s > 0, and the operations of the scan.
-func (d *DARTS) scanFirst(w *worker, list []int32) (best, int) {
-	s0, f0, taskLeft, opsLeft := w.s0, w.f0, d.taskLeft, d.opsLeft
-	ops := len(list)
+// (s, task_left) with s > 0.
+func (d *DARTS) scanFirst(w *worker, list []int32) best {
+	frees, taskLeft := w.frees, d.taskLeft
 	bs, btl, bx := int32(0), int32(0), int32(-1)
 	for _, x := range list {
-		ops += int(opsLeft[x])
-		if s := s0[x] + f0[x]; s > 0 && s >= bs {
+		if s := frees[x]; s > 0 && s >= bs {
 			if tl := taskLeft[x]; s > bs || tl > btl {
 				bs, btl, bx = s, tl, x
 			}
 		}
 	}
 	if bx < 0 {
-		return best{}, ops
+		return best{}
 	}
-	return best{data: bx, s: bs, tl: btl, ties: 1, populated: true}, ops
+	return best{data: bx, s: bs, tl: btl, ties: 1, populated: true}
+}
+
+// scanOps is the buffer checks of a scan over the first entries of w's
+// list: one per input of every pool task reading each entry.
+func (d *DARTS) scanOps(w *worker, scanned []int32) int {
+	if w.listed == 0 {
+		return 0 // no entry is read by a pool task
+	}
+	if len(scanned) == len(w.list) {
+		return w.listOps
+	}
+	ops := 0
+	for _, x := range scanned {
+		ops += int(d.opsLeft[x])
+	}
+	return ops
 }
 
 // best is a running argmax over (s, task_left), ties broken uniformly at
@@ -532,23 +587,42 @@ func (d *DARTS) planMarking(k int, t int32) int {
 // list).
 func (d *DARTS) unlist(k int, x int32, every bool) int {
 	w := &d.w[k]
-	if !every {
-		if i := slices.Index(w.list, x); i >= 0 {
-			w.list = slices.Delete(w.list, i, i+1)
-			d.sleep(w)
-			return i + 1
-		}
-		return len(w.list)
-	}
 	n := len(w.list)
+	if w.inList[x] == 0 {
+		return n // upstream walks the whole list in vain
+	}
+	if !every {
+		i := slices.Index(w.list, x)
+		w.list = slices.Delete(w.list, i, i+1)
+		d.listCount(w, x, -1)
+		d.sleep(w)
+		return i + 1
+	}
 	w.list = slices.DeleteFunc(w.list, func(y int32) bool { return y == x })
+	d.listCount(w, x, -w.inList[x])
 	d.sleep(w)
 	return n
 }
 
-// sleep makes w dormant when its list is empty for good.
+// listCount records delta entries of x added to w's list (removed when
+// negative).
+func (d *DARTS) listCount(w *worker, x int32, delta int32) {
+	was := w.inList[x] > 0
+	w.inList[x] += delta
+	if now := w.inList[x] > 0; now != was {
+		if now {
+			w.listed += int(d.taskLeft[x])
+		} else {
+			w.listed -= int(d.taskLeft[x])
+		}
+	}
+	w.listOps += int(delta * d.opsLeft[x])
+}
+
+// sleep makes w dormant when no pool task reads a data of its list and no
+// data can return to the list (see worker.dormant).
 func (d *DARTS) sleep(w *worker) {
-	if len(w.list) == 0 && !d.opt.LUF && !d.opt.LRUReturns && !d.opt.FreeTasks {
+	if w.listed == 0 && !d.opt.LUF && !d.opt.LRUReturns && !d.opt.FreeTasks {
 		w.dormant = true
 	}
 }
@@ -567,13 +641,14 @@ func (d *DARTS) relist(k int, x int32) int {
 		i = d.v.Rand().IntN(n) // rand() % size: before any entry, never after the last
 	}
 	w.list = slices.Insert(w.list, i, x)
+	d.listCount(w, x, 1)
 	return i + 1
 }
 
 func (d *DARTS) addToPlan(k int, t int32) {
 	w := &d.w[k]
-	d.state[t] = stPlan
-	d.planOf[t] = int32(k)
+	d.tasks[t].state = stPlan
+	d.tasks[t].planOf = uint16(k)
 	d.planPos[t] = int32(len(w.plan))
 	w.plan = append(w.plan, t)
 	w.live++
@@ -588,9 +663,26 @@ func (d *DARTS) sortByPool(ts []int32) {
 
 // addToPool puts t at the tail of the pool and counts it on every worker.
 func (d *DARTS) addToPool(t int32) {
-	d.state[t] = stPool
-	d.seqN++
-	d.seq[t] = d.seqN
+	d.count(t, 1)
+	d.enter(t)
+}
+
+func (d *DARTS) removeFromPool(t int32) {
+	d.count(t, -1)
+	s := d.slot[t]
+	d.slots[s] = -1
+	if d.fen != nil {
+		for i := int(s) + 1; i < len(d.fen); i += i & -i {
+			d.fen[i]--
+		}
+	}
+	d.poolN--
+	d.tasks[t].state = stNew // the caller sets the next state
+}
+
+// enter gives t, counted already, the pool's next slot.
+func (d *DARTS) enter(t int32) {
+	d.tasks[t].state = stPool
 	s := int32(len(d.slots))
 	d.slots = append(d.slots, t)
 	d.slot[t] = s
@@ -604,42 +696,50 @@ func (d *DARTS) addToPool(t int32) {
 		}
 	}
 	d.poolN++
-	n := int32(len(d.inputs(t)))
-	for _, x := range d.inputs(t) {
-		d.taskLeft[x]++
+}
+
+// count adds (sign 1) or removes (-1) pool task t's contribution to every
+// counter: task_left and the buffer checks of its inputs, each worker's
+// counters (but a dormant one's) and the pool tasks reading its list.
+func (d *DARTS) count(t int32, sign int32) {
+	in := d.inputs(t)
+	n := sign * int32(len(in))
+	for _, x := range in {
+		d.taskLeft[x] += sign
 		d.opsLeft[x] += n
 	}
 	for k := range d.w {
-		if w := &d.w[k]; !w.dormant {
-			d.count(w, t, 1)
+		w := &d.w[k]
+		m, listed, entries := 0, int32(0), int32(0) // inputs missing, listed, their entries
+		for _, x := range in {
+			if !w.has[x] {
+				m++
+			}
+			if e := w.inList[x]; e > 0 {
+				listed++
+				entries += e
+			}
+		}
+		w.listed += int(sign * listed)
+		w.listOps += int(n * entries)
+		if !w.dormant {
+			d.countOn(w, t, sign, m)
+		}
+		if sign < 0 {
+			d.sleep(w)
 		}
 	}
-}
-
-func (d *DARTS) removeFromPool(t int32) {
-	for k := range d.w {
-		if w := &d.w[k]; !w.dormant {
-			d.count(w, t, -1)
-		}
-	}
-	n := int32(len(d.inputs(t)))
-	for _, x := range d.inputs(t) {
-		d.taskLeft[x]--
-		d.opsLeft[x] -= n
-	}
-	s := d.slot[t]
-	d.slots[s] = -1
-	if d.fen != nil {
-		for i := int(s) + 1; i < len(d.fen); i += i & -i {
-			d.fen[i]--
-		}
-	}
-	d.poolN--
-	d.state[t] = stNew // the caller sets the next state
 }
 
 // inputs are task t's inputs, deduplicated.
-func (d *DARTS) inputs(t int32) []int32 { return d.flat[d.inOff[t]:d.inOff[t+1]:d.inOff[t+1]] }
+func (d *DARTS) inputs(t int32) []int32 {
+	r := &d.tasks[t]
+	if r.n <= 2 {
+		return r.in[:r.n:r.n]
+	}
+	end := r.in[0] + int32(r.n)
+	return d.flat[r.in[0]:end:end]
+}
 
 // missing returns the number of t's inputs not in w.has.
 func (d *DARTS) missing(w *worker, t int32) int {
@@ -652,29 +752,32 @@ func (d *DARTS) missing(w *worker, t int32) int {
 	return m
 }
 
-// count adds (sign 1) or removes (-1) pool task t's contribution to w's
-// counters, given w.has.
-func (d *DARTS) count(w *worker, t int32, sign int32) {
-	switch d.missing(w, t) {
-	case 0:
-		switch {
-		case w.freeIdx == nil: // no free list without free_tasks
-		case sign > 0:
-			w.freeIdx[t] = int32(len(w.free))
-			w.free = append(w.free, t)
-		default:
-			i, last := w.freeIdx[t], w.free[len(w.free)-1]
-			w.free[i], w.freeIdx[last] = last, i
-			w.free = w.free[:len(w.free)-1]
-			w.freeIdx[t] = -1
+// others returns t's inputs, how many of them other than x are not in
+// w.has, and the last of those.
+func (d *DARTS) others(w *worker, t, x int32) (in []int32, m int, o int32) {
+	in = d.inputs(t)
+	for _, y := range in {
+		if y != x && !w.has[y] {
+			m++
+			o = y
 		}
+	}
+	return in, m, o
+}
+
+// countOn adds (sign 1) or removes (-1) pool task t's contribution to w's
+// counters, given w.has and the m inputs of t missing there.
+func (d *DARTS) countOn(w *worker, t int32, sign int32, m int) {
+	switch m {
+	case 0:
+		d.setFree(w, t, sign > 0)
 		for _, x := range d.inputs(t) {
-			w.f0[x] += sign
+			w.frees[x] += sign
 		}
 	case 1:
 		for _, x := range d.inputs(t) {
 			if !w.has[x] {
-				w.s0[x] += sign
+				w.frees[x] += sign
 				break
 			}
 		}
@@ -689,104 +792,139 @@ func (d *DARTS) count(w *worker, t int32, sign int32) {
 	}
 }
 
+// setFree adds t to w's free list or removes it (kept only with
+// free_tasks).
+func (d *DARTS) setFree(w *worker, t int32, in bool) {
+	switch {
+	case w.freeIdx == nil:
+	case in:
+		w.freeIdx[t] = int32(len(w.free))
+		w.free = append(w.free, t)
+	default:
+		i, last := w.freeIdx[t], w.free[len(w.free)-1]
+		w.free[i], w.freeIdx[last] = last, i
+		w.free = w.free[:len(w.free)-1]
+		w.freeIdx[t] = -1
+	}
+}
+
 // setHas moves data x into (val) or out of the data counted as on worker
 // k, moving each pool task reading it from its old counters to its new ones
-// in one step (as count(-1), the change, count(+1) would; the counters are
-// sums and the free list a set, so the order of the tasks does not matter).
+// in one step (as countOn(-1), the change, countOn(+1) would; the counters
+// are sums and the free list a set, so the order of the tasks does not
+// matter).
 func (d *DARTS) setHas(k int, x int32, val bool) {
 	w := &d.w[k]
-	if w.dormant {
-		w.has[x] = val
-		return
+	if !w.dormant {
+		d.walk(k, x, val, true, none)
 	}
+	w.has[x] = val
+}
+
+// What walk collects.
+const (
+	none    = iota
+	planned // worker k's planned tasks reading x
+	freed   // the pool tasks reading x whose other inputs are on worker k
+)
+
+// walk visits the tasks reading x that may still matter, dropping for good
+// the pulled ones (and the planned ones under plain LRU: without LUF they
+// never return to the pool). With move it moves worker k's counters of the
+// pool tasks it does not collect for x joining (val) or leaving its data
+// (w.has[x] still as it was); it returns what it collects, in d.tmp.
+func (d *DARTS) walk(k int, x int32, val, move bool, collect int) []int32 {
+	w := &d.w[k]
+	move = move && !w.dormant
+	ts := d.tmp[:0]
 	us := d.users[x]
 	j := 0
 	for _, t := range us {
-		switch d.state[t] {
+		switch d.tasks[t].state {
 		case stGone:
-			continue // pulled tasks never come back: prune
+			continue
 		case stPool:
-			if val {
-				d.gain(w, t, x)
-			} else {
-				d.lose(w, t, x)
+			if !move && collect != freed {
+				break
+			}
+			in, m, o := d.others(w, t, x)
+			switch {
+			case collect == freed && m == 0:
+				ts = append(ts, t)
+			case !move:
+			case val:
+				d.gain(w, t, x, in, m, o)
+			default:
+				d.lose(w, t, x, in, m, o)
+			}
+		case stPlan:
+			if !d.opt.LUF {
+				continue
+			}
+			if collect == planned && int(d.tasks[t].planOf) == k {
+				ts = append(ts, t)
 			}
 		}
 		us[j] = t
 		j++
 	}
 	d.users[x] = us[:j]
-	w.has[x] = val
+	return ts
 }
 
 // gain moves pool task t's contribution when its missing input x arrives
-// on w (w.has[x] still false).
-func (d *DARTS) gain(w *worker, t, x int32) {
-	switch d.missing(w, t) {
-	case 1: // missing x only: free now
-		w.s0[x]--
-		if w.freeIdx != nil {
-			w.freeIdx[t] = int32(len(w.free))
-			w.free = append(w.free, t)
-		}
-		for _, y := range d.inputs(t) {
-			w.f0[y]++
-		}
-	case 2: // missing x and o: now missing only o
-		for _, o := range d.inputs(t) {
-			if o != x && !w.has[o] {
-				if w.s1 != nil {
-					w.s1[x]--
-					w.s1[o]--
-				}
-				w.s0[o]++
-				break
+// on w (w.has[x] still false); in, m and o are d.others(w, t, x).
+func (d *DARTS) gain(w *worker, t, x int32, in []int32, m int, o int32) {
+	switch m {
+	case 0: // missing x only: free now, so it counts for its other inputs too
+		d.setFree(w, t, true)
+		for _, y := range in {
+			if y != x {
+				w.frees[y]++
 			}
 		}
-	case 3: // now missing two
+	case 1: // missing x and o: now missing only o
 		if w.s1 != nil {
-			for _, y := range d.inputs(t) {
-				if y != x && !w.has[y] {
-					w.s1[y]++
-				}
-			}
+			w.s1[x]--
+			w.s1[o]--
 		}
+		w.frees[o]++
+	case 2: // now missing two
+		d.countS1(w, in, x, 1)
 	}
 }
 
 // lose moves pool task t's contribution when its input x leaves w
-// (w.has[x] still true).
-func (d *DARTS) lose(w *worker, t, x int32) {
-	switch d.missing(w, t) {
-	case 0: // was free: now missing x only
-		if w.freeIdx != nil {
-			j, last := w.freeIdx[t], w.free[len(w.free)-1]
-			w.free[j], w.freeIdx[last] = last, j
-			w.free = w.free[:len(w.free)-1]
-			w.freeIdx[t] = -1
-		}
-		for _, y := range d.inputs(t) {
-			w.f0[y]--
-		}
-		w.s0[x]++
-	case 1: // was missing o: now missing o and x
-		for _, o := range d.inputs(t) {
-			if !w.has[o] {
-				w.s0[o]--
-				if w.s1 != nil {
-					w.s1[o]++
-					w.s1[x]++
-				}
-				break
+// (w.has[x] still true); in, m and o are d.others(w, t, x).
+func (d *DARTS) lose(w *worker, t, x int32, in []int32, m int, o int32) {
+	switch m {
+	case 0: // was free: now missing x only, so it counts for x alone
+		d.setFree(w, t, false)
+		for _, y := range in {
+			if y != x {
+				w.frees[y]--
 			}
+		}
+	case 1: // was missing o: now missing o and x
+		w.frees[o]--
+		if w.s1 != nil {
+			w.s1[o]++
+			w.s1[x]++
 		}
 	case 2: // was missing two: now three
-		if w.s1 != nil {
-			for _, y := range d.inputs(t) {
-				if !w.has[y] {
-					w.s1[y]--
-				}
-			}
+		d.countS1(w, in, x, -1)
+	}
+}
+
+// countS1 adds sign to s1 of the inputs in other than x missing on w
+// (3inputs only).
+func (d *DARTS) countS1(w *worker, in []int32, x, sign int32) {
+	if w.s1 == nil {
+		return
+	}
+	for _, y := range in {
+		if y != x && !w.has[y] {
+			w.s1[y] += sign
 		}
 	}
 }

@@ -331,28 +331,46 @@ func randomOptions(r *rand.Rand) Options {
 		LRUReturns: r.IntN(2) == 0, PlannedPresent: r.IntN(2) == 0, FreeTasks: r.IntN(3) == 0}
 }
 
-// randView gives one implementation its own random stream.
+// randView gives one implementation its own random stream, and adds the
+// operations it counts to ops when not nil.
 type randView struct {
 	schedulers.View
-	r *rand.Rand
+	r   *rand.Rand
+	ops *int
 }
 
 func (v randView) Rand() *rand.Rand { return v.r }
 
+func (v randView) Count(n int) {
+	if v.ops != nil {
+		*v.ops += n
+	}
+	v.View.Count(n)
+}
+
+func (v randView) CountArray(n int) {
+	if v.ops != nil {
+		*v.ops += n
+	}
+	v.View.CountArray(n)
+}
+
 // lockstep drives the fast DARTS and the reference on the same events and
-// records the first call where they disagree.
+// records the first call where they disagree, in their choices or in the
+// operations counted so far.
 type lockstep struct {
-	fast *DARTS
-	ref  *ref
-	seed uint64
-	diff string
+	fast    *DARTS
+	ref     *ref
+	seed    uint64
+	diff    string
+	fastOps int
 }
 
 func (l *lockstep) Init(v schedulers.View) error {
-	if err := l.fast.Init(randView{v, rand.New(rand.NewPCG(l.seed, 7))}); err != nil {
+	if err := l.fast.Init(randView{v, rand.New(rand.NewPCG(l.seed, 7)), &l.fastOps}); err != nil {
 		return err
 	}
-	return l.ref.Init(randView{v, rand.New(rand.NewPCG(l.seed, 7))})
+	return l.ref.Init(randView{v, rand.New(rand.NewPCG(l.seed, 7)), nil})
 }
 
 func (l *lockstep) Push(t int) { l.fast.Push(t); l.ref.Push(t) }
@@ -363,6 +381,7 @@ func (l *lockstep) Pull(k int) (int, bool) {
 	if (a != b || aok != bok) && l.diff == "" {
 		l.diff = fmt.Sprintf("Pull(%d): fast (%d,%v), reference (%d,%v)", k, a, aok, b, bok)
 	}
+	l.checkOps(fmt.Sprintf("Pull(%d)", k))
 	return a, aok
 }
 
@@ -371,12 +390,20 @@ func (l *lockstep) Victim(k int, cands []int, prefetch bool) int {
 	if a != b && l.diff == "" {
 		l.diff = fmt.Sprintf("Victim(%d, %v, %v): fast %d, reference %d", k, cands, prefetch, a, b)
 	}
+	l.checkOps(fmt.Sprintf("Victim(%d)", k))
 	return a
 }
 
 func (l *lockstep) Observe(kind schedulers.EventKind, k, id int) {
 	l.fast.Observe(kind, k, id)
 	l.ref.Observe(kind, k, id)
+	l.checkOps(fmt.Sprintf("Observe(%v, %d, %d)", kind, k, id))
+}
+
+func (l *lockstep) checkOps(after string) {
+	if l.fastOps != l.ref.ops && l.diff == "" {
+		l.diff = fmt.Sprintf("after %s: %d operations counted, reference %d", after, l.fastOps, l.ref.ops)
+	}
 }
 
 // simulate runs a scheduler on the simulator and checks that every task ran
@@ -519,8 +546,10 @@ func TestRunGenerated(t *testing.T) {
 
 // recount wraps DARTS and, after every call, recomputes its incremental
 // counters from scratch (the pool, each worker's has, the plans) and
-// records the first call after which they differ. A worker's s0, f0 and
-// s1 are compared on the data of its list, the only ones a decision reads.
+// records the first call after which they differ. A worker's frees and s1
+// are compared on the data of its list, the only ones a decision reads; its
+// list's entries, the pool tasks reading them and their buffer checks on
+// the whole list. A dormant worker must have no pool task reading its list.
 type recount struct {
 	*DARTS
 	bad string
@@ -553,9 +582,9 @@ func (c *recount) check(after string) {
 	nd := len(d.taskLeft)
 	taskLeft, opsLeft := make([]int32, nd), make([]int32, nd)
 	pool := 0
-	for t := range d.state {
+	for t := range d.tasks {
 		in := d.inputs(int32(t))
-		if d.state[t] != stPool {
+		if d.tasks[t].state != stPool {
 			continue
 		}
 		pool++
@@ -579,11 +608,11 @@ func (c *recount) check(after string) {
 		w := &d.w[k]
 		s0, s1, f0, planCnt := make([]int32, nd), make([]int32, nd), make([]int32, nd), make([]int32, nd)
 		var free []int32
-		for t := range d.state {
+		for t := range d.tasks {
 			in := d.inputs(int32(t))
-			switch d.state[t] {
+			switch d.tasks[t].state {
 			case stPlan:
-				if int(d.planOf[t]) == k {
+				if int(d.tasks[t].planOf) == k {
 					for _, x := range in {
 						planCnt[x]++
 					}
@@ -616,9 +645,24 @@ func (c *recount) check(after string) {
 			fail("worker %d: n_p %v, counted %v", k, planCnt, w.planCnt)
 		}
 		for _, x := range w.list { // the counters read: those of the data in the list
-			if s0[x] != w.s0[x] || f0[x] != w.f0[x] || (w.s1 != nil && s1[x] != w.s1[x]) {
-				fail("worker %d data %d: s0 %d f0 %d s1 %d, counted %d %d %v", k, x, s0[x], f0[x], s1[x], w.s0[x], w.f0[x], w.s1)
+			if s0[x]+f0[x] != w.frees[x] || (w.s1 != nil && s1[x] != w.s1[x]) {
+				fail("worker %d data %d: s0 %d f0 %d s1 %d, counted %d %v", k, x, s0[x], f0[x], s1[x], w.frees[x], w.s1)
 			}
+		}
+		inList, listed, listOps := make([]int32, nd), 0, 0
+		for _, x := range w.list {
+			if inList[x] == 0 {
+				listed += int(taskLeft[x])
+			}
+			inList[x]++
+			listOps += int(opsLeft[x])
+		}
+		if !slices.Equal(inList, w.inList) || listed != w.listed || listOps != w.listOps {
+			fail("worker %d: entries %v, pool tasks reading them %d, checks %d; counted %v %d %d",
+				k, inList, listed, listOps, w.inList, w.listed, w.listOps)
+		}
+		if w.dormant && listed > 0 {
+			fail("worker %d dormant, %d pool tasks read its list", k, listed)
 		}
 		if w.freeIdx != nil {
 			got := slices.Sorted(slices.Values(w.free))

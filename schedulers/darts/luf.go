@@ -86,10 +86,10 @@ func (d *DARTS) Observe(kind schedulers.EventKind, k, id int) {
 			d.setHas(k, x, true)
 		}
 	case schedulers.Evicted:
-		if d.opt.LUF {
+		switch {
+		case d.opt.LUF:
 			d.withdraw(k, x)
-		}
-		if d.w[k].has[x] {
+		case d.w[k].has[x]:
 			d.setHas(k, x, false)
 		}
 		if (d.opt.LUF || d.opt.LRUReturns) && d.known[x] {
@@ -98,16 +98,14 @@ func (d *DARTS) Observe(kind schedulers.EventKind, k, id int) {
 	}
 }
 
-// withdraw returns worker k's planned tasks that read x to the pool's
-// tail, in plan order.
+// withdraw takes the evicted x out of worker k's data and returns k's
+// planned tasks that read x to the pool's tail, in plan order. One walk over
+// x's tasks does both: the pool tasks move their counters, the planned ones
+// are counted when they enter the pool, without x.
 func (d *DARTS) withdraw(k int, x int32) {
 	w := &d.w[k]
-	ts := d.tmp[:0]
-	for _, t := range d.users[x] {
-		if d.state[t] == stPlan && int(d.planOf[t]) == k {
-			ts = append(ts, t)
-		}
-	}
+	ts := d.walk(k, x, false, w.has[x], planned)
+	w.has[x] = false
 	slices.SortFunc(ts, func(a, b int32) int { return int(d.planPos[a] - d.planPos[b]) })
 	for _, t := range ts {
 		w.live--

@@ -10,9 +10,11 @@ import (
 // n_b and n_p from scratch at every decision, following the same
 // documented rules (and drawing the same random numbers in the same order).
 // The property test checks that the incremental DARTS takes exactly its
-// decisions.
+// decisions. It counts in ops the operations of the StarPU code, walking
+// what that code walks.
 type ref struct {
 	opt     Options
+	ops     int
 	v       schedulers.View
 	inputs  [][]int
 	pending []int
@@ -105,7 +107,21 @@ func (r *ref) arrive() {
 			r.rank[k][x] = i
 		}
 		r.list[k] = l
+		r.ops += len(l)
 	}
+	r.ops += len(ts)
+}
+
+// checks is the buffer checks of a scan of x: the inputs of every pool task
+// reading x.
+func (r *ref) checks(x int) int {
+	n := 0
+	for _, t := range r.pool {
+		if slices.Contains(r.inputs[t], x) {
+			n += len(r.inputs[t])
+		}
+	}
+	return n
 }
 
 func (r *ref) missing(k, t int) []int {
@@ -197,6 +213,7 @@ func (r *ref) decide(k int) {
 	}
 	var b0, b1 refBest
 	for _, x := range r.list[k][:limit] {
+		r.ops += 1 + r.checks(x)
 		s0, s1, tl := 0, 0, 0
 		for _, t := range r.pool {
 			if !slices.Contains(r.inputs[t], x) {
@@ -223,6 +240,7 @@ func (r *ref) decide(k int) {
 	}
 	switch {
 	case b0.s > 0:
+		r.ops += r.checks(b0.data)
 		var ts []int
 		for _, t := range r.pool {
 			if slices.Contains(r.inputs[t], b0.data) && r.othersOn(k, t, b0.data) {
@@ -236,6 +254,9 @@ func (r *ref) decide(k int) {
 		r.plan[k] = append(r.plan[k], ts...)
 		if i := slices.Index(r.list[k], b0.data); i >= 0 {
 			r.list[k] = slices.Delete(r.list[k], i, i+1)
+			r.ops += i + 1
+		} else {
+			r.ops += len(r.list[k])
 		}
 		r.mark(k, b0.data)
 	case b1.s > 0:
@@ -262,6 +283,7 @@ func (r *ref) planMarking(k, t int) {
 	r.take(t)
 	r.plan[k] = append(r.plan[k], t)
 	for _, x := range r.inputs[t] {
+		r.ops += len(r.list[k])
 		r.list[k] = slices.DeleteFunc(r.list[k], func(y int) bool { return y == x })
 		r.mark(k, x)
 	}
@@ -271,6 +293,7 @@ func (r *ref) Victim(k int, cands []int, prefetch bool) int {
 	if !r.opt.LUF {
 		return cands[0]
 	}
+	r.ops += len(cands)
 	firstUse := map[int]int{}
 	pos := 0
 	for _, t := range append(slices.Clone(r.v.Pipeline(k)), r.v.Buffer(k)...) {
@@ -309,6 +332,7 @@ func (r *ref) Victim(k int, cands []int, prefetch bool) int {
 	if prefetch {
 		return -1
 	}
+	r.ops += len(cands) * pos
 	far := -1
 	for _, c := range cands {
 		if firstUse[c] > far {
@@ -346,6 +370,7 @@ func (r *ref) Observe(kind schedulers.EventKind, k, id int) {
 				i = r.v.Rand().IntN(len(l))
 			}
 			r.list[k] = slices.Insert(l, i, id)
+			r.ops += i + 1
 		}
 	}
 }
