@@ -25,7 +25,7 @@ type node struct {
 	gpu      bool  // device allocation rules (Runtime.AllocSync) apply
 	workers  []int // the workers computing from it
 	state    []uint8
-	present  []bool // state is loading or resident: what View.Presence shows
+	present  []bool  // state is loading or resident: what View.Presence shows
 	pin      []int32 // popped tasks using the data
 	want     []int32 // buffered tasks using the data
 	reading  []int32 // copies reading the data out of this node

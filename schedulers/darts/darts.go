@@ -160,6 +160,9 @@ type DARTS struct {
 	opt Options
 	v   schedulers.View
 	nw  int
+	// homeWorkers: some workers compute from main memory, whose copies a
+	// write-back validates without a load start (Observes).
+	homeWorkers bool
 
 	flat  []int32   // the inputs of the tasks with more than two, deduplicated, in one array
 	tasks []task    // per task, what a visit from a data's readers reads, in one place
@@ -235,6 +238,9 @@ func (d *DARTS) Init(v schedulers.View) error {
 	wl := v.Workload()
 	nt, nd := len(wl.Tasks), len(wl.Data)
 	d.nw = v.Workers()
+	for k := range d.nw {
+		d.homeWorkers = d.homeWorkers || v.WorkerNode(k) == v.Nodes()-1
+	}
 	if d.nw > math.MaxUint16 {
 		return fmt.Errorf("darts: %d workers, at most %d supported", d.nw, math.MaxUint16)
 	}

@@ -73,11 +73,6 @@ func (d *DARTS) Victim(k int, cands []int, prefetch bool) int {
 // here rather than in Victim so that it happens once per eviction,
 // including evictions the engine forces itself. Under LRU no DARTS code
 // runs on an eviction: the victim stays out of the list unless lru_returns.
-// Observes says DARTS follows memory only, not task starts and ends.
-func (d *DARTS) Observes(kind schedulers.EventKind) bool {
-	return kind == schedulers.LoadStarted || kind == schedulers.Loaded || kind == schedulers.Evicted
-}
-
 func (d *DARTS) Observe(kind schedulers.EventKind, k, id int) {
 	x := int32(id)
 	switch kind {
@@ -96,6 +91,21 @@ func (d *DARTS) Observe(kind schedulers.EventKind, k, id int) {
 			d.v.Count(d.relist(k, x))
 		}
 	}
+}
+
+// Observes says DARTS follows memory, not task starts and ends. A load's end
+// says nothing its start did not (data counts from its load's start, and the
+// engine evicts none while it loads), except on main memory, which a
+// write-back validates without a load: load ends are followed only when
+// workers compute from it.
+func (d *DARTS) Observes(kind schedulers.EventKind) bool {
+	switch kind {
+	case schedulers.LoadStarted, schedulers.Evicted:
+		return true
+	case schedulers.Loaded:
+		return d.homeWorkers
+	}
+	return false
 }
 
 // withdraw takes the evicted x out of worker k's data and returns k's
