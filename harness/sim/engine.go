@@ -205,7 +205,7 @@ type Engine struct {
 	flushed  bool    // the final write-back has been issued
 	flushEnd float64 // time the last final write-back ended
 	current  int     // worker the scheduler is called for (-1: the application)
-	charge   string  // what scheduling costs: "", "measured" or "model"
+	charge   charge  // what scheduling costs
 	appCost  float64 // modelled seconds of the application's calls (Init, submission)
 	stats    Stats
 
@@ -227,6 +227,15 @@ type Engine struct {
 	fixed      []bool
 	cand       []int
 }
+
+// charge is what scheduling costs a worker (hardware.Runtime.SchedCost).
+type charge uint8
+
+const (
+	chargeNone     charge = iota
+	chargeMeasured        // the calls' wall time
+	chargeModel           // the operations they count
+)
 
 type event struct {
 	t      float64
@@ -280,9 +289,9 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	switch {
 	case be != nil: // on real GPUs scheduling time passes for real
 	case p.Runtime.SchedCost == "model":
-		e.charge = "model"
+		e.charge = chargeModel
 	case (cfg.ChargeSchedTime || p.Runtime.SchedCost == "measured") && cfg.Clock != nil:
-		e.charge = "measured"
+		e.charge = chargeMeasured
 	}
 	e.evictor, _ = cfg.Scheduler.(schedulers.Evictor)
 	e.popper, _ = cfg.Scheduler.(schedulers.Popper)
@@ -529,10 +538,10 @@ func (e *Engine) Begin() error {
 		}
 		return nil
 	})
-	if e.charge != "" {
+	if e.charge != chargeNone {
 		// Static planning (Init) delays every worker's start.
 		start := e.stats.SchedWall.Seconds()
-		if e.charge == "model" {
+		if e.charge == chargeModel {
 			start = 0
 			if e.cfg.ChargeSchedTime {
 				start = planned
@@ -614,10 +623,10 @@ func (e *Engine) timed(worker int, f func() error) error {
 		e.stats.SchedWall += dt
 		cost = dt.Seconds()
 	}
-	if e.charge == "model" {
+	if e.charge == chargeModel {
 		cost = float64(e.stats.SchedOps-ops0)*e.rt.OpSeconds + float64(e.stats.SchedArrayOps-arr0)*e.rt.ArrayOpSeconds
 	}
-	if e.charge != "" && cost > 0 {
+	if e.charge != chargeNone && cost > 0 {
 		if worker < 0 {
 			e.appCost += cost
 		} else {
