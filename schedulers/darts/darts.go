@@ -455,8 +455,11 @@ func (d *DARTS) decide(k int) {
 	list := w.list[:min(limit, len(w.list))]
 	switch {
 	case w.listed == 0: // no data of the list is read by a pool task: nothing to find
-	case rng == nil && !d.opt.Opti && !d.opt.ThreeInputs:
-		b0 = d.scanFirst(w, list)
+	case rng == nil && !d.opt.Opti:
+		b0 = d.scanFirst(w.frees, list)
+		if d.opt.ThreeInputs {
+			b1 = d.scanFirst(w.s1, list)
+		}
 	default:
 		for i, x := range list {
 			tl := d.taskLeft[x]
@@ -515,14 +518,15 @@ func (d *DARTS) decide(k int) {
 	d.v.Count(ops)
 }
 
-// scanFirst is the scan of the default options (ties first, neither opti
-// nor 3inputs) in one tight loop: the first data of the greatest
-// (s, task_left) with s > 0.
-func (d *DARTS) scanFirst(w *worker, list []int32) best {
-	frees, taskLeft := w.frees, d.taskLeft
+// scanFirst is the scan with ties kept first and without opti, in one
+// tight loop: the first data of the greatest (s, task_left) with s > 0,
+// s read from counts (the tasks a data would free, or for 3inputs those it
+// would bring one load from free).
+func (d *DARTS) scanFirst(counts []int32, list []int32) best {
+	taskLeft := d.taskLeft
 	bs, btl, bx := int32(0), int32(0), int32(-1)
 	for _, x := range list {
-		if s := frees[x]; s > 0 && s >= bs {
+		if s := counts[x]; s > 0 && s >= bs {
 			if tl := taskLeft[x]; s > bs || tl > btl {
 				bs, btl, bx = s, tl, x
 			}
