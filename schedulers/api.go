@@ -106,6 +106,17 @@ type Popper interface {
 	Pop(worker int, buffer []int) int
 }
 
+// TaskPopper is a Popper that can name the task it pops without being
+// shown the buffer (Ready's index knows it): the engine then takes it out
+// of the buffer without shifting the tasks behind it. PopsTasks is asked
+// once, after Init; PopTask returns a task of the worker's buffer, the one
+// Pop would have indexed, and counts the same operations.
+type TaskPopper interface {
+	Popper
+	PopsTasks() bool
+	PopTask(worker int) int
+}
+
 // EventKind names what an Observer is told.
 type EventKind uint8
 

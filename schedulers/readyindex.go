@@ -210,6 +210,12 @@ func (r *ReadyIndex) Next(worker int) int {
 // buffer must hold the worker's tasks in the order they were added (a
 // buffer keeps its order when tasks leave it): the choice's index is the
 // number of its tasks queued before it.
+// PopTask is Pop naming the task: the engine need not show the buffer.
+func (r *ReadyIndex) PopTask(worker int) int {
+	t, _ := r.next(worker)
+	return t
+}
+
 func (r *ReadyIndex) Pop(worker int, buffer []int) int {
 	t, i := r.next(worker)
 	if i >= len(buffer) || buffer[i] != t {

@@ -180,6 +180,7 @@ type Engine struct {
 	sched   schedulers.Scheduler
 	evictor schedulers.Evictor
 	popper  schedulers.Popper
+	byTask  schedulers.TaskPopper // popper, when it names the tasks it pops
 	obs     schedulers.Observer
 	follows [schedulers.Finished + 1]bool // the kinds of events obs follows
 	rng     *rand.Rand
@@ -342,7 +343,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		if ws.Kind == hardware.CPU {
 			depth = 1 // StarPU's CPU driver runs one task at a time (drivers/cpu/driver_cpu.c)
 		}
-		buffer := new([]int)
+		buffer := new(buffer)
 		if mates := e.nodes[ws.Node].workers; cfg.NodeBuffer && len(mates) > 0 {
 			buffer = e.workers[mates[0]].buffer
 		}
@@ -517,6 +518,13 @@ func (e *Engine) Begin() error {
 	if err := e.timed(-1, func() error { return e.sched.Init(e) }); err != nil {
 		return fmt.Errorf("scheduler init: %w", err)
 	}
+	if tp, ok := e.popper.(schedulers.TaskPopper); ok && tp.PopsTasks() {
+		e.byTask = tp
+		slot := make([]int32, len(e.w.Tasks)) // a task is in one buffer at a time
+		for _, wk := range e.workers {
+			wk.buffer.slot = slot
+		}
+	}
 	sel, selective := e.obs.(schedulers.SelectiveObserver)
 	for k := range e.follows {
 		e.follows[k] = e.obs != nil && (!selective || sel.Observes(schedulers.EventKind(k)))
@@ -595,7 +603,7 @@ func (e *Engine) Finish() *Stats {
 func (e *Engine) Stuck() error {
 	msg := fmt.Sprintf("simulation stuck at t=%gs with %d of %d tasks done", e.now, e.done, len(e.w.Tasks))
 	for _, wk := range e.workers {
-		msg += fmt.Sprintf("; worker%d: buffer %d, pipeline %d", wk.id, len(*wk.buffer), len(wk.pipe))
+		msg += fmt.Sprintf("; worker%d: buffer %d, pipeline %d", wk.id, wk.buffer.len(), len(wk.pipe))
 	}
 	for i, n := range e.nodes {
 		if i != e.home {

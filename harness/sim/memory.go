@@ -489,17 +489,26 @@ func (e *Engine) afterLeave(ni, d int) {
 // modeOn is the access mode of the first queued task of the node's workers
 // that uses a datum (R when none does).
 func (e *Engine) modeOn(n *node, d int) workloads.Mode {
+	mode, found := workloads.R, false
+	first := func(task int) bool {
+		t := &e.w.Tasks[task]
+		for k, in := range t.Inputs {
+			if in == d {
+				mode, found = t.Mode(k), true
+				return false
+			}
+		}
+		return true
+	}
 	for _, w := range n.workers {
 		wk := e.workers[w]
-		for _, list := range [][]int{wk.pipe, *wk.buffer} {
-			for _, task := range list {
-				t := &e.w.Tasks[task]
-				for k, in := range t.Inputs {
-					if in == d {
-						return t.Mode(k)
-					}
-				}
+		for _, task := range wk.pipe {
+			if !first(task) {
+				return mode
 			}
+		}
+		if wk.buffer.each(first); found {
+			return mode
 		}
 	}
 	return workloads.R

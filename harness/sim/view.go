@@ -41,7 +41,7 @@ func (e *Engine) Presence(w int) schedulers.Presence {
 	return schedulers.NewPresence(e.nodes[e.workers[w].node].present)
 }
 
-func (e *Engine) Buffer(w int) []int   { return *e.workers[w].buffer }
+func (e *Engine) Buffer(w int) []int   { return e.workers[w].buffer.dense() }
 func (e *Engine) Pipeline(w int) []int { return e.workers[w].pipe }
 
 // CanRun reports whether the worker's kind has a rate for the task's kernel.

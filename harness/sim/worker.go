@@ -12,9 +12,9 @@ import (
 // tasks and the task it computes.
 type worker struct {
 	id, node int
-	kind     int    // index into Engine.kinds
-	depth    int    // pipeline depth
-	buffer   *[]int // shared by the node's workers with Config.NodeBuffer
+	kind     int     // index into Engine.kinds
+	depth    int     // pipeline depth
+	buffer   *buffer // shared by the node's workers with Config.NodeBuffer
 	pipe     []int
 	busy     bool    // computing pipe[0]
 	pulling  bool    // the scheduler has nothing for it for now
@@ -65,8 +65,8 @@ func (e *Engine) kick(n int) {
 // had nothing for it) and cannot pop.
 func (e *Engine) inert(wk *worker, n *node) bool {
 	return wk.blockedT <= e.now &&
-		(wk.pulling || (e.cfg.Buffer >= 0 && len(*wk.buffer) >= e.cfg.Buffer)) &&
-		(n.barrier >= 0 || len(wk.pipe) >= wk.depth || len(*wk.buffer) == 0)
+		(wk.pulling || (e.cfg.Buffer >= 0 && wk.buffer.len() >= e.cfg.Buffer)) &&
+		(n.barrier >= 0 || len(wk.pipe) >= wk.depth || wk.buffer.len() == 0)
 }
 
 // step makes a worker progress: refill its buffer and pipeline, start its
@@ -113,7 +113,7 @@ func (e *Engine) fill(w int) {
 	n := e.nodes[wk.node]
 	for changed := true; changed; {
 		changed = false
-		for (e.cfg.Buffer < 0 || len(*wk.buffer) < e.cfg.Buffer) && !wk.pulling {
+		for (e.cfg.Buffer < 0 || wk.buffer.len() < e.cfg.Buffer) && !wk.pulling {
 			var task int
 			var ok bool
 			e.timed(w, func() error { task, ok = e.sched.Pull(w); return nil })
@@ -134,17 +134,12 @@ func (e *Engine) fill(w int) {
 		// Popping changes no residency: once the popped tasks are known to
 		// be ready, only the task just popped needs checking. Most steps of
 		// a node's many CPU workers pop nothing: they skip the check.
-		if n.barrier >= 0 || len(wk.pipe) >= wk.depth || len(*wk.buffer) == 0 {
+		if n.barrier >= 0 || len(wk.pipe) >= wk.depth || wk.buffer.len() == 0 {
 			continue // changed says whether the buffer grew
 		}
 		ready := e.rt.PopWhileFetching || e.readyPrefix(w) == len(wk.pipe)
-		for n.barrier < 0 && len(wk.pipe) < wk.depth && len(*wk.buffer) > 0 && ready {
-			i := 0
-			if e.popper != nil {
-				e.timed(w, func() error { i = e.popper.Pop(w, *wk.buffer); return nil })
-			}
-			task := (*wk.buffer)[i]
-			*wk.buffer = removeAt(*wk.buffer, i)
+		for n.barrier < 0 && len(wk.pipe) < wk.depth && wk.buffer.len() > 0 && ready {
+			task := e.pop(w)
 			e.popTask(w, task)
 			ready = e.rt.PopWhileFetching || n.holds(e.w.Tasks[task].Inputs)
 			changed = true
@@ -192,7 +187,7 @@ func (e *Engine) addToBuffer(w, task int) {
 	}
 	e.waiting[task] = -1 // taken
 	n := e.nodes[wk.node]
-	*wk.buffer = append(*wk.buffer, task)
+	wk.buffer.add(task)
 	t := &e.w.Tasks[task]
 	for k, d := range t.Inputs {
 		n.want[d]++
@@ -345,7 +340,7 @@ func (e *Engine) TaskDone(w, task int) {
 	// only need a kick when the scheduler may now have work for them
 	// (stealing).
 	for o, ok := range e.workers {
-		if o != w && ok.pulling && len(*ok.buffer) == 0 {
+		if o != w && ok.pulling && ok.buffer.len() == 0 {
 			ok.pulling = false
 			e.kick(ok.node)
 		}
@@ -416,13 +411,21 @@ func (e *Engine) acquire(node, task int) (freed []int) {
 	return freed
 }
 
-// removeAt removes b[i] keeping the order, moving the shorter side: Ready
-// mostly takes a task near the front of a long buffer (dmda pushes every
-// task at once), where shifting the tail would cost O(buffer) per pop.
-func removeAt(b []int, i int) []int {
-	if i < len(b)/2 {
-		copy(b[1:i+1], b[:i])
-		return b[1:]
+// pop takes the task a worker starts next out of its buffer: the
+// scheduler's choice (Popper), else the oldest.
+func (e *Engine) pop(w int) int {
+	b := e.workers[w].buffer
+	if e.byTask != nil {
+		var task int
+		e.timed(w, func() error { task = e.byTask.PopTask(w); return nil })
+		if !b.take(task) {
+			e.faultf("scheduler popped task %d, which is not in worker %d's buffer", task, w)
+		}
+		return task
 	}
-	return append(b[:i], b[i+1:]...)
+	i := 0
+	if e.popper != nil {
+		e.timed(w, func() error { i = e.popper.Pop(w, b.dense()); return nil })
+	}
+	return b.removeAt(i)
 }
