@@ -99,6 +99,15 @@ type Evictor interface {
 	Victim(node int, candidates []int, prefetch bool) int
 }
 
+// SelectiveEvictor is an Evictor that may leave every choice to LRU (DARTS
+// with eviction=lru, a plan without Belady). ChoosesVictims is asked once,
+// after Init; when it says no, the engine evicts in LRU order without
+// listing the candidates and calling Victim at each eviction.
+type SelectiveEvictor interface {
+	Evictor
+	ChoosesVictims() bool
+}
+
 // Popper is implemented by schedulers that choose which buffered task a
 // worker starts next (Ready). It returns an index into buffer, and is asked
 // for every pop, even from a buffer of one task.

@@ -133,6 +133,9 @@ func (s *Planned) Remaining(worker int) iter.Seq[int] { return s.lists.Remaining
 // (not yet started), its buffer, then its remaining plan in plan order.
 // Ready may take planned tasks out of order; Belady is not told (thesis
 // §3.5.3 lists adapting Belady to Ready as future work).
+// ChoosesVictims says Belady chooses, when the plan runs with it.
+func (s *Planned) ChoosesVictims() bool { return s.belady != nil }
+
 func (s *Planned) Victim(worker int, candidates []int, prefetch bool) int {
 	if s.belady == nil {
 		return candidates[0]

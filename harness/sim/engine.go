@@ -518,6 +518,9 @@ func (e *Engine) Begin() error {
 	if err := e.timed(-1, func() error { return e.sched.Init(e) }); err != nil {
 		return fmt.Errorf("scheduler init: %w", err)
 	}
+	if se, ok := e.evictor.(schedulers.SelectiveEvictor); ok && !se.ChoosesVictims() {
+		e.evictor = nil // LRU
+	}
 	if tp, ok := e.popper.(schedulers.TaskPopper); ok && tp.PopsTasks() {
 		e.byTask = tp
 		slot := make([]int32, len(e.w.Tasks)) // a task is in one buffer at a time

@@ -24,6 +24,9 @@ import (
 // It counts the selector's walk over the data on the node
 // (starpu_data_get_node_data and one step per data), plus Belady's walk over
 // the pulled tasks' inputs when it runs (belady_on_pulled_task).
+// ChoosesVictims says LUF chooses; under eviction=lru nothing does.
+func (d *DARTS) ChoosesVictims() bool { return d.opt.LUF }
+
 func (d *DARTS) Victim(k int, cands []int, prefetch bool) int {
 	if !d.opt.LUF {
 		return cands[0]

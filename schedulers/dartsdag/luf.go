@@ -13,6 +13,10 @@ import "github.com/memsched/memsched/schedulers"
 //  3. else a prefetch gets -1 (STARPU_DATA_NO_VICTIM) and a fetch gets
 //     Belady over the pulled tasks in pull order, the candidate whose
 //     first use, counted in input slots, is furthest (belady_on_pulled_task).
+//
+// ChoosesVictims says LUF chooses; under eviction=lru nothing does.
+func (d *DARTS) ChoosesVictims() bool { return d.opt.LUF }
+
 func (d *DARTS) Victim(node int, cands []int, prefetch bool) int {
 	if !d.opt.LUF {
 		return cands[0]

@@ -205,6 +205,10 @@ func (s *Scheduler) Pop(worker int, buffer []int) int {
 
 // Victim asks which data to evict, when the program handles it; else the
 // least recently used (as without an Evictor).
+// ChoosesVictims says whether the program chooses victims (it said so when
+// asked for its capabilities).
+func (s *Scheduler) ChoosesVictims() bool { return s.victim }
+
 func (s *Scheduler) Victim(worker int, candidates []int, prefetch bool) int {
 	if !s.victim {
 		return candidates[0]
