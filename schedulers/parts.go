@@ -42,15 +42,23 @@ func Ready(v View, worker int, buffer []int, window int) int {
 }
 
 // MissingBytes is the size of the task's inputs not present (loaded or
-// loading) on the worker: what Ready minimises.
+// loading) on the worker: what Ready minimises. It asks View.Present, so a
+// View made by hand for a test needs nothing more.
 func MissingBytes(v View, worker, task int) int64 {
 	w := v.Workload()
-	return missingBytes(v.Presence(worker), w, w.Tasks[task].Inputs, -1)
+	var m int64
+	for _, d := range w.Tasks[task].Inputs {
+		if !v.Present(worker, d) {
+			m += w.Data[d].Bytes
+		}
+	}
+	return m
 }
 
-// missingBytes is MissingBytes of the inputs, except that it stops adding
-// once it reaches bound (when bound >= 0): the task then cannot beat one
-// that misses bound bytes.
+// missingBytes is MissingBytes of the inputs, read from the worker's
+// Presence (no View call per input), except that it stops adding once it
+// reaches bound (when bound >= 0): the task then cannot beat one that
+// misses bound bytes.
 func missingBytes(on Presence, w *workloads.Workload, inputs []int, bound int64) int64 {
 	var m int64
 	for _, d := range inputs {
