@@ -139,6 +139,7 @@ func Run(cfg Config) (*Result, error) {
 		}
 	}
 	e.plan.fileNodes = make([][]int32, len(dense)+1)
+	e.plan.fileSlots = make([][]int32, len(dense)+1)
 	e.evalLeft = t.Evaluated()
 	e.out.Jobs = e.res
 	if e.evalLeft == 0 {

@@ -26,6 +26,7 @@ type nodeFile struct {
 	file int
 	size float32
 	uses []use
+	maxE int64 // the latest end of its uses: no use covers a later time
 }
 
 // plan is the board of reservations a planning pass builds, and the
@@ -63,7 +64,9 @@ type plan struct {
 	nfiles    [][]nodeFile // per node, files in order of first use
 	dirty     []int
 	fileNodes [][]int32 // by dense file number
+	fileSlots [][]int32 // by dense file number, beside fileNodes: its index in nfiles[k]
 	stamp     []uint32
+	slot      []int32 // per node stamped cur: the job's file's index in nfiles[k]
 	cur       uint32
 
 	// The job being placed.
@@ -83,7 +86,7 @@ func newPlan(cl Cluster, bf, bfNow, loadNow bool, running func() int) *plan {
 	n, C := cl.Nodes, cl.CoresPerNode
 	p := &plan{cl: cl, bf: bf, bfNow: bf && bfNow, C: C, loadNow: loadNow, running: running,
 		nfiles: make([][]nodeFile, n),
-		stamp:  make([]uint32, n), start: make([]int64, n), startOK: make([]uint32, n)}
+		stamp: make([]uint32, n), slot: make([]int32, n), start: make([]int64, n), startOK: make([]uint32, n)}
 	if bf {
 		p.prof = make([][]step, n)
 		p.planned = make([]int, n)
@@ -219,6 +222,9 @@ func (p *plan) freeAt(k, c int) int64 {
 	return f[c-1]
 }
 
+// idleAt reports whether c cores of node k are idle now (bfNow).
+func (p *plan) idleAt(k, c int) bool { return p.idle[c-1][k>>6]&(1<<(k&63)) != 0 }
+
 // holeNow is how long c cores of node k stay free from now.
 func (p *plan) holeNow(k, c int) int64 {
 	p.freeAt(k, c)
@@ -264,6 +270,7 @@ func (p *plan) clearFiles() {
 		fs := p.nfiles[k]
 		for i := range fs {
 			p.fileNodes[fs[i].file] = p.fileNodes[fs[i].file][:0]
+			p.fileSlots[fs[i].file] = p.fileSlots[fs[i].file][:0]
 			fs[i].uses = fs[i].uses[:0]
 		}
 		p.nfiles[k] = fs[:0]
@@ -279,6 +286,7 @@ func (p *plan) addInterval(k, file int, size float32, s, r, e int64) {
 	for i := range fs {
 		if fs[i].file == file {
 			fs[i].uses = append(fs[i].uses, use{s, r, e})
+			fs[i].maxE = max(fs[i].maxE, e)
 			return
 		}
 	}
@@ -290,8 +298,10 @@ func (p *plan) addInterval(k, file int, size float32, s, r, e int64) {
 	} else {
 		fs = append(fs, nodeFile{file: file, size: size, uses: []use{{s, r, e}}})
 	}
+	fs[len(fs)-1].maxE = e
 	p.nfiles[k] = fs
 	p.fileNodes[file] = append(p.fileNodes[file], int32(k))
+	p.fileSlots[file] = append(p.fileSlots[file], int32(len(fs)-1))
 }
 
 // bind makes j, of dense file number f, the job being placed.
@@ -303,8 +313,8 @@ func (p *plan) bind(j *jobs.Job, f int) {
 		clear(p.startOK)
 		p.cur = 1
 	}
-	for _, k := range p.fileNodes[f] {
-		p.stamp[k] = p.cur
+	for i, k := range p.fileNodes[f] {
+		p.stamp[k], p.slot[k] = p.cur, p.fileSlots[f][i]
 	}
 	p.loadFull = j.SizeGB / p.cl.BandwidthGBs
 }
@@ -403,7 +413,7 @@ func (p *plan) Start(k int) int64 {
 	var t int64
 	switch {
 	case p.bfNow:
-		if p.prof[k][0].used+p.job.Cores <= p.C && p.holeNow(k, p.job.Cores) >= p.job.Walltime {
+		if p.idleAt(k, p.job.Cores) && p.holeNow(k, p.job.Cores) >= p.job.Walltime {
 			t = p.now
 		} else {
 			t = p.freeAt(k, p.job.Cores)
@@ -430,14 +440,11 @@ func (p *plan) Load(k int, tk int64) float32 {
 		return 0
 	}
 	if p.stamp[k] == p.cur {
-		var uses []use
-		for i := range p.nfiles[k] {
-			if p.nfiles[k][i].file == p.file {
-				uses = p.nfiles[k][i].uses
-				break
-			}
+		f := &p.nfiles[k][p.slot[k]]
+		if tk > f.maxE {
+			return p.loadFull
 		}
-		for _, v := range uses {
+		for _, v := range f.uses {
 			if v.s > tk || tk > v.e {
 				continue
 			}
