@@ -86,7 +86,7 @@ func newPlan(cl Cluster, bf, bfNow, loadNow bool, running func() int) *plan {
 	n, C := cl.Nodes, cl.CoresPerNode
 	p := &plan{cl: cl, bf: bf, bfNow: bf && bfNow, C: C, loadNow: loadNow, running: running,
 		nfiles: make([][]nodeFile, n),
-		stamp: make([]uint32, n), slot: make([]int32, n), start: make([]int64, n), startOK: make([]uint32, n)}
+		stamp:  make([]uint32, n), slot: make([]int32, n), start: make([]int64, n), startOK: make([]uint32, n)}
 	if bf {
 		p.prof = make([][]step, n)
 		p.planned = make([]int, n)
