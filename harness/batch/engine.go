@@ -408,6 +408,7 @@ type onlyNow struct {
 	*plan
 	fits func(k int) bool
 	cur  nowCursor
+	fcur listCursor
 }
 
 // Ascend stops at the nodes whose bound passes now: none can start now.
@@ -419,6 +420,17 @@ func (o *onlyNow) Ascend(lo, hi int) sched.Cursor {
 	}
 	o.cur = nowCursor{c, o.plan.now}
 	return &o.cur
+}
+
+// AscendFile: every node with the file may start the job now.
+func (o *onlyNow) AscendFile() sched.Cursor {
+	p := o.plan
+	p.nowFiles = p.nowFiles[:0]
+	for _, k := range p.fileNodesOf() {
+		p.nowFiles = append(p.nowFiles, entry{p.now, k})
+	}
+	o.fcur = listCursor{ord: p.nowFiles}
+	return &o.fcur
 }
 
 type nowCursor struct {

@@ -38,11 +38,37 @@ func (a entry) cmp(b entry) int {
 	return int(a.k) - int(b.k)
 }
 
-// corder is the index of one core count.
+// sortedNodes is a list of nodes by increasing (time, node); at keeps each
+// listed node's time, to find its entry.
+type sortedNodes struct {
+	at  []int64 // per node
+	ord []entry
+}
+
+// find is the position of e in ord, or where it would go.
+func (s *sortedNodes) find(e entry) int {
+	i, _ := slices.BinarySearchFunc(s.ord, e, entry.cmp)
+	return i
+}
+
+// remove drops listed node k.
+func (s *sortedNodes) remove(k int) {
+	i := s.find(entry{s.at[k], int32(k)})
+	s.ord = slices.Delete(s.ord, i, i+1)
+}
+
+// insert lists node k at time t.
+func (s *sortedNodes) insert(k int, t int64) {
+	s.at[k] = t
+	e := entry{t, int32(k)}
+	s.ord = slices.Insert(s.ord, s.find(e), e)
+}
+
+// corder is the index of one core count: the nodes with time > now are
+// listed (at is the time a node had when last placed).
 type corder struct {
-	key    []int64  // per node: its time when last placed
-	ord    []entry  // the nodes with time > now, by increasing (time, node)
-	free   []uint64 // the nodes with time <= now (not in ord)
+	sortedNodes
+	free   []uint64 // the nodes with time <= now (not listed)
 	dirty  []uint64
 	ndirty int   // nodes marked in dirty
 	now    int64 // the clock this order was advanced to
@@ -60,7 +86,7 @@ func newNodeIndex(nodes, cores int, keyOf func(c, k int) int64) *nodeIndex {
 	words := (nodes + 63) / 64
 	for c := range x.orders {
 		o := &x.orders[c]
-		o.key = make([]int64, nodes)
+		o.at = make([]int64, nodes)
 		o.ord = make([]entry, 0, nodes)
 		o.free = make([]uint64, words)
 		o.dirty = make([]uint64, words)
@@ -100,12 +126,6 @@ func (o *corder) setFree(k int, free bool) {
 	}
 }
 
-// find is the position of e in ord, or where it would go.
-func (o *corder) find(e entry) int {
-	i, _ := slices.BinarySearchFunc(o.ord, e, entry.cmp)
-	return i
-}
-
 // sync brings order c (0-based) up to date with the nodes and the clock.
 func (x *nodeIndex) sync(c int) *corder {
 	o := &x.orders[c]
@@ -143,15 +163,13 @@ func (x *nodeIndex) fixEach(c int, o *corder) {
 			k := w<<6 + bits.TrailingZeros64(word)
 			word &= word - 1
 			if !o.isFree(k) {
-				i := o.find(entry{o.key[k], int32(k)})
-				o.ord = slices.Delete(o.ord, i, i+1)
+				o.remove(k)
 			}
 			v := x.keyOf(c+1, k)
-			o.key[k] = v
+			o.at[k] = v
 			o.setFree(k, v <= x.now)
 			if v > x.now {
-				e := entry{v, int32(k)}
-				o.ord = slices.Insert(o.ord, o.find(e), e)
+				o.insert(k, v)
 			}
 		}
 		o.dirty[w] = 0
@@ -175,7 +193,7 @@ func (x *nodeIndex) rebuild(c int, o *corder) {
 			k := w<<6 + bits.TrailingZeros64(word)
 			word &= word - 1
 			v := x.keyOf(c+1, k)
-			o.key[k] = v
+			o.at[k] = v
 			o.setFree(k, v <= x.now)
 			if v > x.now {
 				add = append(add, entry{v, int32(k)})

@@ -85,3 +85,98 @@ func TestNodeIndexAgreesWithSort(t *testing.T) {
 		}
 	}
 }
+
+// TestFreeAtAgreesWithProfile checks the backfilling-now times of random
+// profiles against their definitions: c cores are free for good from the
+// first step after which no step uses more than C − c, and the hole of c
+// cores from now ends at the first step using more.
+func TestFreeAtAgreesWithProfile(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 9))
+	for inst := 0; inst < 300; inst++ {
+		n, C := 1+r.IntN(5), 1+r.IntN(8)
+		p := newPlan(Cluster{Nodes: n, CoresPerNode: C, BandwidthGBs: 1}, true, true, false, func() int { return 0 })
+		p.now = int64(r.IntN(20))
+		for k := 0; k < n; k++ {
+			tt := int64(r.IntN(20))
+			var pr []step
+			for i := r.IntN(6); i >= 0; i-- {
+				pr = append(pr, step{tt, r.IntN(C + 1)})
+				tt += 1 + int64(r.IntN(10))
+			}
+			p.prof[k] = append(pr, step{tt, 0})
+			p.changed(k)
+		}
+		for k := 0; k < n; k++ {
+			pr := p.prof[k]
+			for c := 1; c <= C; c++ {
+				free, hole := pr[0].t, never
+				for i, s := range pr {
+					if s.used > C-c {
+						free = pr[i+1].t
+						if hole == never {
+							hole = max(s.t, p.now) - p.now
+						}
+					}
+				}
+				if got := p.freeAt(k, c); got != max(free, p.now) {
+					t.Fatalf("instance %d node %d c=%d: free at %d, want %d (profile %v, now %d)", inst, k, c, got, max(free, p.now), pr, p.now)
+				}
+				if got := p.holeNow(k, c); got != hole {
+					t.Fatalf("instance %d node %d c=%d: hole %d, want %d (profile %v, now %d)", inst, k, c, got, hole, pr, p.now)
+				}
+			}
+		}
+	}
+}
+
+// TestFileOrderAgreesWithSort checks the file list's walks against the
+// file's nodes sorted by their current bounds, across changed nodes, added
+// nodes, other files and core counts, and dropped lists.
+func TestFileOrderAgreesWithSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for inst := 0; inst < 200; inst++ {
+		n := 1 + r.IntN(60)
+		fo := newFileOrder(n)
+		bounds := make([]int64, n)
+		for k := range bounds {
+			bounds[k] = r.Int64N(30)
+		}
+		nodes := map[int][]int32{}
+		file, c := 1, 1
+		for step := 0; step < 80; step++ {
+			switch r.IntN(6) {
+			case 0: // another job's file or core count
+				file, c = 1+r.IntN(3), 1+r.IntN(2)
+			case 1: // a new pass
+				fo.valid = false
+				nodes = map[int][]int32{}
+			}
+			for i := r.IntN(3); i > 0; i-- { // plannings change nodes
+				k := r.IntN(n)
+				bounds[k] += r.Int64N(10)
+				fo.note(k)
+			}
+			if r.IntN(2) == 0 { // the file gets a node
+				k := int32(r.IntN(n))
+				if !slices.Contains(nodes[file], k) {
+					nodes[file] = append(nodes[file], k)
+				}
+			}
+			want := slices.Clone(nodes[file])
+			slices.SortFunc(want, func(a, b int32) int { return entry{bounds[a], a}.cmp(entry{bounds[b], b}) })
+			cu := fo.ascend(file, c, nodes[file], func(k int) int64 { return bounds[k] })
+			for i := 0; ; i++ {
+				k, b, ok := cu.Next()
+				if i == len(want) {
+					if ok {
+						t.Fatalf("instance %d step %d: extra node %d", inst, step, k)
+					}
+					break
+				}
+				if !ok || k != int(want[i]) || b != bounds[k] {
+					t.Fatalf("instance %d step %d: got %d at %d (%v), want %d at %d", inst, step, k, b, ok, want[i], bounds[want[i]])
+				}
+			}
+		}
+	}
+}
