@@ -427,7 +427,7 @@ func (o *onlyNow) AscendFile() sched.Cursor {
 	p := o.plan
 	p.nowFiles = p.nowFiles[:0]
 	for _, k := range p.fileNodesOf() {
-		p.nowFiles = append(p.nowFiles, entry{p.now, k})
+		p.nowFiles = append(p.nowFiles, pack(p.now, int(k)))
 	}
 	o.fcur = listCursor{ord: p.nowFiles}
 	return &o.fcur

@@ -42,20 +42,19 @@ func (fo *fileOrder) note(k int) {
 func (fo *fileOrder) ascend(file, c int, nodes []int32, bound func(k int) int64) *listCursor {
 	if !fo.valid || fo.file != file || fo.c != c {
 		for _, e := range fo.ord {
-			fo.member[e.k] = false
+			fo.member[e.k()] = false
 		}
 		fo.ord = fo.ord[:0]
 		for _, k := range nodes {
 			fo.member[k] = true
 			fo.at[k] = bound(int(k))
-			fo.ord = append(fo.ord, entry{fo.at[k], k})
+			fo.ord = append(fo.ord, pack(fo.at[k], int(k)))
 		}
-		slices.SortFunc(fo.ord, entry.cmp)
+		slices.Sort(fo.ord)
 		fo.file, fo.c, fo.valid = file, c, true
 	} else {
 		for _, k := range fo.dirty {
-			fo.remove(int(k))
-			fo.insert(int(k), bound(int(k)))
+			fo.move(int(k), bound(int(k)))
 		}
 		for _, k := range nodes[fo.n:] {
 			fo.member[k] = true
@@ -81,12 +80,12 @@ func (c *listCursor) Next() (int, int64, bool) {
 	}
 	e := c.ord[c.i]
 	c.i++
-	c.last = e.t
-	return int(e.k), e.t, true
+	c.last = e.t()
+	return e.k(), c.last, true
 }
 
 func (c *listCursor) SkipGroup() {
-	for c.i < len(c.ord) && c.ord[c.i].t == c.last {
+	for c.i < len(c.ord) && c.ord[c.i].t() == c.last {
 		c.i++
 	}
 }

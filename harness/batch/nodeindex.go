@@ -21,22 +21,29 @@ type nodeIndex struct {
 	now     int64
 	keyOf   func(c, k int) int64 // the time of node k for c cores (c from 1)
 	orders  []corder
+	since   []uint64 // the nodes whose running jobs changed since the last resetTo
 	cur     cursor
 	scratch []entry
 }
 
-// entry is a node and its time in an order.
-type entry struct {
-	t int64
-	k int32
+// entry is a node and its time in an order, packed so that entries order
+// as (time, node) when compared as integers: the time above nodeBits bits
+// of node number.
+type entry uint64
+
+// nodeBits holds the node numbers (Cluster.Check allows 1<<nodeBits
+// nodes); the times left are below 2^44 s.
+const nodeBits = 20
+
+func pack(t int64, k int) entry {
+	if uint64(t) >= 1<<(64-nodeBits) {
+		panic("batch: a time out of the node index's range")
+	}
+	return entry(uint64(t)<<nodeBits | uint64(k))
 }
 
-func (a entry) cmp(b entry) int {
-	if a.t != b.t {
-		return cmp64(a.t, b.t)
-	}
-	return int(a.k) - int(b.k)
-}
+func (e entry) t() int64 { return int64(e >> nodeBits) }
+func (e entry) k() int   { return int(e & (1<<nodeBits - 1)) }
 
 // sortedNodes is a list of nodes by increasing (time, node); at keeps each
 // listed node's time, to find its entry.
@@ -47,21 +54,35 @@ type sortedNodes struct {
 
 // find is the position of e in ord, or where it would go.
 func (s *sortedNodes) find(e entry) int {
-	i, _ := slices.BinarySearchFunc(s.ord, e, entry.cmp)
+	i, _ := slices.BinarySearch(s.ord, e)
 	return i
 }
 
 // remove drops listed node k.
 func (s *sortedNodes) remove(k int) {
-	i := s.find(entry{s.at[k], int32(k)})
+	i := s.find(pack(s.at[k], k))
 	s.ord = slices.Delete(s.ord, i, i+1)
 }
 
 // insert lists node k at time t.
 func (s *sortedNodes) insert(k int, t int64) {
 	s.at[k] = t
-	e := entry{t, int32(k)}
+	e := pack(t, k)
 	s.ord = slices.Insert(s.ord, s.find(e), e)
+}
+
+// move changes listed node k's time to t, shifting only the entries between
+// its old and new places.
+func (s *sortedNodes) move(k int, t int64) {
+	i, e := s.find(pack(s.at[k], k)), pack(t, k)
+	s.at[k] = t
+	if j := s.find(e); j > i { // later: the entries in (i, j) move down
+		copy(s.ord[i:j-1], s.ord[i+1:j])
+		s.ord[j-1] = e
+	} else { // earlier: those in [j, i) move up
+		copy(s.ord[j+1:i+1], s.ord[j:i])
+		s.ord[j] = e
+	}
 }
 
 // corder is the index of one core count: the nodes with time > now are
@@ -70,8 +91,9 @@ type corder struct {
 	sortedNodes
 	free   []uint64 // the nodes with time <= now (not listed)
 	dirty  []uint64
-	ndirty int   // nodes marked in dirty
-	now    int64 // the clock this order was advanced to
+	ndirty int     // nodes marked in dirty
+	now    int64   // the clock this order was advanced to
+	base   *corder // a copy of this order at the last resetTo
 }
 
 // rebuildAbove is the number of dirty nodes from which an order is rebuilt
@@ -84,6 +106,7 @@ func newNodeIndex(nodes, cores int, keyOf func(c, k int) int64) *nodeIndex {
 	x := &nodeIndex{n: nodes, keyOf: keyOf, now: -1}
 	x.orders = make([]corder, cores)
 	words := (nodes + 63) / 64
+	x.since = make([]uint64, words)
 	for c := range x.orders {
 		o := &x.orders[c]
 		o.at = make([]int64, nodes)
@@ -103,18 +126,59 @@ func newNodeIndex(nodes, cores int, keyOf func(c, k int) int64) *nodeIndex {
 
 // touch marks node k changed for every core count.
 func (x *nodeIndex) touch(k int) {
-	w, b := k>>6, uint64(1)<<(k&63)
 	for c := range x.orders {
-		o := &x.orders[c]
-		if o.dirty[w]&b == 0 {
-			o.dirty[w] |= b
-			o.ndirty++
-		}
+		x.touchOrder(&x.orders[c], k)
+	}
+}
+
+func (x *nodeIndex) touchOrder(o *corder, k int) {
+	w, b := k>>6, uint64(1)<<(k&63)
+	if o.dirty[w]&b == 0 {
+		o.dirty[w] |= b
+		o.ndirty++
 	}
 }
 
 // advance sets the clock; orders follow when visited.
 func (x *nodeIndex) advance(now int64) { x.now = now }
+
+// runChanged notes that node k's running jobs changed.
+func (x *nodeIndex) runChanged(k int) { x.since[k>>6] |= 1 << (k & 63) }
+
+// resetTo sets the clock after the plan was reset to the running jobs,
+// where the times depend only on them and the clock: each order goes back
+// to its copy from the last resetTo and places again only the nodes whose
+// running jobs changed since, instead of sorting every node. It runs
+// before any reservation, when the times are those of the running jobs.
+func (x *nodeIndex) resetTo(now int64) {
+	x.now = now
+	for c := range x.orders {
+		o := &x.orders[c]
+		if b := o.base; b != nil {
+			o.at = append(o.at[:0], b.at...)
+			o.ord = append(o.ord[:0], b.ord...)
+			copy(o.free, b.free)
+			o.now = b.now
+			copy(o.dirty, x.since)
+			o.ndirty = 0
+			for _, w := range o.dirty {
+				o.ndirty += bits.OnesCount64(w)
+			}
+		} else { // the first reset: every node
+			o.base = &corder{sortedNodes: sortedNodes{at: make([]int64, x.n), ord: make([]entry, 0, x.n)}, free: make([]uint64, len(o.free))}
+			for k := 0; k < x.n; k++ {
+				x.touchOrder(o, k)
+			}
+		}
+		x.sync(c)
+		b := o.base
+		b.at = append(b.at[:0], o.at...)
+		b.ord = append(b.ord[:0], o.ord...)
+		copy(b.free, o.free)
+		b.now = o.now
+	}
+	clear(x.since)
+}
 
 func (o *corder) isFree(k int) bool { return o.free[k>>6]&(1<<(k&63)) != 0 }
 
@@ -139,8 +203,8 @@ func (x *nodeIndex) sync(c int) *corder {
 	} else if x.now > o.now {
 		// The nodes whose time is reached leave the list: a prefix.
 		i := 0
-		for i < len(o.ord) && o.ord[i].t <= x.now {
-			o.setFree(int(o.ord[i].k), true)
+		for i < len(o.ord) && o.ord[i].t() <= x.now {
+			o.setFree(o.ord[i].k(), true)
 			i++
 		}
 		o.ord = o.ord[:copy(o.ord, o.ord[i:])]
@@ -162,15 +226,17 @@ func (x *nodeIndex) fixEach(c int, o *corder) {
 		for word != 0 {
 			k := w<<6 + bits.TrailingZeros64(word)
 			word &= word - 1
-			if !o.isFree(k) {
-				o.remove(k)
-			}
 			v := x.keyOf(c+1, k)
-			o.at[k] = v
-			o.setFree(k, v <= x.now)
-			if v > x.now {
+			switch listed := !o.isFree(k); {
+			case listed && v > x.now:
+				o.move(k, v)
+			case listed:
+				o.remove(k)
+			case v > x.now:
 				o.insert(k, v)
 			}
+			o.at[k] = v
+			o.setFree(k, v <= x.now)
 		}
 		o.dirty[w] = 0
 	}
@@ -182,7 +248,7 @@ func (x *nodeIndex) fixEach(c int, o *corder) {
 func (x *nodeIndex) rebuild(c int, o *corder) {
 	kept := 0
 	for _, e := range o.ord {
-		if o.dirty[e.k>>6]&(1<<(e.k&63)) == 0 {
+		if k := e.k(); o.dirty[k>>6]&(1<<(k&63)) == 0 {
 			o.ord[kept] = e
 			kept++
 		}
@@ -196,18 +262,18 @@ func (x *nodeIndex) rebuild(c int, o *corder) {
 			o.at[k] = v
 			o.setFree(k, v <= x.now)
 			if v > x.now {
-				add = append(add, entry{v, int32(k)})
+				add = append(add, pack(v, k))
 			}
 		}
 		o.dirty[w] = 0
 	}
 	o.ndirty = 0
-	slices.SortFunc(add, entry.cmp)
+	slices.Sort(add)
 	// Merge from the back, in place: ord has room for every node.
 	i, j := kept-1, len(add)-1
 	o.ord = o.ord[:kept+len(add)]
 	for d := len(o.ord) - 1; j >= 0; d-- {
-		if i >= 0 && o.ord[i].cmp(add[j]) > 0 {
+		if i >= 0 && o.ord[i] > add[j] {
 			o.ord[d] = o.ord[i]
 			i--
 		} else {
@@ -267,9 +333,9 @@ func (cu *cursor) Next() (int, int64, bool) {
 	for cu.i < len(o.ord) {
 		e := o.ord[cu.i]
 		cu.i++
-		if int(e.k) >= cu.lo && int(e.k) < cu.hi {
-			cu.last = e.t
-			return int(e.k), e.t, true
+		if k := e.k(); k >= cu.lo && k < cu.hi {
+			cu.last = e.t()
+			return k, cu.last, true
 		}
 	}
 	return 0, 0, false
@@ -281,7 +347,7 @@ func (cu *cursor) SkipGroup() {
 		return
 	}
 	o := cu.o
-	for cu.i < len(o.ord) && o.ord[cu.i].t == cu.last {
+	for cu.i < len(o.ord) && o.ord[cu.i].t() == cu.last {
 		cu.i++
 	}
 }

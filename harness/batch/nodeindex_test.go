@@ -7,8 +7,8 @@ import (
 )
 
 // TestNodeIndexAgreesWithSort checks the index's walks against the nodes
-// sorted by (time, node), on random keys, touches, clocks, ranges and
-// skipped groups.
+// sorted by (time, node), on random keys, touches, resets to the running
+// jobs' times, clocks, ranges and skipped groups.
 func TestNodeIndexAgreesWithSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 1))
 	for inst := 0; inst < 200; inst++ {
@@ -17,7 +17,20 @@ func TestNodeIndexAgreesWithSort(t *testing.T) {
 		span := int64(1 + r.IntN(40))  // small spans give ties
 		now := int64(0)
 		x := newNodeIndex(n, cores, func(c, k int) int64 { return keys[k*cores+c-1] })
+		running := slices.Clone(keys) // the times of the running jobs alone
 		for step := 0; step < 60; step++ {
+			if r.IntN(4) == 0 { // jobs start or end, and the plan is reset
+				for i := r.IntN(n/2 + 1); i > 0; i-- {
+					k := r.IntN(n)
+					for c := 1; c <= cores; c++ {
+						running[k*cores+c-1] = now + r.Int64N(span) - span/4
+					}
+					x.runChanged(k)
+				}
+				now += r.Int64N(span/2 + 1)
+				copy(keys, running)
+				x.resetTo(now)
+			}
 			// Change a few nodes (or many), then maybe move the clock.
 			changes := r.IntN(4)
 			if r.IntN(8) == 0 {
@@ -58,7 +71,7 @@ func TestNodeIndexAgreesWithSort(t *testing.T) {
 					}
 					return 1
 				}
-				return entry{a.t, int32(a.k)}.cmp(entry{b.t, int32(b.k)})
+				return cmp64(a.t, b.t)*2 + cmp64(int64(a.k), int64(b.k))
 			})
 			cu := x.ascend(c, lo, hi)
 			for i := 0; ; {
@@ -163,7 +176,7 @@ func TestFileOrderAgreesWithSort(t *testing.T) {
 				}
 			}
 			want := slices.Clone(nodes[file])
-			slices.SortFunc(want, func(a, b int32) int { return entry{bounds[a], a}.cmp(entry{bounds[b], b}) })
+			slices.SortFunc(want, func(a, b int32) int { return cmp64(bounds[a], bounds[b])*2 + cmp64(int64(a), int64(b)) })
 			cu := fo.ascend(file, c, nodes[file], func(k int) int64 { return bounds[k] })
 			for i := 0; ; i++ {
 				k, b, ok := cu.Next()

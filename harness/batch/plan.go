@@ -67,8 +67,8 @@ type plan struct {
 	fileSlots [][]int32 // by dense file number, beside fileNodes: its index in nfiles[k]
 	fo        fileOrder // the job's file's nodes by bound
 	nowFiles  []entry   // onlyNow's walk of the file's nodes
-	stamp     []uint32 // per node: fileGen when it holds the bound file
-	slot      []int32  // per node stamped: the bound file's index in nfiles[k]
+	stamp     []uint32  // per node: fileGen when it holds the bound file
+	slot      []int32   // per node stamped: the bound file's index in nfiles[k]
 	fileGen   uint32
 	stampFile int // the file stamped (-1: none)
 	stampN    int // how many of its nodes are stamped (a prefix of fileNodes)
@@ -129,12 +129,16 @@ func newPlan(cl Cluster, bf, bfNow, loadNow bool, running func() int) *plan {
 // reset empties the plan at now: each core is available at the walltime end
 // of its running job (runEnd > now), else now (reset_cores in
 // src/basic_functions.c).
+//
+// The index's times (without backfilling, and backfilling now) then depend
+// only on the running jobs and the clock: the index goes back to its times
+// at the last reset, but for the nodes whose running jobs changed.
 func (p *plan) reset(now int64, runEnd []int64) {
 	p.now = now
 	p.fo.valid = false // the bounds follow the clock
 	p.freeNow, p.idleNow = 0, 0
-	p.idx.advance(now)
 	if !p.bf {
+		defer p.idx.resetTo(now)
 		t := p.scratchT[:0]
 		for k := 0; k < p.cl.Nodes; k++ {
 			a := p.avail[k*p.C : (k+1)*p.C]
@@ -146,13 +150,15 @@ func (p *plan) reset(now int64, runEnd []int64) {
 				}
 			}
 			slices.Sort(t)
-			if !slices.Equal(a, t) {
-				copy(a, t)
-				p.touch(k)
-			}
+			copy(a, t)
 		}
 		p.scratchT = t
 		return
+	}
+	if p.bfNow {
+		defer p.idx.resetTo(now)
+	} else {
+		p.idx.advance(now)
 	}
 	for k := 0; k < p.cl.Nodes; k++ {
 		t := p.scratchT[:0]
@@ -176,7 +182,7 @@ func (p *plan) reset(now int64, runEnd []int64) {
 		p.planned[k], p.maxUsed[k], p.stale[k] = 0, len(t), false
 		p.freeNow += p.C - len(t)
 		p.idleNow += p.C - len(t)
-		p.changed(k)
+		p.nowChanged(k)
 	}
 }
 
@@ -373,6 +379,7 @@ func (p *plan) bind(j *jobs.Job, f int) {
 // runChanged gives node k's running jobs' ends to the node index (with
 // backfilling, its bound of t_k is the c-th smallest end).
 func (p *plan) runChanged(k int, runEnd []int64) {
+	p.idx.runChanged(k)
 	if !p.bf || p.bfNow {
 		return
 	}
