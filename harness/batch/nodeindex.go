@@ -14,8 +14,9 @@ import (
 // an order catches up when it is next visited, so a node changed several
 // times between two visits of a core count is placed once. A planning
 // changes one node, so an order usually moves one entry (a binary search
-// and a short copy); a pass's reset changes them all, and the order is
-// rebuilt.
+// and a short copy); many changes merge the re-sorted changed nodes into
+// the rest, and a pass's reset returns to the order of the last reset
+// (resetTo).
 type nodeIndex struct {
 	n       int
 	now     int64
