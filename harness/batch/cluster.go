@@ -36,8 +36,8 @@ func Rackham() Cluster {
 
 // Check reports an unusable cluster.
 func (c Cluster) Check() error {
-	if c.Nodes < 1 || c.CoresPerNode < 1 || c.CoresPerNode > 1024 || c.MemoryGB <= 0 || !(c.BandwidthGBs > 0) {
-		return fmt.Errorf("cluster %q: %d nodes of %d cores, %g GB, %g GB/s: want at least one node, 1 to 1024 cores, a memory and a bandwidth above 0",
+	if c.Nodes < 1 || c.Nodes > 1<<nodeBits || c.CoresPerNode < 1 || c.CoresPerNode > 1024 || c.MemoryGB <= 0 || !(c.BandwidthGBs > 0) {
+		return fmt.Errorf("cluster %q: %d nodes of %d cores, %g GB, %g GB/s: want 1 to 1048576 nodes, 1 to 1024 cores, a memory and a bandwidth above 0",
 			c.Name, c.Nodes, c.CoresPerNode, c.MemoryGB, c.BandwidthGBs)
 	}
 	return nil

@@ -139,6 +139,7 @@ func Run(cfg Config) (*Result, error) {
 		}
 	}
 	e.plan.fileNodes = make([][]int32, len(dense)+1)
+	e.plan.fileSlots = make([][]int32, len(dense)+1)
 	e.evalLeft = t.Evaluated()
 	e.out.Jobs = e.res
 	if e.evalLeft == 0 {
@@ -407,6 +408,7 @@ type onlyNow struct {
 	*plan
 	fits func(k int) bool
 	cur  nowCursor
+	fcur listCursor
 }
 
 // Ascend stops at the nodes whose bound passes now: none can start now.
@@ -418,6 +420,17 @@ func (o *onlyNow) Ascend(lo, hi int) sched.Cursor {
 	}
 	o.cur = nowCursor{c, o.plan.now}
 	return &o.cur
+}
+
+// AscendFile: every node with the file may start the job now.
+func (o *onlyNow) AscendFile() sched.Cursor {
+	p := o.plan
+	p.nowFiles = p.nowFiles[:0]
+	for _, k := range p.fileNodesOf() {
+		p.nowFiles = append(p.nowFiles, pack(p.now, int(k)))
+	}
+	o.fcur = listCursor{ord: p.nowFiles}
+	return &o.fcur
 }
 
 type nowCursor struct {

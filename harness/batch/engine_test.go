@@ -173,8 +173,8 @@ func TestWalltimeKills(t *testing.T) {
 	check(t, tr, res, want{1, 0, 50, 0, 10, 0})
 }
 
-// randomTrace draws a small trace with shared files and tight and loose
-// walltimes.
+// randomTrace draws a small trace with shared files, bursts of jobs of
+// one file and core count, and tight and loose walltimes.
 func randomTrace(r *rand.Rand, n, cores int) *jobs.Trace {
 	tr := &jobs.Trace{Name: "random"}
 	at := int64(0)
@@ -186,6 +186,10 @@ func randomTrace(r *rand.Rand, n, cores int) *jobs.Trace {
 		f := 1 + r.IntN(n/3+1)
 		if r.IntN(8) == 0 {
 			f = 0
+		}
+		if i > 1 && r.IntN(3) == 0 { // the burst goes on
+			prev := tr.Jobs[len(tr.Jobs)-1]
+			f, c = prev.File, prev.Cores
 		}
 		j := job(i, at, c, d, max(w, 1), f)
 		j.Eval = r.IntN(10) > 0
@@ -227,9 +231,13 @@ func configs() []struct {
 // rules; the same run twice gives the same result.
 func TestFastChoiceEqualsScanAndDeterminism(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for trial := 0; trial < 12; trial++ {
+	for trial := 0; trial < 15; trial++ {
 		tr := randomTrace(r, 60+r.IntN(80), 4)
 		cl := tiny(1+r.IntN(4), 4)
+		if trial >= 12 { // enough nodes for the index's rebuilds and long file lists
+			tr = randomTrace(r, 300+r.IntN(200), 4)
+			cl = tiny(10+r.IntN(20), 4)
+		}
 		for _, rules := range allRules {
 			rl, _ := Preset(rules)
 			if trial%3 == 2 {

@@ -26,6 +26,7 @@ type nodeFile struct {
 	file int
 	size float32
 	uses []use
+	maxE int64 // the latest end of its uses: no use covers a later time
 }
 
 // plan is the board of reservations a planning pass builds, and the
@@ -49,8 +50,8 @@ type plan struct {
 	planned []int      // per node: reservations beyond the running jobs'
 	stale   []bool     // per node: a job started or ended since the reset
 	bfNow   bool       // Rules.Backfill == "now"
-	fat     []int64    // bfNow: per node and c, when c cores are free for good
-	hole    []int64    // bfNow: per node and c, how long c cores stay free from now
+	fat     []int64    // bfNow: per c and node ([(c-1)*nodes+k]), when c cores are free for good
+	hole    []int64    // bfNow: per c and node, how long c cores stay free from now
 	fatOK   []bool     // per node: fat and hole are up to date
 	idle    [][]uint64 // bfNow: per c, bitset of the nodes with c cores idle now
 	nowCur  bfNowCursor
@@ -63,7 +64,14 @@ type plan struct {
 	nfiles    [][]nodeFile // per node, files in order of first use
 	dirty     []int
 	fileNodes [][]int32 // by dense file number
-	stamp     []uint32
+	fileSlots [][]int32 // by dense file number, beside fileNodes: its index in nfiles[k]
+	fo        fileOrder // the job's file's nodes by bound
+	nowFiles  []entry   // onlyNow's walk of the file's nodes
+	stamp     []uint32  // per node: fileGen when it holds the bound file
+	slot      []int32   // per node stamped: the bound file's index in nfiles[k]
+	fileGen   uint32
+	stampFile int // the file stamped (-1: none)
+	stampN    int // how many of its nodes are stamped (a prefix of fileNodes)
 	cur       uint32
 
 	// The job being placed.
@@ -83,7 +91,8 @@ func newPlan(cl Cluster, bf, bfNow, loadNow bool, running func() int) *plan {
 	n, C := cl.Nodes, cl.CoresPerNode
 	p := &plan{cl: cl, bf: bf, bfNow: bf && bfNow, C: C, loadNow: loadNow, running: running,
 		nfiles: make([][]nodeFile, n),
-		stamp:  make([]uint32, n), start: make([]int64, n), startOK: make([]uint32, n)}
+		stamp:  make([]uint32, n), slot: make([]int32, n), start: make([]int64, n), startOK: make([]uint32, n),
+		fo: newFileOrder(n)}
 	if bf {
 		p.prof = make([][]step, n)
 		p.planned = make([]int, n)
@@ -120,11 +129,16 @@ func newPlan(cl Cluster, bf, bfNow, loadNow bool, running func() int) *plan {
 // reset empties the plan at now: each core is available at the walltime end
 // of its running job (runEnd > now), else now (reset_cores in
 // src/basic_functions.c).
+//
+// The index's times (without backfilling, and backfilling now) then depend
+// only on the running jobs and the clock: the index goes back to its times
+// at the last reset, but for the nodes whose running jobs changed.
 func (p *plan) reset(now int64, runEnd []int64) {
 	p.now = now
+	p.fo.valid = false // the bounds follow the clock
 	p.freeNow, p.idleNow = 0, 0
-	p.idx.advance(now)
 	if !p.bf {
+		defer p.idx.resetTo(now)
 		t := p.scratchT[:0]
 		for k := 0; k < p.cl.Nodes; k++ {
 			a := p.avail[k*p.C : (k+1)*p.C]
@@ -136,13 +150,15 @@ func (p *plan) reset(now int64, runEnd []int64) {
 				}
 			}
 			slices.Sort(t)
-			if !slices.Equal(a, t) {
-				copy(a, t)
-				p.idx.touch(k)
-			}
+			copy(a, t)
 		}
 		p.scratchT = t
 		return
+	}
+	if p.bfNow {
+		defer p.idx.resetTo(now)
+	} else {
+		p.idx.advance(now)
 	}
 	for k := 0; k < p.cl.Nodes; k++ {
 		t := p.scratchT[:0]
@@ -166,15 +182,29 @@ func (p *plan) reset(now int64, runEnd []int64) {
 		p.planned[k], p.maxUsed[k], p.stale[k] = 0, len(t), false
 		p.freeNow += p.C - len(t)
 		p.idleNow += p.C - len(t)
-		p.changed(k)
+		p.nowChanged(k)
 	}
+}
+
+// touch marks node k's times changed (its t_k or its bound).
+func (p *plan) touch(k int) {
+	p.idx.touch(k)
+	p.fo.note(k)
 }
 
 // changed marks node k's profile changed.
 func (p *plan) changed(k int) {
 	if p.bfNow {
+		p.touch(k)
+		p.nowChanged(k)
+	}
+}
+
+// nowChanged updates what depends on the present of node k's profile: its
+// holes from now and its idle cores (backfilling now).
+func (p *plan) nowChanged(k int) {
+	if p.bfNow {
 		p.fatOK[k] = false
-		p.idx.touch(k)
 		free := p.C - p.prof[k][0].used
 		for c := 1; c <= p.C; c++ {
 			if c <= free {
@@ -188,47 +218,64 @@ func (p *plan) changed(k int) {
 
 // freeAt is when node k has c cores free for good: the first step after
 // which the profile never uses more than C − c cores.
+//
+// The times are laid out by core count, so the nodes a job looks at (one
+// c) share cache lines.
 func (p *plan) freeAt(k, c int) int64 {
-	f := p.fat[k*p.C : (k+1)*p.C]
 	if !p.fatOK[k] {
-		pr := p.prof[k]
-		// Walk back from the end: the suffix maximum grows, and a larger
-		// limit of used cores (fewer cores wanted) reaches further back.
-		m, i := 0, len(pr)
-		for limit := 0; limit < p.C; limit++ {
-			for i > 0 && max(m, pr[i-1].used) <= limit {
-				i--
-				m = max(m, pr[i].used)
-			}
-			f[p.C-limit-1] = max(pr[i].t, p.now) // the profile ends at 0 used: i < len(pr)
-		}
-		// The hole of c cores from now ends at the first step using more
-		// than C − c cores.
-		h := p.hole[k*p.C : (k+1)*p.C]
-		for c := 1; c <= p.C; c++ {
-			h[c-1] = never
-			for _, s := range pr {
-				if s.used > p.C-c {
-					h[c-1] = max(s.t, p.now) - p.now
-					break
-				}
-			}
-		}
-		p.fatOK[k] = true
+		p.fillFreeAt(k)
 	}
-	return f[c-1]
+	return p.fat[(c-1)*p.cl.Nodes+k]
 }
+
+// fillFreeAt computes node k's fat and hole for every core count.
+func (p *plan) fillFreeAt(k int) {
+	n, C, pr := p.cl.Nodes, p.C, p.prof[k]
+	// Walk back from the end: the suffix maximum grows, and a larger
+	// limit of used cores (fewer cores wanted) reaches further back.
+	m, i := 0, len(pr)
+	for limit := 0; limit < C; limit++ {
+		for i > 0 && max(m, pr[i-1].used) <= limit {
+			i--
+			m = max(m, pr[i].used)
+		}
+		p.fat[(C-limit-1)*n+k] = max(pr[i].t, p.now) // the profile ends at 0 used: i < len(pr)
+	}
+	// The hole of c cores from now ends at the first step using more than
+	// C − c cores: walking forward, a step using u cores ends the holes of
+	// every c > C − u not ended before.
+	lo := C + 1 // the holes of c >= lo have ended
+	for _, s := range pr {
+		for c := C - s.used + 1; c < lo; c++ {
+			p.hole[(c-1)*n+k] = max(s.t, p.now) - p.now
+		}
+		lo = min(lo, C-s.used+1)
+		if lo == 1 {
+			break
+		}
+	}
+	for c := 1; c < lo; c++ {
+		p.hole[(c-1)*n+k] = never
+	}
+	p.fatOK[k] = true
+}
+
+// idleAt reports whether c cores of node k are idle now (bfNow).
+func (p *plan) idleAt(k, c int) bool { return p.idle[c-1][k>>6]&(1<<(k&63)) != 0 }
 
 // holeNow is how long c cores of node k stay free from now.
 func (p *plan) holeNow(k, c int) int64 {
-	p.freeAt(k, c)
-	return p.hole[k*p.C+c-1]
+	if !p.fatOK[k] {
+		p.fillFreeAt(k)
+	}
+	return p.hole[(c-1)*p.cl.Nodes+k]
 }
 
 // advance moves an incremental plan to now without dropping reservations
 // (the release plans new jobs on top of the current plan).
 func (p *plan) advance(now int64) {
 	p.now = now
+	p.fo.valid = false // the bounds follow the clock
 	p.freeNow, p.idleNow = 0, 0
 	p.idx.advance(now)
 	if !p.bf {
@@ -253,17 +300,23 @@ func (p *plan) advance(now int64) {
 		}
 		p.freeNow += p.C - p.maxUsed[k]
 		p.idleNow += p.C - pr[0].used
-		p.changed(k)
+		// Dropping the past keeps the times after now when c cores are
+		// free for good (the index's); the others are now, and the index
+		// frees them as its clock moves.
+		p.nowChanged(k)
 	}
 }
 
 // clearFiles empties the file intervals (get_current_intervals rebuilds
 // them at every pass).
 func (p *plan) clearFiles() {
+	p.fo.valid = false
+	p.stampFile = -1
 	for _, k := range p.dirty {
 		fs := p.nfiles[k]
 		for i := range fs {
 			p.fileNodes[fs[i].file] = p.fileNodes[fs[i].file][:0]
+			p.fileSlots[fs[i].file] = p.fileSlots[fs[i].file][:0]
 			fs[i].uses = fs[i].uses[:0]
 		}
 		p.nfiles[k] = fs[:0]
@@ -279,6 +332,7 @@ func (p *plan) addInterval(k, file int, size float32, s, r, e int64) {
 	for i := range fs {
 		if fs[i].file == file {
 			fs[i].uses = append(fs[i].uses, use{s, r, e})
+			fs[i].maxE = max(fs[i].maxE, e)
 			return
 		}
 	}
@@ -290,28 +344,42 @@ func (p *plan) addInterval(k, file int, size float32, s, r, e int64) {
 	} else {
 		fs = append(fs, nodeFile{file: file, size: size, uses: []use{{s, r, e}}})
 	}
+	fs[len(fs)-1].maxE = e
 	p.nfiles[k] = fs
 	p.fileNodes[file] = append(p.fileNodes[file], int32(k))
+	p.fileSlots[file] = append(p.fileSlots[file], int32(len(fs)-1))
 }
 
-// bind makes j, of dense file number f, the job being placed.
+// bind makes j, of dense file number f, the job being placed. The nodes of
+// its file are stamped; consecutive jobs of one file (a burst) only stamp
+// the nodes the file gained.
 func (p *plan) bind(j *jobs.Job, f int) {
 	p.job, p.file = j, f
 	p.cur++
 	if p.cur == 0 { // wrapped: stale stamps could match
-		clear(p.stamp)
 		clear(p.startOK)
 		p.cur = 1
 	}
-	for _, k := range p.fileNodes[f] {
-		p.stamp[k] = p.cur
+	if f != p.stampFile {
+		p.fileGen++
+		if p.fileGen == 0 {
+			clear(p.stamp)
+			p.fileGen = 1
+		}
+		p.stampFile, p.stampN = f, 0
 	}
+	nodes := p.fileNodes[f]
+	for i := p.stampN; i < len(nodes); i++ {
+		p.stamp[nodes[i]], p.slot[nodes[i]] = p.fileGen, p.fileSlots[f][i]
+	}
+	p.stampN = len(nodes)
 	p.loadFull = j.SizeGB / p.cl.BandwidthGBs
 }
 
 // runChanged gives node k's running jobs' ends to the node index (with
 // backfilling, its bound of t_k is the c-th smallest end).
 func (p *plan) runChanged(k int, runEnd []int64) {
+	p.idx.runChanged(k)
 	if !p.bf || p.bfNow {
 		return
 	}
@@ -319,7 +387,7 @@ func (p *plan) runChanged(k int, runEnd []int64) {
 	r := p.runSorted[k*p.C : (k+1)*p.C]
 	copy(r, runEnd)
 	slices.Sort(r)
-	p.idx.touch(k)
+	p.touch(k)
 }
 
 // Board implementation.
@@ -377,12 +445,35 @@ func (c *bfNowCursor) SkipGroup() {
 }
 
 func (c *bfNowCursor) Close()      {}
-func (p *plan) HasFile(k int) bool { return p.file != 0 && p.stamp[k] == p.cur }
-func (p *plan) FileNodes() []int32 {
+func (p *plan) HasFile(k int) bool { return p.file != 0 && p.stamp[k] == p.fileGen }
+func (p *plan) fileNodesOf() []int32 {
 	if p.file == 0 {
 		return nil
 	}
 	return p.fileNodes[p.file]
+}
+
+// AscendFile walks the nodes with planned uses of the job's file by
+// increasing fileBound.
+func (p *plan) AscendFile() sched.Cursor {
+	return p.fo.ascend(p.file, p.job.Cores, p.fileNodesOf(), p.fileBound)
+}
+
+// fileBound is a lower bound of t_k that changes only when node k is
+// touched or the clock moves: the index's time (now where the node has the
+// cores idle and may start the job now, backfilling now).
+func (p *plan) fileBound(k int) int64 {
+	c := p.job.Cores
+	switch {
+	case p.bfNow:
+		if p.idleAt(k, c) {
+			return p.now
+		}
+		return p.freeAt(k, c)
+	case p.bf:
+		return max(p.runSorted[k*p.C+c-1], p.now)
+	}
+	return max(p.avail[k*p.C+c-1], p.now)
 }
 func (p *plan) FullLoad() float32 {
 	if p.file == 0 {
@@ -403,7 +494,7 @@ func (p *plan) Start(k int) int64 {
 	var t int64
 	switch {
 	case p.bfNow:
-		if p.prof[k][0].used+p.job.Cores <= p.C && p.holeNow(k, p.job.Cores) >= p.job.Walltime {
+		if p.idleAt(k, p.job.Cores) && p.holeNow(k, p.job.Cores) >= p.job.Walltime {
 			t = p.now
 		} else {
 			t = p.freeAt(k, p.job.Cores)
@@ -429,15 +520,12 @@ func (p *plan) Load(k int, tk int64) float32 {
 	if p.file == 0 {
 		return 0
 	}
-	if p.stamp[k] == p.cur {
-		var uses []use
-		for i := range p.nfiles[k] {
-			if p.nfiles[k][i].file == p.file {
-				uses = p.nfiles[k][i].uses
-				break
-			}
+	if p.stamp[k] == p.fileGen {
+		f := &p.nfiles[k][p.slot[k]]
+		if tk > f.maxE {
+			return p.loadFull
 		}
-		for _, v := range uses {
+		for _, v := range f.uses {
 			if v.s > tk || tk > v.e {
 				continue
 			}
@@ -506,7 +594,7 @@ func (p *plan) reserve(k int, t, w int64, c int) {
 			a[i] = t + w
 		}
 		slices.Sort(a)
-		p.idx.touch(k)
+		p.touch(k)
 		return
 	}
 	pr := p.split(p.split(p.prof[k], t), t+w)

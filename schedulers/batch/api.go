@@ -43,8 +43,9 @@ type Board interface {
 	// HasFile reports whether File(J) has planned uses on node k in this
 	// pass: elsewhere Load is FullLoad.
 	HasFile(k int) bool
-	// FileNodes lists the nodes where HasFile holds.
-	FileNodes() []int32
+	// AscendFile walks the nodes where HasFile holds by non-decreasing
+	// bound, where bound <= Start(k), in no particular order of nodes.
+	AscendFile() Cursor
 	// FullLoad is Size(File(J))/Bandwidth, as Load computes it.
 	FullLoad() float32
 	// RunningNodes counts the nodes running at least one job now, counting

@@ -198,9 +198,14 @@ func (s *score) Choose(b Board) int {
 		c.Close()
 	}
 	c := choice{b: b, s: s, now: now, k0: k0, wl: wl, we: we, best: -1}
-	for _, k := range b.FileNodes() {
-		c.eval(int(k), b.Start(int(k)))
+	fc := b.AscendFile()
+	for k, bound, ok := fc.Next(); ok; k, bound, ok = fc.Next() {
+		if c.best >= 0 && bound > c.bestScore {
+			break // a score is at least t_k: no later node can win
+		}
+		c.eval(k, b.Start(k))
 	}
+	fc.Close()
 	// The other nodes, in ranges where the smallest weight a node may get
 	// grows with its bound, so the score's lower bound does too.
 	switch {

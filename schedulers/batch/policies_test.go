@@ -35,14 +35,23 @@ func (b *board) Evict(k int, _ int64) float32 {
 func (b *board) RunningNodes() int  { return b.running }
 func (b *board) HasFile(k int) bool { return b.load[k] != b.full }
 func (b *board) FullLoad() float32  { return b.full }
-func (b *board) FileNodes() []int32 {
-	var out []int32
+
+// AscendFile walks the nodes with the file by bound, ties in reverse node
+// order (the choice must not depend on it).
+func (b *board) AscendFile() Cursor {
+	c := &cursor{b: b}
 	for k := range b.load {
 		if b.HasFile(k) {
-			out = append(out, int32(k))
+			c.order = append(c.order, k)
 		}
 	}
-	return out
+	slices.SortFunc(c.order, func(x, y int) int {
+		if b.bound[x] != b.bound[y] {
+			return int(b.bound[x] - b.bound[y])
+		}
+		return y - x
+	})
+	return c
 }
 
 // Ascend sorts every node of the range by (bound, node).
