@@ -180,11 +180,11 @@ func hfpRun(w *workloads.Workload, opts HFPOptions, pairMin int) [][]int {
 		// P_i's argmax over 𝒫\Q cannot exceed its pass-1 best, and reaches
 		// maxShared exactly at the lowest such slot outside Q.
 		merged := int64(0)
-		for _, i := range S {
+		for k, i := range S {
 			if h.inQ[i] == h.round || h.best[i] != maxShared {
 				continue
 			}
-			j := h.search(i, maxShared, sizeLimit)
+			j := h.search(i, k, maxShared, sizeLimit)
 			if j < 0 {
 				continue
 			}
@@ -263,6 +263,8 @@ type hfp struct {
 
 	ix      classIndex
 	pairMin int
+	sbuf    []int32 // search's classes
+	pos     []int32 // search's cursors
 
 	onGrow func(slot int32)
 }

@@ -30,6 +30,12 @@ type classIndex struct {
 
 	byHash map[uint64]int32 // hash of the holders → a class
 
+	// per index k of 𝕊: its classes cls[start[k]:start[k+1]], and whether
+	// it is evaluated from the counts (then a pair is ordered anchor first)
+	start   []int32
+	cls     []int32
+	counted []bool
+
 	// per index k of 𝕊, for a package with two classes evaluated from the
 	// counts: the two lightest packages holding both
 	plight     []lightest
@@ -110,54 +116,58 @@ func (h *hfp) classify(S []int32) {
 			ix.bytes[c] += h.bytes[d]
 		}
 	}
+	// Each package's classes, once; a pair evaluated from the counts is
+	// ordered anchor (fewer holders) first.
+	ix.start = append(ix.start[:0], 0)
+	ix.cls = ix.cls[:0]
+	ix.counted = ix.counted[:0]
+	for _, i := range S {
+		ix.cstamp++
+		first := len(ix.cls)
+		for _, d := range h.data[i] {
+			if c := ix.of[d]; ix.cmark[c] != ix.cstamp {
+				ix.cmark[c] = ix.cstamp
+				ix.cls = append(ix.cls, c)
+			}
+		}
+		own := ix.cls[first:]
+		counted := false
+		if len(own) <= 2 {
+			n := 0
+			for _, c := range own {
+				n += len(h.holders(c))
+			}
+			counted = n > h.pairMin
+		}
+		if counted && len(own) == 2 && len(h.holders(own[1])) < len(h.holders(own[0])) {
+			own[0], own[1] = own[1], own[0]
+		}
+		ix.counted = append(ix.counted, counted)
+		ix.start = append(ix.start, int32(len(ix.cls)))
+	}
 }
+
+// classesOf lists the classes of S[k]'s data, each once.
+func (ix *classIndex) classesOf(k int) []int32 { return ix.cls[ix.start[k]:ix.start[k+1]] }
 
 // holders are the live packages holding class c, increasing slot.
 func (h *hfp) holders(c int32) []int32 { return h.pk[h.ix.rep[c]] }
 
-// classesOf lists the classes of P_i's data (each once) in buf.
-func (h *hfp) classesOf(i int32, buf []int32) []int32 {
-	ix := &h.ix
-	ix.cstamp++
-	buf = buf[:0]
-	for _, d := range h.data[i] {
-		c := ix.of[d]
-		if ix.cmark[c] != ix.cstamp {
-			ix.cmark[c] = ix.cstamp
-			buf = append(buf, c)
-		}
-	}
-	return buf
-}
-
-// fromCounts: P_i, with these classes, is evaluated from the counts.
-func (h *hfp) fromCounts(cls []int32) bool {
-	if len(cls) > 2 {
-		return false
-	}
-	n := 0
-	for _, c := range cls {
-		n += len(h.holders(c))
-	}
-	return n > h.pairMin
-}
-
 // bestAll sets best[i], P_i's largest SharedData with another package (that
 // fits with it when fit), for every P_i of 𝕊, and returns the maximum.
 func (h *hfp) bestAll(S []int32, fit bool) int64 {
-	var buf []int32
-	if h.ix.pairsRound != h.round {
-		h.ix.pairsRound = h.round
+	ix := &h.ix
+	if ix.pairsRound != h.round {
+		ix.pairsRound = h.round
 		h.countPairs(S)
 	}
 	var mx int64
 	for k, i := range S {
-		buf = h.classesOf(i, buf)
 		var b int64
-		if h.fromCounts(buf) {
-			b = h.bestFew(i, k, buf, fit)
+		if ix.counted[k] {
+			b = h.bestFew(i, k, fit)
 		} else {
-			b = h.bestScan(i, buf, fit)
+			b = h.bestScan(i, ix.classesOf(k), fit)
 		}
 		h.best[i] = b
 		mx = max(mx, b)
@@ -165,36 +175,21 @@ func (h *hfp) bestAll(S []int32, fit bool) int64 {
 	return mx
 }
 
-// anchor orders a package's two classes: the one with fewer holders first.
-func (h *hfp) anchor(cls []int32) (a, o int32) {
-	a, o = cls[0], cls[1]
-	if len(h.holders(o)) < len(h.holders(a)) {
-		a, o = o, a
-	}
-	return a, o
-}
-
 // countPairs finds, for each package S[k] with two classes evaluated from
-// the counts, the two lightest live packages holding both (plight[k]). The packages are grouped by their class with
-// fewer holders (the anchor); each anchor's holders are visited once,
-// counting in a per-class scratch the other classes they hold among those
-// paired with the anchor.
+// the counts, the two lightest live packages holding both (plight[k]). The
+// packages are grouped by their class with fewer holders (the anchor, its
+// first); each anchor's holders are visited once, keeping in a per-class
+// scratch the lightest of those holding each class paired with the anchor.
 func (h *hfp) countPairs(S []int32) {
 	ix := &h.ix
 	nc := int32(len(ix.rep))
 	ix.plight = slices.Grow(ix.plight[:0], len(S))[:len(S)]
-	paired := func(k int, buf []int32) ([]int32, bool) {
-		buf = h.classesOf(S[k], buf)
-		return buf, len(buf) == 2 && h.fromCounts(buf)
-	}
+	paired := func(k int) bool { return ix.counted[k] && ix.start[k+1]-ix.start[k] == 2 }
 	// Bucket the paired packages by anchor (a counting sort).
 	start := make([]int32, nc+1)
-	var buf []int32
-	var ok bool
 	for k := range S {
-		if buf, ok = paired(k, buf); ok {
-			a, _ := h.anchor(buf)
-			start[a+1]++
+		if paired(k) {
+			start[ix.classesOf(k)[0]+1]++
 		}
 	}
 	for c := range nc {
@@ -203,8 +198,8 @@ func (h *hfp) countPairs(S []int32) {
 	fill := slices.Clone(start[:nc])
 	byAnchor := make([]int32, start[nc]) // indices into S
 	for k := range S {
-		if buf, ok = paired(k, buf); ok {
-			a, _ := h.anchor(buf)
+		if paired(k) {
+			a := ix.classesOf(k)[0]
 			byAnchor[fill[a]] = int32(k)
 			fill[a]++
 		}
@@ -217,8 +212,7 @@ func (h *hfp) countPairs(S []int32) {
 			continue
 		}
 		for _, k := range group {
-			buf, _ = paired(int(k), buf)
-			_, o := h.anchor(buf)
+			o := ix.classesOf(int(k))[1]
 			partner[o] = a + 1
 			light[o] = noneLighter()
 		}
@@ -235,9 +229,7 @@ func (h *hfp) countPairs(S []int32) {
 			}
 		}
 		for _, k := range group {
-			buf, _ = paired(int(k), buf)
-			_, o := h.anchor(buf)
-			ix.plight[k] = light[o]
+			ix.plight[k] = light[ix.classesOf(int(k))[1]]
 		}
 	}
 }
@@ -261,8 +253,9 @@ func (h *hfp) lightestOf(c int32) *lightest {
 // when fit, the lightest such package fits; a package holding more of
 // P_i's classes than that fits with the larger value too, so the maximum
 // over the values is exact).
-func (h *hfp) bestFew(i int32, k int, cls []int32, fit bool) int64 {
+func (h *hfp) bestFew(i int32, k int, fit bool) int64 {
 	ix := &h.ix
+	cls := ix.classesOf(k)
 	ok := func(l *lightest, shared int64) bool {
 		w, some := l.without(i)
 		return some && (!fit || h.w[i]+w-shared <= h.M)
@@ -318,9 +311,10 @@ func (h *hfp) bestScan(i int32, cls []int32, fit bool) int64 {
 // bytes with P_i holds one of P_i's classes outside the longest-listed
 // ones whose bytes stay below target, so only those classes' holders are
 // walked, merged in slot order from cursors that skip Q.
-func (h *hfp) search(i int32, target int64, fit bool) int32 {
+func (h *hfp) search(i int32, k int, target int64, fit bool) int32 {
 	ix := &h.ix
-	cls := h.classesOf(i, nil)
+	cls := append(h.sbuf[:0], ix.classesOf(k)...)
+	h.sbuf = cls
 	slices.SortFunc(cls, func(a, b int32) int { return len(h.holders(b)) - len(h.holders(a)) })
 	var excluded int64
 	walk := cls[:0]
@@ -335,7 +329,8 @@ func (h *hfp) search(i int32, target int64, fit bool) int32 {
 	for _, d := range h.data[i] {
 		h.dmark[d] = h.dcur
 	}
-	pos := make([]int32, len(walk))
+	pos := slices.Grow(h.pos[:0], len(walk))[:len(walk)]
+	h.pos = pos
 	skipQ := func(lst []int32, p int32) int32 {
 		for int(p) < len(lst) && h.inQ[lst[p]] == h.round {
 			p++
