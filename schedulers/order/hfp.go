@@ -4,6 +4,8 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/memsched/memsched/internal/minheap"
+
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -106,37 +108,16 @@ func hfpRun(w *workloads.Workload, opts HFPOptions, pairMin int) [][]int {
 	var nc []int // P_nc
 	sizeLimit := true
 	firstIter := true
-	minSize := 1
-	buckets := make([][]int32, m+1) // size → slots that reached that size
-	buckets[1] = make([]int32, m)
-	for i := range buckets[1] {
-		buckets[1][i] = int32(i)
+	all := make([]int32, m)
+	for i := range all {
+		all[i] = int32(i)
 	}
-	h.onGrow = func(i int32) {
-		s := h.size[i]
-		buckets[s] = append(buckets[s], i)
-	}
+	buckets := sizeBuckets{by: map[int32][]int32{1: all}, sizes: minheap.Heap[packageSize]{1}}
+	h.onGrow = func(i int32) { buckets.add(h.size[i], i) }
 
 	for h.nAlive > K {
 		h.flush()
-		// 𝕊: the smallest packages, in slot order. Sizes only grow, so
-		// the minimum never decreases.
-		var S []int32
-		for {
-			b := buckets[minSize][:0]
-			for _, i := range buckets[minSize] {
-				if h.alive[i] && int(h.size[i]) == minSize {
-					b = append(b, i)
-				}
-			}
-			buckets[minSize] = b
-			if len(b) > 0 {
-				slices.Sort(b)
-				S = b
-				break
-			}
-			minSize++
-		}
+		S := buckets.smallest(h)
 
 		// StarPU's cost of this iteration: its matrix now, its searches
 		// once the merges are known.
@@ -225,10 +206,12 @@ type hfp struct {
 	bytes  []int64
 	chains           // each slot's package's ordered tasks
 	data   [][]int32 // D(P), increasing data id
-	// With flip, the data of the two packages P_i's last merge joined (the
-	// halves flip compares while P_i fits in M), nil once it exceeds M.
-	halves [][2][]int32
-	taskIn [][]int32 // each task's own inputs (never modified)
+	// With flip, while P_i fits in M, the data of the two packages its
+	// last merge joined (the halves flip compares) follow D(P_i) in the
+	// capacity of its array: data[i][len:cap] is the first half, hsplit[i]
+	// long, then the second (see halves).
+	hsplit []int32
+	taskIn csr // each task's own inputs (never modified)
 	alive  []bool
 	nAlive int
 	w      []int64 // weight: bytes of D(P_i)
@@ -275,8 +258,8 @@ func newHFP(w *workloads.Workload, memory int64, flip bool) *hfp {
 	h := &hfp{
 		M:       memory,
 		bytes:   dataBytes(w),
-		data:    slices.Clone(in), // merges replace entries, never the arrays
-		taskIn:  in,
+		data:    make([][]int32, m),
+		taskIn:  newCSR(in),
 		alive:   make([]bool, m),
 		nAlive:  m,
 		pk:      readers(len(w.Data), in),
@@ -291,9 +274,10 @@ func newHFP(w *workloads.Workload, memory int64, flip bool) *hfp {
 	h.ix.init(len(w.Data))
 	h.chains.init(m)
 	if flip {
-		h.halves = make([][2][]int32, m)
+		h.hsplit = make([]int32, m)
 	}
 	for i := range m {
+		h.data[i] = h.taskIn.row(i) // merges replace entries, never the arrays
 		h.alive[i] = true
 		h.owner[i] = int32(i)
 		d := int64(len(in[i]))
@@ -395,15 +379,15 @@ func (h *hfp) merge(i, j int32, flip bool) {
 	h.touch(h.data[j])
 	h.uncount(i)
 	h.uncount(j)
-	if h.halves != nil {
-		h.halves[i], h.halves[j] = [2][]int32{h.data[i], h.data[j]}, [2][]int32{}
-	}
-	h.data[i] = unionSorted(h.data[i], h.data[j])
-	h.count(i)
 	h.w[i] += h.w[j] - shared
-	if h.halves != nil && h.w[i] > h.M {
-		h.halves[i] = [2][]int32{} // never compared again: weights only grow
+	// Flip compares the halves of packages within M only, and weights only
+	// grow: a package beyond M never needs them.
+	keep := h.hsplit != nil && h.w[i] <= h.M
+	if keep {
+		h.hsplit[i] = int32(len(h.data[i]))
 	}
+	h.data[i] = unionSorted(h.data[i], h.data[j], keep)
+	h.count(i)
 	h.concat(i, j)
 	h.data[j] = nil
 	h.alive[j] = false
@@ -437,8 +421,14 @@ func (h *hfp) uncount(i int32) {
 	h.sumD2 -= d * d
 }
 
-func unionSorted(a, b []int32) []int32 {
-	out := make([]int32, 0, len(a)+len(b))
+// unionSorted returns the union of increasing a and b; with keep, a and b
+// follow it in its capacity (exactly).
+func unionSorted(a, b []int32, keep bool) []int32 {
+	n := len(a) + len(b)
+	if keep {
+		n *= 2
+	}
+	out := make([]int32, 0, n)
 	x, y := 0, 0
 	for x < len(a) && y < len(b) {
 		switch {
@@ -455,7 +445,82 @@ func unionSorted(a, b []int32) []int32 {
 		}
 	}
 	out = append(out, a[x:]...)
-	return append(out, b[y:]...)
+	out = append(out, b[y:]...)
+	if keep {
+		u := len(out)
+		out = append(append(out, a...), b...)
+		out = out[:u:len(out)]
+	}
+	return out
+}
+
+// halves are the data of the two packages P_i's last merge joined, kept
+// when it fit in M (unionSorted with keep).
+func (h *hfp) halves(i int32) (first, second []int32) {
+	d := h.data[i]
+	tail := d[len(d):cap(d)]
+	return tail[:h.hsplit[i]], tail[h.hsplit[i]:]
+}
+
+// csr holds rows of int32 in one array.
+type csr struct {
+	off  []int32 // row r is flat[off[r]:off[r+1]]
+	flat []int32
+}
+
+func newCSR(rows [][]int32) csr {
+	c := csr{off: make([]int32, len(rows)+1)}
+	for r, row := range rows {
+		c.off[r+1] = c.off[r] + int32(len(row))
+	}
+	c.flat = make([]int32, 0, c.off[len(rows)])
+	for _, row := range rows {
+		c.flat = append(c.flat, row...)
+	}
+	return c
+}
+
+// row r, its capacity its length (appending never reaches the next row).
+func (c csr) row(r int) []int32 { return c.flat[c.off[r]:c.off[r+1]:c.off[r+1]] }
+
+// sizeBuckets files the slots by the size their package reached, to find
+// 𝕊, the smallest live packages: a slot's entry is stale once its package
+// grew or died, and sizes only grow, so the minimum never decreases.
+type sizeBuckets struct {
+	by    map[int32][]int32 // size → slots whose package reached it
+	sizes minheap.Heap[packageSize]
+}
+
+type packageSize int32
+
+func (a packageSize) Before(b packageSize) bool { return a < b }
+
+func (b *sizeBuckets) add(size, slot int32) {
+	lst, ok := b.by[size]
+	if !ok {
+		b.sizes.Push(packageSize(size))
+	}
+	b.by[size] = append(lst, slot)
+}
+
+// smallest returns 𝕊 in slot order (the package count must be positive).
+func (b *sizeBuckets) smallest(h *hfp) []int32 {
+	for {
+		size := int32(b.sizes[0])
+		live := b.by[size][:0]
+		for _, i := range b.by[size] {
+			if h.alive[i] && h.size[i] == size {
+				live = append(live, i)
+			}
+		}
+		if len(live) > 0 {
+			b.by[size] = live
+			slices.Sort(live)
+			return live
+		}
+		delete(b.by, size)
+		b.sizes.Pop()
+	}
 }
 
 // flip reverses P_i and/or P_j before P_i ++ P_j so that the two most
@@ -504,8 +569,8 @@ func (h *hfp) flip(i, j int32) {
 			si, ei = h.endData(i, false), h.endData(i, true)
 			sj, ej = h.endData(j, false), h.endData(j, true)
 		} else {
-			si, ei = h.halves[i][0], h.halves[i][1]
-			sj, ej = h.halves[j][0], h.halves[j][1]
+			si, ei = h.halves(i)
+			sj, ej = h.halves(j)
 		}
 		c11, c12 := h.common(si, sj), h.common(si, ej)
 		c21, c22 := h.common(ei, sj), h.common(ei, ej)
@@ -532,7 +597,7 @@ func (h *hfp) endData(i int32, fromEnd bool) []int32 {
 	k := 0
 	for t := range h.walk(i, fromEnd) {
 		var add int64
-		for _, d := range h.taskIn[t] {
+		for _, d := range h.taskIn.row(int(t)) {
 			if h.dmark[d] != h.dcur {
 				add += h.bytes[d]
 			}
@@ -540,7 +605,7 @@ func (h *hfp) endData(i int32, fromEnd bool) []int32 {
 		if k > 0 && wsum+add > h.M {
 			break
 		}
-		for _, d := range h.taskIn[t] {
+		for _, d := range h.taskIn.row(int(t)) {
 			if h.dmark[d] != h.dcur {
 				h.dmark[d] = h.dcur
 				set = append(set, d)

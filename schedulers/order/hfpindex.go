@@ -37,8 +37,9 @@ type classIndex struct {
 	counted []bool
 
 	// per index k of 𝕊, for a package with two classes evaluated from the
-	// counts: the two lightest packages holding both
-	plight     []lightest
+	// counts: the weight of the lightest other package holding both
+	// (MaxInt64 if none)
+	pairLight  []int64
 	pairsRound uint32
 }
 
@@ -66,6 +67,12 @@ func (l *lightest) without(i int32) (int64, bool) {
 		return l.w1, l.s1 >= 0
 	}
 	return l.w2, l.s2 >= 0
+}
+
+// other is without's weight, for a set known to hold another package.
+func (l *lightest) other(i int32) int64 {
+	w, _ := l.without(i)
+	return w
 }
 
 func (ix *classIndex) init(nData int) {
@@ -176,14 +183,14 @@ func (h *hfp) bestAll(S []int32, fit bool) int64 {
 }
 
 // countPairs finds, for each package S[k] with two classes evaluated from
-// the counts, the two lightest live packages holding both (plight[k]). The
+// the counts, the lightest other live package holding both (pairLight[k]). The
 // packages are grouped by their class with fewer holders (the anchor, its
 // first); each anchor's holders are visited once, keeping in a per-class
 // scratch the lightest of those holding each class paired with the anchor.
 func (h *hfp) countPairs(S []int32) {
 	ix := &h.ix
 	nc := int32(len(ix.rep))
-	ix.plight = slices.Grow(ix.plight[:0], len(S))[:len(S)]
+	ix.pairLight = slices.Grow(ix.pairLight[:0], len(S))[:len(S)]
 	paired := func(k int) bool { return ix.counted[k] && ix.start[k+1]-ix.start[k] == 2 }
 	// Bucket the paired packages by anchor (a counting sort).
 	start := make([]int32, nc+1)
@@ -229,7 +236,12 @@ func (h *hfp) countPairs(S []int32) {
 			}
 		}
 		for _, k := range group {
-			ix.plight[k] = light[ix.classesOf(int(k))[1]]
+			l := light[ix.classesOf(int(k))[1]]
+			w, ok := l.without(S[k])
+			if !ok {
+				w = math.MaxInt64
+			}
+			ix.pairLight[k] = w
 		}
 	}
 }
@@ -256,19 +268,16 @@ func (h *hfp) lightestOf(c int32) *lightest {
 func (h *hfp) bestFew(i int32, k int, fit bool) int64 {
 	ix := &h.ix
 	cls := ix.classesOf(k)
-	ok := func(l *lightest, shared int64) bool {
-		w, some := l.without(i)
-		return some && (!fit || h.w[i]+w-shared <= h.M)
-	}
+	fits := func(w, shared int64) bool { return !fit || h.w[i]+w-shared <= h.M }
 	var best int64
 	for _, c := range cls {
 		// Without the memory test, a second holder is enough.
-		if b := ix.bytes[c]; b > best && len(h.holders(c)) >= 2 && (!fit || ok(h.lightestOf(c), b)) {
+		if b := ix.bytes[c]; b > best && len(h.holders(c)) >= 2 && (!fit || fits(h.lightestOf(c).other(i), b)) {
 			best = b
 		}
 	}
 	if len(cls) == 2 {
-		if b := ix.bytes[cls[0]] + ix.bytes[cls[1]]; b > best && ok(&ix.plight[k], b) {
+		if b := ix.bytes[cls[0]] + ix.bytes[cls[1]]; b > best && ix.pairLight[k] != math.MaxInt64 && fits(ix.pairLight[k], b) {
 			best = b
 		}
 	}
