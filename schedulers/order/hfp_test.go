@@ -468,3 +468,48 @@ func TestHFPLargeMatchesReference(t *testing.T) {
 		checkHFP(t, "grid 9", w, opts)
 	}
 }
+
+// TestChainsMatchSlices: random reversals and concatenations of the linked
+// packages give the same task orders as the same operations on slices,
+// walked from either end.
+func TestChainsMatchSlices(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 200 {
+		m := 1 + r.IntN(30)
+		var c chains
+		c.init(m)
+		ref := make([][]int, m)
+		live := make([]int32, m)
+		for i := range ref {
+			ref[i] = []int{i}
+			live[i] = int32(i)
+		}
+		for len(live) > 1 {
+			a, b := r.IntN(len(live)), r.IntN(len(live)-1)
+			if b >= a {
+				b++
+			}
+			i, j := live[a], live[b]
+			if r.IntN(2) == 0 {
+				c.reverse(i)
+				slices.Reverse(ref[i])
+			}
+			if r.IntN(2) == 0 {
+				c.reverse(j)
+				slices.Reverse(ref[j])
+			}
+			c.concat(i, j)
+			ref[i] = append(ref[i], ref[j]...)
+			live = slices.Delete(live, b, b+1)
+			got := c.appendTasks(nil, i)
+			var back []int
+			for x := range c.walk(i, true) {
+				back = append(back, int(x))
+			}
+			slices.Reverse(back)
+			if !slices.Equal(got, ref[i]) || !slices.Equal(back, ref[i]) || int(c.size[i]) != len(ref[i]) || c.size[j] != 0 {
+				t.Fatalf("chain %d = %v (backwards %v, size %d), want %v", i, got, back, c.size[i], ref[i])
+			}
+		}
+	}
+}

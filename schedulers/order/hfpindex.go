@@ -346,23 +346,23 @@ func (h *hfp) search(i int32, k int, target int64, fit bool) int32 {
 		}
 		return p
 	}
-	for k, c := range walk {
+	for x, c := range walk {
 		ix.head[c] = skipQ(h.holders(c), ix.head[c])
-		pos[k] = ix.head[c]
+		pos[x] = ix.head[c]
 	}
 	for {
 		j := int32(math.MaxInt32)
-		for k, c := range walk {
-			if lst := h.holders(c); int(pos[k]) < len(lst) && lst[pos[k]] < j {
-				j = lst[pos[k]]
+		for x, c := range walk {
+			if lst := h.holders(c); int(pos[x]) < len(lst) && lst[pos[x]] < j {
+				j = lst[pos[x]]
 			}
 		}
 		if j == math.MaxInt32 {
 			return -1
 		}
-		for k, c := range walk {
-			if lst := h.holders(c); int(pos[k]) < len(lst) && lst[pos[k]] == j {
-				pos[k] = skipQ(lst, pos[k]+1)
+		for x, c := range walk {
+			if lst := h.holders(c); int(pos[x]) < len(lst) && lst[pos[x]] == j {
+				pos[x] = skipQ(lst, pos[x]+1)
 			}
 		}
 		if j == i {
