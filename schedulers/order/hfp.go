@@ -1,7 +1,10 @@
 package order
 
 import (
+	"iter"
 	"slices"
+
+	"github.com/memsched/memsched/internal/minheap"
 
 	"github.com/memsched/memsched/workloads"
 )
@@ -70,69 +73,60 @@ type HFPOptions struct {
 //     sharing at least one data, without the Memory test and without
 //     searching the maximum.
 //
-// Complexity: instead of the m×m SharedData matrix of the printed
-// algorithm, each package of 𝕊 finds its neighbours by walking the packages
-// that hold each of its data (an incrementally maintained data → packages
-// index), so an iteration costs O(Σ_{P∈𝕊} Σ_{d∈D(P)} |packages(d)|). The
-// merges are exactly those of the printed algorithm (the test file checks
-// it against a straightforward implementation).
+// Complexity: the merges are exactly those of the printed algorithm (the
+// test file checks them against a straightforward implementation), but no
+// iteration builds SharedData. The rules above need only MaxSharedData and,
+// for each P_i ∈ 𝕊 in slot order, the lowest slot j ∉ Q reaching it: the
+// first pass computes each P_i's best value from the classes of its data
+// (hfpindex.go: for the 2D product, its row band and its column band, so
+// three candidate values, checked with per-class and per-pair counts and
+// lightest holders, without visiting any neighbour); the second walks the
+// holder lists, sorted by slot, from cursors past Q, of only the classes a
+// package reaching the maximum must hold. A package with more than two
+// classes, or few neighbours, is scanned (every holder of its classes),
+// which is what every package cost before: O(Σ_{P∈𝕊} Σ_{d∈D(P)}
+// |packages(d)|) per iteration, O(N³) on the 2D product, against about
+// O(N²) per iteration now.
 func HFP(w *workloads.Workload, opts HFPOptions) [][]int {
+	return hfpRun(w, opts, defaultPairMin)
+}
+
+// defaultPairMin: a package of 𝕊 with at most two classes whose holder
+// lists sum to more than this is evaluated from the class counts, a
+// smaller one by scanning its neighbours (cheaper than its share of the
+// per-pair counts). Tests vary it to check both ways against the reference.
+const defaultPairMin = 16
+
+func hfpRun(w *workloads.Workload, opts HFPOptions, pairMin int) [][]int {
 	m := len(w.Tasks)
 	if m == 0 {
 		return nil
 	}
 	K := max(opts.Packages, 1)
-	h := newHFP(w, opts.Memory)
+	h := newHFP(w, opts.Memory, opts.Flip)
+	h.pairMin = pairMin
 	var nc []int // P_nc
 	sizeLimit := true
 	firstIter := true
-	minSize := 1
-	buckets := make([][]int32, m+1) // size → slots that reached that size
-	buckets[1] = make([]int32, m)
-	for i := range buckets[1] {
-		buckets[1][i] = int32(i)
+	all := make([]int32, m)
+	for i := range all {
+		all[i] = int32(i)
 	}
-	h.onGrow = func(i int32) {
-		s := len(h.tasks[i])
-		buckets[s] = append(buckets[s], i)
-	}
+	buckets := sizeBuckets{by: map[int32][]int32{1: all}, sizes: minheap.Heap[packageSize]{1}}
+	h.onGrow = func(i int32) { buckets.add(h.size[i], i) }
 
 	for h.nAlive > K {
-		// 𝕊: the smallest packages, in slot order. Sizes only grow, so
-		// the minimum never decreases.
-		var S []int32
-		for {
-			b := buckets[minSize][:0]
-			for _, i := range buckets[minSize] {
-				if h.alive[i] && len(h.tasks[i]) == minSize {
-					b = append(b, i)
-				}
-			}
-			buckets[minSize] = b
-			if len(b) > 0 {
-				slices.Sort(b)
-				S = b
-				break
-			}
-			minSize++
-		}
+		h.flush()
+		S := buckets.smallest(h)
 
 		// StarPU's cost of this iteration: its matrix now, its searches
 		// once the merges are known.
-		var sumD, sumD2, pAlive, searchOps int64
+		var searchOps int64
 		if opts.Count != nil {
-			for i, ok := range h.alive {
-				if ok {
-					d := int64(len(h.data[i]))
-					sumD += d
-					sumD2 += d * d
-					pAlive++
-				}
-			}
-			opts.Count(int((sumD*sumD - sumD2) / 2))
+			opts.Count(int((h.sumD*h.sumD - h.sumD2) / 2))
 			for _, i := range S {
 				d := int64(len(h.data[i]))
-				searchOps += 2 * (pAlive*d + d*sumD)
+				searchOps += 2 * (int64(h.nAlive)*d + d*h.sumD)
 			}
 		}
 		if firstIter && opts.FastStart {
@@ -141,42 +135,22 @@ func HFP(w *workloads.Workload, opts HFPOptions) [][]int {
 			continue
 		}
 		firstIter = false
-		merged := int64(0)
 
-		// Pass 1: every SharedData[i][·] for P_i ∈ 𝕊, keeping per i the best
-		// value (and its lowest slot) among fitting pairs and among all.
-		var maxFit, maxAny int64
-		for _, i := range S {
-			h.scan(i)
-			var bf, ba int64
-			cf, ca := int32(-1), int32(-1)
-			for k, j := range h.touched[1:] {
-				sh := h.acc[k+1]
-				if sh > ba || (sh == ba && sh > 0 && j < ca) {
-					ba, ca = sh, j
-				}
-				if (sh > bf || (sh == bf && sh > 0 && j < cf)) && h.fits(i, j, sh) {
-					bf, cf = sh, j
-				}
-			}
-			h.bestFit[i], h.candFit[i] = bf, cf
-			h.bestAny[i], h.candAny[i] = ba, ca
-			maxFit = max(maxFit, bf)
-			maxAny = max(maxAny, ba)
-		}
-
+		// Pass 1: MaxSharedData, from each P_i's best value.
+		h.round++
+		h.classify(S)
 		var maxShared int64
 		if sizeLimit {
-			maxShared = maxFit
+			maxShared = h.bestAll(S, true)
 			if maxShared == 0 {
 				sizeLimit = false
 			}
 		}
 		if !sizeLimit {
-			maxShared = maxAny
+			maxShared = h.bestAll(S, false)
 			if maxShared == 0 {
 				for _, i := range S {
-					nc = append(nc, h.tasks[i]...)
+					nc = h.appendTasks(nc, i)
 					h.remove(i)
 				}
 				continue
@@ -184,25 +158,16 @@ func HFP(w *workloads.Workload, opts HFPOptions) [][]int {
 		}
 
 		// Pass 2: merges, in slot order, of pairs reaching maxShared.
-		h.round++
-		for _, i := range S {
-			if h.inQ[i] == h.round {
+		// P_i's argmax over 𝒫\Q cannot exceed its pass-1 best, and reaches
+		// maxShared exactly at the lowest such slot outside Q.
+		merged := int64(0)
+		for k, i := range S {
+			if h.inQ[i] == h.round || h.best[i] != maxShared {
 				continue
 			}
-			best, j := h.bestFit[i], h.candFit[i]
-			if !sizeLimit {
-				best, j = h.bestAny[i], h.candAny[i]
-			}
-			if best != maxShared {
-				continue // P_i's argmax over 𝒫\Q cannot exceed its pass-1 best
-			}
-			if h.inQ[j] == h.round {
-				// The pass-1 choice was taken: rescan. Packages outside Q
-				// are unchanged since pass 1, so their SharedData still hold.
-				j = h.firstReaching(i, maxShared, sizeLimit)
-				if j < 0 {
-					continue
-				}
+			j := h.search(i, k, maxShared, sizeLimit)
+			if j < 0 {
+				continue
 			}
 			h.inQ[i], h.inQ[j] = h.round, h.round
 			h.merge(i, j, opts.Flip)
@@ -217,9 +182,9 @@ func HFP(w *workloads.Workload, opts HFPOptions) [][]int {
 	}
 
 	var pkgs [][]int
-	for i := range h.tasks {
+	for i := range h.alive {
 		if h.alive[i] {
-			pkgs = append(pkgs, h.tasks[i])
+			pkgs = append(pkgs, h.appendTasks(make([]int, 0, h.size[i]), int32(i)))
 		}
 	}
 	if len(nc) > 0 {
@@ -239,28 +204,37 @@ func HFP(w *workloads.Workload, opts HFPOptions) [][]int {
 type hfp struct {
 	M      int64
 	bytes  []int64
-	tasks  [][]int   // ordered tasks of each slot's package
-	split  []int     // |P_i| before P_i's last merge (flip halves)
+	chains           // each slot's package's ordered tasks
 	data   [][]int32 // D(P), increasing data id
-	taskIn [][]int32 // each task's own inputs (never modified)
+	// With flip, while P_i fits in M, the data of the two packages its
+	// last merge joined (the halves flip compares) follow D(P_i) in the
+	// capacity of its array: data[i][len:cap] is the first half, hsplit[i]
+	// long, then the second (see halves).
+	hsplit []int32
+	taskIn csr // each task's own inputs (never modified)
 	alive  []bool
 	nAlive int
-	pk     [][]int32 // data → slots of the live packages holding it
+	w      []int64 // weight: bytes of D(P_i)
 
-	// pass-1 results per slot
-	bestFit, bestAny []int64
-	candFit, candAny []int32
+	// pk[d] holds the slots of the live packages holding d, increasing.
+	// Merges reach it at the next iteration's flush: within an iteration
+	// only the packages of Q change, and every search skips them.
+	pk      [][]int32
+	owner   []int32 // the slot a package merged into; itself while alive, -1 in P_nc
+	dirty   []int32 // data whose holders changed since the last flush
+	isDirty []bool
+
+	// Σ|D(P)| and Σ|D(P)|² over the live packages, for Count
+	sumD, sumD2 int64
 
 	inQ   []uint32 // == round: merged this iteration (the set Q)
 	round uint32
+	best  []int64 // per slot of 𝕊: its best SharedData this iteration
 
-	// w[j] is the weight (bytes of D(P_j)). A scan numbers the packages
-	// it meets: mark[j] = cur<<32 | k (valid iff its high half is cur)
-	// gives j's place k in touched and acc, where acc[k] accumulates
-	// SharedData. The per-slot array visited at random is 8 bytes a slot
-	// and the sums stay in a small dense array, which keeps a scan (the
-	// whole cost of HFP, one visit per shared datum) in cache.
-	w       []int64
+	// A scan numbers the packages it meets: mark[j] = cur<<32 | k (valid
+	// iff its high half is cur) gives j's place k in touched and acc, where
+	// acc[k] accumulates SharedData; the per-slot array visited at random is
+	// 8 bytes a slot and the sums stay in a small dense array.
 	mark    []uint64
 	cur     uint32
 	touched []int32
@@ -270,34 +244,45 @@ type hfp struct {
 	dmark []uint32
 	dcur  uint32
 
+	ix      classIndex
+	pairMin int
+	sbuf    []int32 // search's classes
+	pos     []int32 // search's cursors
+
 	onGrow func(slot int32)
 }
 
-func newHFP(w *workloads.Workload, memory int64) *hfp {
+func newHFP(w *workloads.Workload, memory int64, flip bool) *hfp {
 	m := len(w.Tasks)
 	in := inputSets(w)
 	h := &hfp{
 		M:       memory,
 		bytes:   dataBytes(w),
-		tasks:   make([][]int, m),
-		split:   make([]int, m),
-		data:    slices.Clone(in), // merges replace entries, never the arrays
-		taskIn:  in,
+		data:    make([][]int32, m),
+		taskIn:  newCSR(in),
 		alive:   make([]bool, m),
 		nAlive:  m,
 		pk:      readers(len(w.Data), in),
-		bestFit: make([]int64, m),
-		bestAny: make([]int64, m),
-		candFit: make([]int32, m),
-		candAny: make([]int32, m),
+		owner:   make([]int32, m),
+		isDirty: make([]bool, len(w.Data)),
+		best:    make([]int64, m),
 		inQ:     make([]uint32, m),
 		w:       make([]int64, m),
 		mark:    make([]uint64, m),
 		dmark:   make([]uint32, len(w.Data)),
 	}
-	for i := range h.tasks {
-		h.tasks[i] = []int{i}
+	h.ix.init(len(w.Data))
+	h.chains.init(m)
+	if flip {
+		h.hsplit = make([]int32, m)
+	}
+	for i := range m {
+		h.data[i] = h.taskIn.row(i) // merges replace entries, never the arrays
 		h.alive[i] = true
+		h.owner[i] = int32(i)
+		d := int64(len(in[i]))
+		h.sumD += d
+		h.sumD2 += d * d
 		for _, d := range in[i] {
 			h.w[i] += h.bytes[d]
 		}
@@ -310,60 +295,59 @@ func (h *hfp) fits(i, j int32, shared int64) bool {
 	return h.w[i]+h.w[j]-shared <= h.M
 }
 
-// scan lists in touched[1:] every live package j ≠ i sharing a data with
-// P_i, in the order met, with acc[k] = SharedData[i][touched[k]]. P_i itself
-// is entry 0, so that the inner loop needs no test for it.
-func (h *hfp) scan(i int32) {
-	h.cur++
-	stamp := uint64(h.cur) << 32
-	h.touched = append(h.touched[:0], i)
-	h.acc = append(h.acc[:0], 0)
-	h.mark[i] = stamp
-	for _, d := range h.data[i] {
-		b := h.bytes[d]
-		for _, j := range h.pk[d] {
-			m := h.mark[j]
-			if m&^0xffffffff != stamp {
-				h.mark[j] = stamp | uint64(len(h.touched))
-				h.touched = append(h.touched, j)
-				h.acc = append(h.acc, b)
-				continue
+// flush applies the last iteration's merges and removals to the holder
+// lists of the data they touched: a merged slot becomes the slot it merged
+// into, a removed one disappears, and the list is sorted again.
+func (h *hfp) flush() {
+	for _, d := range h.dirty {
+		h.isDirty[d] = false
+		lst := h.pk[d]
+		out := lst[:0]
+		for _, s := range lst {
+			if o := h.owner[s]; o >= 0 {
+				out = append(out, o)
 			}
-			h.acc[uint32(m)] += b
+		}
+		slices.Sort(out)
+		h.pk[d] = slices.Compact(out)
+	}
+	h.dirty = h.dirty[:0]
+}
+
+func (h *hfp) touch(data []int32) {
+	for _, d := range data {
+		if !h.isDirty[d] {
+			h.isDirty[d] = true
+			h.dirty = append(h.dirty, d)
 		}
 	}
 }
 
-// firstReaching is the lowest slot j ∉ Q, j ≠ i, with SharedData[i][j] ==
-// target (and fitting with P_i in phase 1), or -1.
-func (h *hfp) firstReaching(i int32, target int64, sizeLimit bool) int32 {
-	h.scan(i)
-	best := int32(-1)
-	for k, j := range h.touched[1:] {
-		sh := h.acc[k+1]
-		if sh != target || h.inQ[j] == h.round || (best >= 0 && j > best) {
-			continue
-		}
-		if sizeLimit && !h.fits(i, j, sh) {
-			continue
-		}
-		best = j
-	}
-	return best
-}
-
-// fastStart pairs single-task packages (upstream FASTER_FIRST_ITERATION).
+// fastStart pairs single-task packages (upstream FASTER_FIRST_ITERATION):
+// each P_i with the lowest other single-task slot sharing a data. The
+// holder lists are sorted, so the first single-task holder after a cursor
+// is each list's candidate; a package that grew never is one again, so the
+// cursors pass them for good.
 func (h *hfp) fastStart(S []int32, K int) {
+	single := func(c int32) bool { return h.size[c] == 1 }
+	head := make([]int32, len(h.pk))
 	for _, i := range S {
-		if !h.alive[i] || len(h.tasks[i]) != 1 {
+		if !h.alive[i] || !single(i) {
 			continue // merged earlier in this pass
 		}
 		j := int32(-1)
 		for _, d := range h.data[i] {
-			for _, c := range h.pk[d] {
-				if c != i && len(h.tasks[c]) == 1 && (j < 0 || c < j) {
-					j = c
-				}
+			lst := h.pk[d]
+			p := head[d]
+			for int(p) < len(lst) && !single(lst[p]) {
+				p++
+			}
+			head[d] = p
+			for int(p) < len(lst) && (lst[p] == i || !single(lst[p])) {
+				p++
+			}
+			if int(p) < len(lst) && (j < 0 || lst[p] < j) {
+				j = lst[p]
 			}
 		}
 		if j < 0 {
@@ -381,50 +365,70 @@ func (h *hfp) merge(i, j int32, flip bool) {
 	if flip {
 		h.flip(i, j)
 	}
-	// Mark D(P_i) to split D(P_j) into shared and new data.
+	// Mark D(P_i) to weigh the data D(P_j) shares with it.
 	h.dcur++
 	for _, d := range h.data[i] {
 		h.dmark[d] = h.dcur
 	}
 	var shared int64
 	for _, d := range h.data[j] {
-		lst := h.pk[d]
-		k := slices.Index(lst, j)
 		if h.dmark[d] == h.dcur {
 			shared += h.bytes[d]
-			lst[k] = lst[len(lst)-1]
-			h.pk[d] = lst[:len(lst)-1]
-		} else {
-			lst[k] = i
 		}
 	}
-	h.data[i] = unionSorted(h.data[i], h.data[j])
+	h.touch(h.data[j])
+	h.uncount(i)
+	h.uncount(j)
 	h.w[i] += h.w[j] - shared
-	h.split[i] = len(h.tasks[i])
-	h.tasks[i] = append(h.tasks[i], h.tasks[j]...)
-	h.tasks[j], h.data[j] = nil, nil
+	// Flip compares the halves of packages within M only, and weights only
+	// grow: a package beyond M never needs them.
+	keep := h.hsplit != nil && h.w[i] <= h.M
+	if keep {
+		h.hsplit[i] = int32(len(h.data[i]))
+	}
+	h.data[i] = unionSorted(h.data[i], h.data[j], keep)
+	h.count(i)
+	h.concat(i, j)
+	h.data[j] = nil
 	h.alive[j] = false
+	h.owner[j] = i
 	h.nAlive--
 	if h.onGrow != nil {
 		h.onGrow(i)
 	}
 }
 
-// remove drops package i (moved to P_nc) from the index.
+// remove drops package i (moved to P_nc).
 func (h *hfp) remove(i int32) {
-	for _, d := range h.data[i] {
-		lst := h.pk[d]
-		k := slices.Index(lst, i)
-		lst[k] = lst[len(lst)-1]
-		h.pk[d] = lst[:len(lst)-1]
-	}
-	h.tasks[i], h.data[i] = nil, nil
+	h.touch(h.data[i])
+	h.uncount(i)
+	h.data[i] = nil
+	h.size[i] = 0
 	h.alive[i] = false
+	h.owner[i] = -1
 	h.nAlive--
 }
 
-func unionSorted(a, b []int32) []int32 {
-	out := make([]int32, 0, len(a)+len(b))
+func (h *hfp) count(i int32) {
+	d := int64(len(h.data[i]))
+	h.sumD += d
+	h.sumD2 += d * d
+}
+
+func (h *hfp) uncount(i int32) {
+	d := int64(len(h.data[i]))
+	h.sumD -= d
+	h.sumD2 -= d * d
+}
+
+// unionSorted returns the union of increasing a and b; with keep, a and b
+// follow it in its capacity (exactly).
+func unionSorted(a, b []int32, keep bool) []int32 {
+	n := len(a) + len(b)
+	if keep {
+		n *= 2
+	}
+	out := make([]int32, 0, n)
 	x, y := 0, 0
 	for x < len(a) && y < len(b) {
 		switch {
@@ -441,7 +445,82 @@ func unionSorted(a, b []int32) []int32 {
 		}
 	}
 	out = append(out, a[x:]...)
-	return append(out, b[y:]...)
+	out = append(out, b[y:]...)
+	if keep {
+		u := len(out)
+		out = append(append(out, a...), b...)
+		out = out[:u:len(out)]
+	}
+	return out
+}
+
+// halves are the data of the two packages P_i's last merge joined, kept
+// when it fit in M (unionSorted with keep).
+func (h *hfp) halves(i int32) (first, second []int32) {
+	d := h.data[i]
+	tail := d[len(d):cap(d)]
+	return tail[:h.hsplit[i]], tail[h.hsplit[i]:]
+}
+
+// csr holds rows of int32 in one array.
+type csr struct {
+	off  []int32 // row r is flat[off[r]:off[r+1]]
+	flat []int32
+}
+
+func newCSR(rows [][]int32) csr {
+	c := csr{off: make([]int32, len(rows)+1)}
+	for r, row := range rows {
+		c.off[r+1] = c.off[r] + int32(len(row))
+	}
+	c.flat = make([]int32, 0, c.off[len(rows)])
+	for _, row := range rows {
+		c.flat = append(c.flat, row...)
+	}
+	return c
+}
+
+// row r, its capacity its length (appending never reaches the next row).
+func (c csr) row(r int) []int32 { return c.flat[c.off[r]:c.off[r+1]:c.off[r+1]] }
+
+// sizeBuckets files the slots by the size their package reached, to find
+// 𝕊, the smallest live packages: a slot's entry is stale once its package
+// grew or died, and sizes only grow, so the minimum never decreases.
+type sizeBuckets struct {
+	by    map[int32][]int32 // size → slots whose package reached it
+	sizes minheap.Heap[packageSize]
+}
+
+type packageSize int32
+
+func (a packageSize) Before(b packageSize) bool { return a < b }
+
+func (b *sizeBuckets) add(size, slot int32) {
+	lst, ok := b.by[size]
+	if !ok {
+		b.sizes.Push(packageSize(size))
+	}
+	b.by[size] = append(lst, slot)
+}
+
+// smallest returns 𝕊 in slot order (the package count must be positive).
+func (b *sizeBuckets) smallest(h *hfp) []int32 {
+	for {
+		size := int32(b.sizes[0])
+		live := b.by[size][:0]
+		for _, i := range b.by[size] {
+			if h.alive[i] && h.size[i] == size {
+				live = append(live, i)
+			}
+		}
+		if len(live) > 0 {
+			b.by[size] = live
+			slices.Sort(live)
+			return live
+		}
+		delete(b.by, size)
+		b.sizes.Pop()
+	}
 }
 
 // flip reverses P_i and/or P_j before P_i ++ P_j so that the two most
@@ -463,63 +542,62 @@ func unionSorted(a, b []int32) []int32 {
 //     is maximal) nothing is reversed.
 //
 // Shared data are counted, not weighed, as in the thesis text and upstream.
+//
+// A package's order is the one its last merge built, so a package within M
+// splits into the two packages that merge joined, whose data are kept.
 func (h *hfp) flip(i, j int32) {
-	ti, tj := h.tasks[i], h.tasks[j]
-	if len(ti) <= 1 || len(tj) <= 1 {
+	if h.size[i] <= 1 || h.size[j] <= 1 {
 		return
 	}
 	overI, overJ := h.w[i] > h.M, h.w[j] > h.M
 	switch {
 	case overI && !overJ:
-		a := h.common(h.endData(ti, false), h.data[j])
-		b := h.common(h.endData(ti, true), h.data[j])
+		a := h.common(h.endData(i, false), h.data[j])
+		b := h.common(h.endData(i, true), h.data[j])
 		if a > b {
-			slices.Reverse(ti)
+			h.reverse(i)
 		}
 	case !overI && overJ:
-		a := h.common(h.data[i], h.endData(tj, false))
-		b := h.common(h.data[i], h.endData(tj, true))
+		a := h.common(h.data[i], h.endData(j, false))
+		b := h.common(h.data[i], h.endData(j, true))
 		if b > a {
-			slices.Reverse(tj)
+			h.reverse(j)
 		}
 	default:
 		var si, ei, sj, ej []int32
 		if overI {
-			si, ei = h.endData(ti, false), h.endData(ti, true)
-			sj, ej = h.endData(tj, false), h.endData(tj, true)
+			si, ei = h.endData(i, false), h.endData(i, true)
+			sj, ej = h.endData(j, false), h.endData(j, true)
 		} else {
-			si, ei = h.taskData(ti[:h.split[i]]), h.taskData(ti[h.split[i]:])
-			sj, ej = h.taskData(tj[:h.split[j]]), h.taskData(tj[h.split[j]:])
+			si, ei = h.halves(i)
+			sj, ej = h.halves(j)
 		}
 		c11, c12 := h.common(si, sj), h.common(si, ej)
 		c21, c22 := h.common(ei, sj), h.common(ei, ej)
 		mx := max(c11, c12, c21, c22)
 		switch mx {
 		case c12:
-			slices.Reverse(ti)
-			slices.Reverse(tj)
+			h.reverse(i)
+			h.reverse(j)
 		case c22:
-			slices.Reverse(tj)
+			h.reverse(j)
 		case c11:
-			slices.Reverse(ti)
+			h.reverse(i)
 		}
 	}
 }
 
 // endData is the input set of the longest prefix (suffix when fromEnd) of
-// tasks whose inputs weigh <= M; the first task is always taken and the walk
-// stops at the first task that does not fit.
-func (h *hfp) endData(tasks []int, fromEnd bool) []int32 {
+// P_i's tasks whose inputs weigh <= M; the first task is always taken and
+// the walk stops at the first task that does not fit.
+func (h *hfp) endData(i int32, fromEnd bool) []int32 {
 	h.dcur++
 	var set []int32
 	var wsum int64
-	for k := range tasks {
-		t := tasks[k]
-		if fromEnd {
-			t = tasks[len(tasks)-1-k]
-		}
+	k := 0
+	for t := range h.walk(i, fromEnd) {
 		var add int64
-		for _, d := range h.taskIn[t] {
+		for _, d := range h.taskIn.row(int(t)) {
 			if h.dmark[d] != h.dcur {
 				add += h.bytes[d]
 			}
@@ -527,28 +605,14 @@ func (h *hfp) endData(tasks []int, fromEnd bool) []int32 {
 		if k > 0 && wsum+add > h.M {
 			break
 		}
-		for _, d := range h.taskIn[t] {
+		for _, d := range h.taskIn.row(int(t)) {
 			if h.dmark[d] != h.dcur {
 				h.dmark[d] = h.dcur
 				set = append(set, d)
 			}
 		}
 		wsum += add
-	}
-	return set
-}
-
-// taskData is the union of the inputs of tasks.
-func (h *hfp) taskData(tasks []int) []int32 {
-	h.dcur++
-	var set []int32
-	for _, t := range tasks {
-		for _, d := range h.taskIn[t] {
-			if h.dmark[d] != h.dcur {
-				h.dmark[d] = h.dcur
-				set = append(set, d)
-			}
-		}
+		k++
 	}
 	return set
 }
@@ -566,4 +630,69 @@ func (h *hfp) common(a, b []int32) int {
 		}
 	}
 	return n
+}
+
+// chains hold each slot's package as a doubly linked list of tasks whose
+// links are unordered (nb[t] holds t's neighbours, -1 at an end), so that
+// reversing a package swaps its ends and P_i ++ P_j links two ends, both
+// in O(1) however long the packages.
+type chains struct {
+	nb         [][2]int32 // per task
+	head, tail []int32    // per slot: its package's first and last task
+	size       []int32    // per slot: its package's task count
+}
+
+func (c *chains) init(m int) {
+	c.nb = make([][2]int32, m)
+	c.head = make([]int32, m)
+	c.tail = make([]int32, m)
+	c.size = make([]int32, m)
+	for t := range int32(m) {
+		c.nb[t] = [2]int32{-1, -1}
+		c.head[t], c.tail[t], c.size[t] = t, t, 1
+	}
+}
+
+func (c *chains) reverse(i int32) { c.head[i], c.tail[i] = c.tail[i], c.head[i] }
+
+// concat appends P_j's tasks to P_i's.
+func (c *chains) concat(i, j int32) {
+	c.link(c.tail[i], c.head[j])
+	c.link(c.head[j], c.tail[i])
+	c.tail[i] = c.tail[j]
+	c.size[i] += c.size[j]
+	c.size[j] = 0
+}
+
+// link sets a free end of task a's links to b.
+func (c *chains) link(a, b int32) {
+	if c.nb[a][0] < 0 {
+		c.nb[a][0] = b
+	} else {
+		c.nb[a][1] = b
+	}
+}
+
+// walk yields P_i's tasks from its first (last when fromEnd).
+func (c *chains) walk(i int32, fromEnd bool) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		prev, t := int32(-1), c.head[i]
+		if fromEnd {
+			t = c.tail[i]
+		}
+		for t >= 0 && yield(t) {
+			next := c.nb[t][0]
+			if next == prev {
+				next = c.nb[t][1]
+			}
+			prev, t = t, next
+		}
+	}
+}
+
+func (c *chains) appendTasks(out []int, i int32) []int {
+	for t := range c.walk(i, false) {
+		out = append(out, int(t))
+	}
+	return out
 }

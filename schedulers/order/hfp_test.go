@@ -2,6 +2,7 @@ package order
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -269,16 +270,80 @@ func TestHFPMatchesReference(t *testing.T) {
 				FastStart: r.IntN(2) == 0,
 				Packages:  1 + r.IntN(4),
 			}
-			got := HFP(w, opts)
-			want := refHFP(w, opts)
-			cases++
-			if !samePackages(got, want) {
-				t.Fatalf("instance %d (%d tasks, %d data) opts %+v:\n got %v\nwant %v\ninputs %v",
-					inst, len(w.Tasks), len(w.Data), opts, got, want, inputsOf(w))
+			cases += checkHFP(t, fmt.Sprintf("instance %d", inst), w, opts)
+		}
+	}
+	t.Logf("%d cases", cases)
+}
+
+// pairMins makes HFP evaluate every package of 𝕊 from the class counts
+// (when it has at most two classes), by default, or by scanning.
+var pairMins = []int{-1, defaultPairMin, math.MaxInt}
+
+// checkHFP compares HFP with the reference under every pairMin and returns
+// the number of comparisons.
+func checkHFP(t *testing.T, name string, w *workloads.Workload, opts HFPOptions) int {
+	t.Helper()
+	want := refHFP(w, opts)
+	for _, pm := range pairMins {
+		got := hfpRun(w, opts, pm)
+		if !samePackages(got, want) {
+			t.Fatalf("%s (%d tasks, %d data) opts %+v pairMin %d:\n got %v\nwant %v\ninputs %v",
+				name, len(w.Tasks), len(w.Data), opts, pm, got, want, inputsOf(w))
+		}
+		if !isPermutation(flatten(got), len(w.Tasks)) {
+			t.Fatalf("%s opts %+v: packages %v are not a partition", name, opts, got)
+		}
+	}
+	return len(pairMins)
+}
+
+// TestHFPMatchesReferenceStructured: larger instances whose packages form
+// blocks with twin data (full and thinned 2D grids, with leftovers when N
+// is not a power of two), many equal SharedData (ties), and duplicated
+// tasks (packages holding both classes of another).
+func TestHFPMatchesReferenceStructured(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	cases := 0
+	for inst := range 150 {
+		hetero := inst%3 == 2
+		var w *workloads.Workload
+		switch inst % 5 {
+		case 0:
+			w = grid2D(3+r.IntN(10), 1)
+		case 1:
+			w = random2DSubset(r, 4+r.IntN(8), 0.6+0.4*r.Float64(), hetero)
+		case 2:
+			w = randomPairs(r, 4+r.IntN(6), 20+r.IntN(60), hetero) // many ties and duplicates
+		case 3:
+			w = randomTasks(r, 3+r.IntN(6), 20+r.IntN(50), 2, hetero)
+		default:
+			// a grid whose tasks are repeated: duplicates share both data
+			g := random2DSubset(r, 3+r.IntN(6), 0.8, hetero)
+			var in [][]int
+			for _, tk := range g.Tasks {
+				for range 1 + r.IntN(3) {
+					in = append(in, tk.Inputs)
+				}
 			}
-			if !isPermutation(flatten(got), len(w.Tasks)) {
-				t.Fatalf("instance %d opts %+v: packages %v are not a partition", inst, opts, got)
+			sizes := make([]int64, len(g.Data))
+			for d := range sizes {
+				sizes[d] = g.Data[d].Bytes
 			}
+			w = build(sizes, in)
+		}
+		unit := int64(1)
+		if hetero {
+			unit = 3
+		}
+		for range 4 {
+			opts := HFPOptions{
+				Memory:    unit * int64(r.IntN(16)),
+				Flip:      r.IntN(2) == 0,
+				FastStart: r.IntN(3) == 0,
+				Packages:  1 + r.IntN(5),
+			}
+			cases += checkHFP(t, fmt.Sprintf("structured %d", inst), w, opts)
 		}
 	}
 	t.Logf("%d cases", cases)
@@ -400,8 +465,51 @@ func TestHFPLargeMatchesReference(t *testing.T) {
 		{Memory: 14745600 * 8, Flip: true, FastStart: true, Packages: 1},
 		{Memory: 14745600 * 5, Packages: 3},
 	} {
-		if got, want := HFP(w, opts), refHFP(w, opts); !samePackages(got, want) {
-			t.Fatalf("opts %+v:\n got %v\nwant %v", opts, got, want)
+		checkHFP(t, "grid 9", w, opts)
+	}
+}
+
+// TestChainsMatchSlices: random reversals and concatenations of the linked
+// packages give the same task orders as the same operations on slices,
+// walked from either end.
+func TestChainsMatchSlices(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 200 {
+		m := 1 + r.IntN(30)
+		var c chains
+		c.init(m)
+		ref := make([][]int, m)
+		live := make([]int32, m)
+		for i := range ref {
+			ref[i] = []int{i}
+			live[i] = int32(i)
+		}
+		for len(live) > 1 {
+			a, b := r.IntN(len(live)), r.IntN(len(live)-1)
+			if b >= a {
+				b++
+			}
+			i, j := live[a], live[b]
+			if r.IntN(2) == 0 {
+				c.reverse(i)
+				slices.Reverse(ref[i])
+			}
+			if r.IntN(2) == 0 {
+				c.reverse(j)
+				slices.Reverse(ref[j])
+			}
+			c.concat(i, j)
+			ref[i] = append(ref[i], ref[j]...)
+			live = slices.Delete(live, b, b+1)
+			got := c.appendTasks(nil, i)
+			var back []int
+			for x := range c.walk(i, true) {
+				back = append(back, int(x))
+			}
+			slices.Reverse(back)
+			if !slices.Equal(got, ref[i]) || !slices.Equal(back, ref[i]) || int(c.size[i]) != len(ref[i]) || c.size[j] != 0 {
+				t.Fatalf("chain %d = %v (backwards %v, size %d), want %v", i, got, back, c.size[i], ref[i])
+			}
 		}
 	}
 }

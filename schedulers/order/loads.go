@@ -82,19 +82,23 @@ const (
 func simulate(in [][]int32, size []int64, capacity int64, pol evictPolicy, trace func(p int, d int32, load bool)) (int, int64) {
 	const never = math.MaxInt64
 	n := len(in)
-	// nextUse[p][k]: position of the next use of in[p][k] after p.
-	var nextUse [][]int64
+	// nextUse[first[p]+k]: position of the next use of in[p][k] after p
+	// (never: none), in one array.
+	var nextUse []int64
+	var first []int
 	if pol == belady {
-		nextUse = make([][]int64, n)
-		last := make(map[int32]int64)
+		first = make([]int, n+1)
+		for p, ds := range in {
+			first[p+1] = first[p] + len(ds)
+		}
+		nextUse = make([]int64, first[n])
+		last := make([]int64, len(size))
+		for d := range last {
+			last[d] = never
+		}
 		for p := n - 1; p >= 0; p-- {
-			nextUse[p] = make([]int64, len(in[p]))
 			for k, d := range in[p] {
-				if q, ok := last[d]; ok {
-					nextUse[p][k] = q
-				} else {
-					nextUse[p][k] = never
-				}
+				nextUse[first[p]+k] = last[d]
 				last[d] = int64(p)
 			}
 		}
@@ -143,7 +147,7 @@ func simulate(in [][]int32, size []int64, capacity int64, pol evictPolicy, trace
 				}
 			}
 			if pol == belady {
-				key[d] = nextUse[p][k]
+				key[d] = nextUse[first[p]+k]
 			}
 			h.Push(keyEntry{key: key[d], id: d})
 		}
