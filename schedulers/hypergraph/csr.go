@@ -1,7 +1,5 @@
 package hypergraph
 
-import "slices"
-
 // hg is the compact form the partitioner works on: pins and incidences in
 // CSR arrays of int32, edges with at least two distinct pins only, and no
 // two edges with the same pin set (they are merged, weights added), since
@@ -55,11 +53,7 @@ func fromHypergraph(h *Hypergraph) *hg {
 // recursive bisection (cmap = one side, which splits the cut edges as the
 // connectivity−1 metric requires).
 func (sc *contractor) contract(g *hg, cmap []int32, nc int) *hg {
-	c := &hg{
-		vw:   make([]int64, nc),
-		eptr: make([]int32, 1, g.m()+1),
-		ew:   make([]int64, 0, g.m()),
-	}
+	c := sc.newHG(nc)
 	for v, cv := range cmap {
 		if cv >= 0 {
 			c.vw[cv] += g.vw[v]
@@ -121,17 +115,60 @@ func (sc *contractor) contract(g *hg, cmap []int32, nc int) *hg {
 		c.eptr = append(c.eptr, int32(len(pins)))
 		c.ew = append(c.ew, g.ew[e])
 	}
-	c.pins = slices.Clone(pins)
+	c.pins = append(c.pins[:0], pins...)
 	sc.stamp, sc.pins, sc.next = stamp, pins, next
 	c.buildIncidence()
 	return c
 }
 
 // contractor holds contract's scratch space, reused from one call to the
-// next (one per goroutine).
+// next (one per goroutine), and the hypergraphs and cluster maps of
+// finished V-cycles, whose arrays it reuses: a V-cycle builds a hierarchy
+// as large as a run's and drops it at once, half of all allocation.
 type contractor struct {
 	stamp, pins, next []int32
 	first             map[uint64]int32
+	spare             []*hg
+	spareMaps         [][]int32
+}
+
+// newHG returns an empty hypergraph of nc zero-weight vertices, reusing a
+// spare one's arrays.
+func (sc *contractor) newHG(nc int) *hg {
+	c := new(hg)
+	if k := len(sc.spare); k > 0 {
+		c, sc.spare = sc.spare[k-1], sc.spare[:k-1]
+	}
+	c.vw = grow(c.vw, nc)
+	clear(c.vw)
+	c.eptr = append(c.eptr[:0], 0)
+	c.ew = c.ew[:0]
+	c.totalW, c.maxVW = 0, 0
+	return c
+}
+
+// newMap returns a cluster map for n vertices, its contents undefined.
+func (sc *contractor) newMap(n int) []int32 {
+	if k := len(sc.spareMaps); k > 0 {
+		m := sc.spareMaps[k-1]
+		sc.spareMaps = sc.spareMaps[:k-1]
+		return grow(m, n)
+	}
+	return make([]int32, n)
+}
+
+// release hands back the coarse levels of a hierarchy nobody uses any
+// more (the finest level is the caller's), and all its cluster maps,
+// coarsest first: the next hierarchy takes the largest first.
+func (sc *contractor) release(levels []level) {
+	for i := len(levels) - 1; i >= 0; i-- {
+		if levels[i].cmap != nil {
+			sc.spareMaps = append(sc.spareMaps, levels[i].cmap)
+		}
+		if i > 0 {
+			sc.spare = append(sc.spare, levels[i].g)
+		}
+	}
 }
 
 // samePins reports whether the pins other of an edge are exactly the n
@@ -152,7 +189,8 @@ func samePins(other []int32, n int, stamp []int32, e int32) bool {
 // vertex lists its edges in increasing order).
 func (g *hg) buildIncidence() {
 	n := g.n()
-	g.vptr = make([]int32, n+1)
+	g.vptr = grow(g.vptr, n+1)
+	clear(g.vptr)
 	for _, p := range g.pins {
 		g.vptr[p+1]++
 	}
@@ -161,7 +199,7 @@ func (g *hg) buildIncidence() {
 	}
 	// vptr[p] serves as p's fill position, ending at p+1's start; the
 	// shift below restores the starts without a second array.
-	g.inc = make([]int32, len(g.pins))
+	g.inc = grow(g.inc, len(g.pins))
 	for e := int32(0); int(e) < g.m(); e++ {
 		for _, p := range g.edgePins(e) {
 			g.inc[g.vptr[p]] = e

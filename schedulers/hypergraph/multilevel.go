@@ -73,7 +73,7 @@ func (w *worker) cluster(g *hg, part []int8, target int, maxW int64, rng *rand.R
 		w.order[v] = int32(v)
 	}
 	rng.Shuffle(n, func(i, j int) { w.order[i], w.order[j] = w.order[j], w.order[i] })
-	cmap := make([]int32, n)
+	cmap := w.newMap(n)
 	for i := range cmap {
 		cmap[i] = -1
 	}
@@ -229,7 +229,7 @@ func (w *worker) clusterEdges(g *hg, part []int8, target int, maxW int64, rng *r
 		}
 		return cmp.Compare(key[a], key[b])
 	})
-	cmap := make([]int32, n)
+	cmap := w.newMap(n)
 	for i := range cmap {
 		cmap[i] = -1
 	}
@@ -379,7 +379,9 @@ func (w *worker) uncoarsen(levels []level, part []int8, b bisection) []int8 {
 // is better.
 func (w *worker) vcycle(g *hg, part []int8, b bisection, scheme int, rng *rand.Rand) []int8 {
 	levels, coarse := w.coarsen(g, part, scheme, rng)
-	return w.uncoarsen(levels, coarse, b)
+	part = w.uncoarsen(levels, coarse, b)
+	w.release(levels)
+	return part
 }
 
 // initial bisects the coarsest hypergraph: greedy hypergraph growing from a
