@@ -1,7 +1,5 @@
 package hypergraph
 
-import "slices"
-
 // hg is the compact form the partitioner works on: pins and incidences in
 // CSR arrays of int32, edges with at least two distinct pins only, and no
 // two edges with the same pin set (they are merged, weights added), since
@@ -45,7 +43,7 @@ func fromHypergraph(h *Hypergraph) *hg {
 	for v := range id {
 		id[v] = int32(v)
 	}
-	return contract(raw, id, n)
+	return new(contractor).contract(raw, id, n)
 }
 
 // contract builds the hypergraph whose vertex c is the set of fine vertices
@@ -54,13 +52,8 @@ func fromHypergraph(h *Hypergraph) *hg {
 // parallel edges are merged. It serves coarsening (cmap = clusters) and
 // recursive bisection (cmap = one side, which splits the cut edges as the
 // connectivity−1 metric requires).
-func contract(g *hg, cmap []int32, nc int) *hg {
-	c := &hg{
-		vw:   make([]int64, nc),
-		eptr: make([]int32, 1, g.m()+1),
-		pins: make([]int32, 0, len(g.pins)),
-		ew:   make([]int64, 0, g.m()),
-	}
+func (sc *contractor) contract(g *hg, cmap []int32, nc int) *hg {
+	c := sc.newHG(nc)
 	for v, cv := range cmap {
 		if cv >= 0 {
 			c.vw[cv] += g.vw[v]
@@ -70,39 +63,47 @@ func contract(g *hg, cmap []int32, nc int) *hg {
 		c.totalW += w
 		c.maxVW = max(c.maxVW, w)
 	}
-	stamp := make([]int32, nc)
+	stamp := grow(sc.stamp, nc)
 	for i := range stamp {
 		stamp[i] = -1
 	}
-	first := make(map[uint64]int32, g.m())
-	var next []int32 // chains edges whose pin sets hash alike
+	// The pins are gathered in scratch space and copied out at their size:
+	// a coarse level has far fewer than g, and the hierarchies of a
+	// bisection stay alive until its end.
+	pins := sc.pins[:0]
+	if sc.first == nil {
+		sc.first = make(map[uint64]int32, g.m())
+	}
+	first := sc.first
+	clear(first)
+	next := sc.next[:0] // chains edges whose pin sets hash alike
 	for e := int32(0); int(e) < g.m(); e++ {
-		start := len(c.pins)
+		start := len(pins)
 		var hsh uint64
 		for _, p := range g.edgePins(e) {
 			if cv := cmap[p]; cv >= 0 && stamp[cv] != e {
 				stamp[cv] = e
-				c.pins = append(c.pins, cv)
+				pins = append(pins, cv)
 				hsh += splitmix(uint64(cv)) // order-free: no sort needed
 			}
 		}
-		ps := c.pins[start:]
+		ps := pins[start:]
 		if len(ps) < 2 {
-			c.pins = c.pins[:start]
+			pins = pins[:start]
 			continue
 		}
 		hsh ^= uint64(len(ps))
 		merged := false
 		head, seen := first[hsh]
 		for idx := head; seen && idx >= 0; idx = next[idx] {
-			if c.samePins(idx, ps, stamp, e) {
+			if samePins(pins[c.eptr[idx]:c.eptr[idx+1]], len(ps), stamp, e) {
 				c.ew[idx] += g.ew[e]
 				merged = true
 				break
 			}
 		}
 		if merged {
-			c.pins = c.pins[:start]
+			pins = pins[:start]
 			continue
 		}
 		if seen {
@@ -111,18 +112,69 @@ func contract(g *hg, cmap []int32, nc int) *hg {
 			next = append(next, -1)
 		}
 		first[hsh] = int32(len(c.ew))
-		c.eptr = append(c.eptr, int32(len(c.pins)))
+		c.eptr = append(c.eptr, int32(len(pins)))
 		c.ew = append(c.ew, g.ew[e])
 	}
+	c.pins = append(c.pins[:0], pins...)
+	sc.stamp, sc.pins, sc.next = stamp, pins, next
 	c.buildIncidence()
 	return c
 }
 
-// samePins reports whether coarse edge idx has exactly the pins ps, which
-// are distinct and all carry stamp[p] == e.
-func (c *hg) samePins(idx int32, ps []int32, stamp []int32, e int32) bool {
-	other := c.pins[c.eptr[idx]:c.eptr[idx+1]]
-	if len(other) != len(ps) {
+// contractor holds contract's scratch space, reused from one call to the
+// next (one per goroutine), and the hypergraphs and cluster maps of
+// finished V-cycles, whose arrays it reuses: a V-cycle builds a hierarchy
+// as large as a run's and drops it at once, half of all allocation.
+type contractor struct {
+	stamp, pins, next []int32
+	first             map[uint64]int32
+	spare             []*hg
+	spareMaps         [][]int32
+}
+
+// newHG returns an empty hypergraph of nc zero-weight vertices, reusing a
+// spare one's arrays.
+func (sc *contractor) newHG(nc int) *hg {
+	c := new(hg)
+	if k := len(sc.spare); k > 0 {
+		c, sc.spare = sc.spare[k-1], sc.spare[:k-1]
+	}
+	c.vw = grow(c.vw, nc)
+	clear(c.vw)
+	c.eptr = append(c.eptr[:0], 0)
+	c.ew = c.ew[:0]
+	c.totalW, c.maxVW = 0, 0
+	return c
+}
+
+// newMap returns a cluster map for n vertices, its contents undefined.
+func (sc *contractor) newMap(n int) []int32 {
+	if k := len(sc.spareMaps); k > 0 {
+		m := sc.spareMaps[k-1]
+		sc.spareMaps = sc.spareMaps[:k-1]
+		return grow(m, n)
+	}
+	return make([]int32, n)
+}
+
+// release hands back the coarse levels of a hierarchy nobody uses any
+// more (the finest level is the caller's), and all its cluster maps,
+// coarsest first: the next hierarchy takes the largest first.
+func (sc *contractor) release(levels []level) {
+	for i := len(levels) - 1; i >= 0; i-- {
+		if levels[i].cmap != nil {
+			sc.spareMaps = append(sc.spareMaps, levels[i].cmap)
+		}
+		if i > 0 {
+			sc.spare = append(sc.spare, levels[i].g)
+		}
+	}
+}
+
+// samePins reports whether the pins other of an edge are exactly the n
+// distinct pins just stamped e.
+func samePins(other []int32, n int, stamp []int32, e int32) bool {
+	if len(other) != n {
 		return false
 	}
 	for _, p := range other {
@@ -137,21 +189,25 @@ func (c *hg) samePins(idx int32, ps []int32, stamp []int32, e int32) bool {
 // vertex lists its edges in increasing order).
 func (g *hg) buildIncidence() {
 	n := g.n()
-	g.vptr = make([]int32, n+1)
+	g.vptr = grow(g.vptr, n+1)
+	clear(g.vptr)
 	for _, p := range g.pins {
 		g.vptr[p+1]++
 	}
 	for v := 0; v < n; v++ {
 		g.vptr[v+1] += g.vptr[v]
 	}
-	g.inc = make([]int32, len(g.pins))
-	fill := slices.Clone(g.vptr[:n])
+	// vptr[p] serves as p's fill position, ending at p+1's start; the
+	// shift below restores the starts without a second array.
+	g.inc = grow(g.inc, len(g.pins))
 	for e := int32(0); int(e) < g.m(); e++ {
 		for _, p := range g.edgePins(e) {
-			g.inc[fill[p]] = e
-			fill[p]++
+			g.inc[g.vptr[p]] = e
+			g.vptr[p]++
 		}
 	}
+	copy(g.vptr[1:], g.vptr[:n])
+	g.vptr[0] = 0
 }
 
 // cut is the weight of the edges with pins on both sides of a bisection.

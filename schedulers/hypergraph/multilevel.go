@@ -42,6 +42,7 @@ type level struct {
 
 // worker holds the scratch space of one goroutine running bisections.
 type worker struct {
+	contractor
 	f       fm
 	rating  []float64
 	touched []int32
@@ -72,7 +73,7 @@ func (w *worker) cluster(g *hg, part []int8, target int, maxW int64, rng *rand.R
 		w.order[v] = int32(v)
 	}
 	rng.Shuffle(n, func(i, j int) { w.order[i], w.order[j] = w.order[j], w.order[i] })
-	cmap := make([]int32, n)
+	cmap := w.newMap(n)
 	for i := range cmap {
 		cmap[i] = -1
 	}
@@ -116,7 +117,9 @@ func (w *worker) cluster(g *hg, part []int8, target int, maxW int64, rng *rand.R
 }
 
 func (w *worker) bestNeighbour(g *hg, u int32, part []int8, cmap []int32, maxW int64) int32 {
-	w.touched = w.touched[:0]
+	// Locals, not fields: appending to a field would make the compiler
+	// reload every slice of w on each pin.
+	rating, touched := w.rating, w.touched[:0]
 	for _, e := range g.vertexEdges(u) {
 		ps := g.edgePins(e)
 		if len(ps) > maxRatingEdge {
@@ -139,10 +142,10 @@ func (w *worker) bestNeighbour(g *hg, u int32, part []int8, cmap []int32, maxW i
 		// below) rather than testing every pin.
 		if part == nil {
 			for _, p := range ps {
-				if w.rating[p] == 0 {
-					w.touched = append(w.touched, p)
+				if rating[p] == 0 {
+					touched = append(touched, p)
 				}
-				w.rating[p] += s
+				rating[p] += s
 			}
 			continue
 		}
@@ -151,23 +154,25 @@ func (w *worker) bestNeighbour(g *hg, u int32, part []int8, cmap []int32, maxW i
 			if part[p] != su {
 				continue
 			}
-			if w.rating[p] == 0 {
-				w.touched = append(w.touched, p)
+			if rating[p] == 0 {
+				touched = append(touched, p)
 			}
-			w.rating[p] += s
+			rating[p] += s
 		}
 	}
+	w.touched = touched
 	best, bestScore := int32(-1), 0.0
-	for _, p := range w.touched {
-		r := w.rating[p]
-		w.rating[p] = 0
-		if p == u || (best >= 0 && (r < bestScore || (r == bestScore && w.prio[p] <= w.prio[best]))) {
+	prio, cw := w.prio, w.cw
+	for _, p := range touched {
+		r := rating[p]
+		rating[p] = 0
+		if p == u || (best >= 0 && (r < bestScore || (r == bestScore && prio[p] <= prio[best]))) {
 			continue
 		}
 		// The weight bound is checked last: most candidates lose anyway.
 		cwp := g.vw[p]
 		if c := cmap[p]; c >= 0 {
-			cwp = w.cw[c]
+			cwp = cw[c]
 		}
 		if g.vw[u]+cwp <= maxW {
 			best, bestScore = p, r
@@ -207,8 +212,9 @@ func (w *worker) sample(ps []int32, u, e int32) []int32 {
 // edge of its own.
 func (w *worker) clusterEdges(g *hg, part []int8, target int, maxW int64, rng *rand.Rand) ([]int32, int) {
 	n, m := g.n(), g.m()
-	order := make([]int32, m)
-	key := make([]uint32, m)
+	w.order = grow(w.order, m)
+	w.prio = grow(w.prio, m)
+	order, key := w.order, w.prio
 	for e := range order {
 		order[e] = int32(e)
 		key[e] = rng.Uint32()
@@ -223,7 +229,7 @@ func (w *worker) clusterEdges(g *hg, part []int8, target int, maxW int64, rng *r
 		}
 		return cmp.Compare(key[a], key[b])
 	})
-	cmap := make([]int32, n)
+	cmap := w.newMap(n)
 	for i := range cmap {
 		cmap[i] = -1
 	}
@@ -310,7 +316,7 @@ func (w *worker) coarsen(g *hg, part []int8, scheme int, rng *rand.Rand) ([]leve
 		if float64(nc) > minShrink*float64(cur.n()) {
 			break
 		}
-		coarse := contract(cur, cmap, nc)
+		coarse := w.contract(cur, cmap, nc)
 		levels[len(levels)-1].cmap = cmap
 		if part != nil {
 			cp := make([]int8, nc)
@@ -373,7 +379,9 @@ func (w *worker) uncoarsen(levels []level, part []int8, b bisection) []int8 {
 // is better.
 func (w *worker) vcycle(g *hg, part []int8, b bisection, scheme int, rng *rand.Rand) []int8 {
 	levels, coarse := w.coarsen(g, part, scheme, rng)
-	return w.uncoarsen(levels, coarse, b)
+	part = w.uncoarsen(levels, coarse, b)
+	w.release(levels)
+	return part
 }
 
 // initial bisects the coarsest hypergraph: greedy hypergraph growing from a

@@ -145,6 +145,7 @@ func Partition(h *Hypergraph, opt Options) ([]int, error) {
 type partitioner struct {
 	opt     Options
 	workers []*worker
+	sc      contractor // recurse's
 }
 
 func newPartitioner(opt Options) *partitioner {
@@ -190,7 +191,7 @@ func (p *partitioner) recurse(g *hg, vmap []int32, k, base int, node uint64, out
 		if s == 1 {
 			kk, bb = k-k0, base+k0
 		}
-		p.recurse(contract(g, cmap, len(sub)), sub, kk, bb, 2*node+uint64(s), out)
+		p.recurse(p.sc.contract(g, cmap, len(sub)), sub, kk, bb, 2*node+uint64(s), out)
 	}
 }
 
@@ -274,7 +275,7 @@ func (p *partitioner) bisect(g *hg, b bisection, node uint64) []int8 {
 		for r := from; r < to; r++ {
 			same[r] = -1
 			for q := 0; q < r && same[r] < 0; q++ {
-				if &hier[q][0] == &hier[r][0] && slices.Equal(coarse[q], coarse[r]) {
+				if len(hier[q]) > 0 && &hier[q][0] == &hier[r][0] && slices.Equal(coarse[q], coarse[r]) {
 					same[r] = q
 				}
 			}
@@ -334,6 +335,11 @@ func (p *partitioner) bisect(g *hg, b bisection, node uint64) []int8 {
 	for r := race; r < runs; r++ {
 		scheme[r] = win
 	}
+	for r := range race {
+		if scheme[r] != win {
+			hier[r] = nil // no later run uses the losing scheme's hierarchies: free them
+		}
+	}
 	if p.opt.Bounded {
 		for r := race; r < runs; r++ {
 			hier[r] = hier[own[(r-race)%len(own)]]
@@ -352,6 +358,7 @@ func (p *partitioner) bisect(g *hg, b bisection, node uint64) []int8 {
 			res[r] = w.evaluate(g, w.uncoarsen(levels, part, b), b)
 		})
 	}
+	clear(hier) // the V-cycles coarsen anew
 	var todo []int
 	switch p.opt.VCycles {
 	case 1:
