@@ -69,6 +69,7 @@ func (d *deque) pop(lifo bool) int {
 // and each kind's access order over the buckets.
 type config struct {
 	kinds    []string // kinds present, in kindOrder
+	slowest  bool     // kinds[0] is kindOrder[0]: index 0 is the slowest kind
 	kindOf   []int    // per worker: index into kinds
 	workers  [][]int  // per kind index: its workers
 	buckets  []*bucket
@@ -105,6 +106,7 @@ func newConfig(v schedulers.View, priorities string, factors bool) (*config, err
 			c.kinds = append(c.kinds, k)
 		}
 	}
+	c.slowest = len(c.kinds) > 0 && c.kinds[0] == kindOrder[0]
 	c.workers = make([][]int, len(c.kinds))
 	for w := 0; w < v.Workers(); w++ {
 		k := kindIdx[v.WorkerKind(w)]
@@ -303,7 +305,7 @@ func parseOrders[K any](s string, kinds []string, kernels []string, known map[st
 // (StarPU's architecture 0), if k is the fastest kind, or if the bucket
 // holds at least slow[k] tasks per worker of the fastest kind.
 func (c *config) mayTake(b *bucket, k int) bool {
-	if b.best < 0 || c.kinds[b.best] == kindOrder[0] || k == b.best {
+	if b.best < 0 || (b.best == 0 && c.slowest) || k == b.best { // no faster kind to wait for
 		return true
 	}
 	if c.strict {

@@ -20,6 +20,7 @@ package heteroprio
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/memsched/memsched/schedulers"
 )
@@ -93,6 +94,12 @@ type Scheduler struct {
 	maxPrefetch int
 
 	loc *locality // LAHeteroprio's grid state
+	// changes counts the pushes and takes; found[g][k] is its value when a
+	// walk of group g's access order for kind k last found nothing to take.
+	// The walk depends on nothing else, so idle workers of a group (20
+	// cores polling at every event) repeat it only after a change.
+	changes int
+	found   [][]int
 }
 
 func newScheduler(p schedulers.Params, la bool) (*Scheduler, error) {
@@ -136,6 +143,10 @@ func (s *Scheduler) Init(v schedulers.View) error {
 			return err
 		}
 		lists = len(s.loc.groups)
+		s.found = make([][]int, len(s.loc.access))
+		for g := range s.found {
+			s.found[g] = slices.Repeat([]int{-1}, len(s.cfg.kinds))
+		}
 	} else {
 		s.queue = make([][]int, v.Workers())
 		s.prefetched = make([]int, len(s.cfg.kinds))
@@ -164,6 +175,7 @@ func (s *Scheduler) Push(t int) {
 	}
 	b.lists[list].push(t)
 	b.n++
+	s.changes++
 	for k, ok := range b.valid {
 		if ok {
 			s.remaining[k]++
@@ -176,6 +188,7 @@ func (s *Scheduler) Push(t int) {
 func (s *Scheduler) take(b *bucket, list int) int {
 	t := b.lists[list].pop(s.lifo)
 	b.n--
+	s.changes++
 	for k, ok := range b.valid {
 		if ok {
 			s.remaining[k]--
@@ -205,6 +218,9 @@ func (s *Scheduler) pullLA(w int) (int, bool) {
 		return 0, false
 	}
 	g := s.loc.groupOf[w]
+	if s.found[g][k] == s.changes {
+		return 0, false // the same walk found nothing, and nothing changed
+	}
 	for _, it := range s.loc.access[g] {
 		b := s.cfg.buckets[s.cfg.order[k][it.prio]]
 		if b.lists[it.group].empty() || !s.cfg.mayTake(b, k) {
@@ -214,6 +230,7 @@ func (s *Scheduler) pullLA(w int) (int, bool) {
 		s.loc.popped(t, w, it.group)
 		return t, true
 	}
+	s.found[g][k] = s.changes
 	return 0, false
 }
 
