@@ -42,9 +42,16 @@ func everywhere(a access) bool {
 
 // scores evaluates a locality formula on every node. maximize says whether
 // a higher value is better (a locality score, LS) or a lower one (a locality
-// cost, LC). ignore drops the data present on every node.
-func scores(f DLAF, acc []access, nodes int, theta float64, ignore bool) (s []float64, maximize bool) {
-	s = make([]float64, nodes)
+// cost, LC). ignore drops the data present on every node. The scores and
+// the sums they need are cut from buf (4 values per node: no allocation at
+// every push), or allocated when buf is too short.
+func scores(f DLAF, acc []access, nodes int, theta float64, ignore bool, buf []float64) (s []float64, maximize bool) {
+	if len(buf) < 4*nodes {
+		buf = make([]float64, 4*nodes)
+	}
+	buf = buf[:4*nodes]
+	clear(buf)
+	s = buf[:nodes]
 	var n, nw int
 	for _, a := range acc {
 		if ignore && everywhere(a) {
@@ -73,9 +80,7 @@ func scores(f DLAF, acc []access, nodes int, theta float64, ignore bool) (s []fl
 		}
 		return s, true
 	case LSSDHB:
-		read := make([]float64, nodes)
-		wBytes := make([]float64, nodes)
-		wCount := make([]float64, nodes)
+		read, wBytes, wCount := buf[nodes:2*nodes], buf[2*nodes:3*nodes], buf[3*nodes:]
 		for _, a := range acc {
 			if ignore && everywhere(a) {
 				continue

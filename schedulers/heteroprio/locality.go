@@ -22,6 +22,8 @@ type locality struct {
 	keep   bool   // auto: equal BMDs keep the formula in use
 
 	groups  []int // memory node of each group, in StarPU's node order (main memory first)
+	inOrder []int // 0..len(groups)-1
+	scratch []float64
 	groupOf []int // per worker
 	rep     []int // per group: a worker of it, to ask where data are
 	master  int   // group of tasks the application submits (StarPU: the first CPU worker's node)
@@ -288,13 +290,16 @@ func (l *locality) callerGroup() int {
 	return l.master
 }
 
-// order lists the groups in StarPU's node order.
+// order lists the groups in StarPU's node order (made once: it is asked
+// at every push).
 func (l *locality) order() []int {
-	o := make([]int, len(l.groups))
-	for i := range o {
-		o[i] = i
+	if l.inOrder == nil {
+		l.inOrder = make([]int, len(l.groups))
+		for i := range l.inOrder {
+			l.inOrder[i] = i
+		}
 	}
-	return o
+	return l.inOrder
 }
 
 // choose is get_best_mem_node for one formula, from the caller's view.
@@ -307,7 +312,10 @@ func (l *locality) choose(f DLAF, t int, acc []access) int {
 		return l.cheapest(t, acc)
 	}
 	ignore := l.ignore == "all" || (l.ignore == "sdhb" && f == LSSDHB)
-	s, maximize := scores(f, acc, len(l.groups), l.theta, ignore)
+	if l.scratch == nil {
+		l.scratch = make([]float64, 4*len(l.groups))
+	}
+	s, maximize := scores(f, acc, len(l.groups), l.theta, ignore, l.scratch)
 	return best(s, maximize, l.order(), caller)
 }
 

@@ -55,7 +55,7 @@ func TestTable1(t *testing.T) {
 			}
 		}
 		for f, dl := range formulas {
-			s, maximize := scores(dl, acc, 3, 1000, false)
+			s, maximize := scores(dl, acc, 3, 1000, false, nil)
 			for m := range s {
 				if s[m] != row.want[m][f] {
 					t.Errorf("row %d %s MN%d = %g, want %g", r+1, dl, m, s[m], row.want[m][f])
@@ -66,7 +66,7 @@ func TestTable1(t *testing.T) {
 			}
 			// StarPU ignores data present on every node in LS_SDHB: the
 			// winners are the paper's all the same.
-			s, maximize = scores(dl, acc, 3, 1000, dl == LSSDHB)
+			s, maximize = scores(dl, acc, 3, 1000, dl == LSSDHB, nil)
 			if got := ties(s, maximize); !slices.Equal(got, row.winners[f]) {
 				t.Errorf("row %d %s (ignoring data on every node) winners %v, want %v", r+1, dl, got, row.winners[f])
 			}
