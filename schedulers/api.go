@@ -90,6 +90,16 @@ type Scheduler interface {
 	Pull(worker int) (task int, ok bool)
 }
 
+// Idler is implemented by schedulers that can tell at once that Pull would
+// return no task, change nothing and count no operations: the engine then
+// does not make the call. Workers poll (StarPU's drivers pull whenever they
+// have room), and 48 idle cores made dozens of timed calls per task that
+// did nothing. Idle is asked before every Pull and is not timed: it must
+// be a few comparisons, without side effects.
+type Idler interface {
+	Idle(worker int) bool
+}
+
 // Evictor is implemented by schedulers that choose eviction victims
 // themselves (Belady for HFP, LUF for DARTS). Candidates are the node's
 // evictable data, least recently used first (node = the GPU on GPU-only

@@ -181,6 +181,7 @@ type Engine struct {
 	evictor schedulers.Evictor
 	popper  schedulers.Popper
 	byTask  schedulers.TaskPopper // popper, when it names the tasks it pops
+	idler   schedulers.Idler
 	obs     schedulers.Observer
 	follows [schedulers.Finished + 1]bool // the kinds of events obs follows
 	rng     *rand.Rand
@@ -297,6 +298,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e.evictor, _ = cfg.Scheduler.(schedulers.Evictor)
 	e.popper, _ = cfg.Scheduler.(schedulers.Popper)
 	e.obs, _ = cfg.Scheduler.(schedulers.Observer)
+	e.idler, _ = cfg.Scheduler.(schedulers.Idler)
 	e.links, e.down, e.up = p.Links()
 	e.linkIndex = map[string]int{}
 	e.rateMemo = map[pathSet][]float64{}

@@ -114,6 +114,10 @@ func (e *Engine) fill(w int) {
 	for changed := true; changed; {
 		changed = false
 		for (e.cfg.Buffer < 0 || wk.buffer.len() < e.cfg.Buffer) && !wk.pulling {
+			if e.idler != nil && e.idler.Idle(w) {
+				wk.pulling = true // what the call would have said
+				break
+			}
 			var task int
 			var ok bool
 			e.timed(w, func() error { task, ok = e.sched.Pull(w); return nil })

@@ -39,6 +39,9 @@ func (s *AP) Push(t int) { s.queue.Push(t) }
 
 // Pull takes the head, when the worker can run it (the thesis runs AP on
 // GPUs only).
+// Idle says the shared queue is empty.
+func (s *AP) Idle(int) bool { return s.queue.Len() == 0 }
+
 func (s *AP) Pull(w int) (int, bool) {
 	t, ok := s.queue.Head()
 	if !ok || !s.v.CanRun(w, t) {

@@ -184,6 +184,9 @@ func (s *DMDA) penalty(k int, task *workloads.Task) float64 {
 	return p
 }
 
+// Idle says the worker's queue is empty (dmda does not steal).
+func (s *DMDA) Idle(worker int) bool { return s.queues.Idle(worker) }
+
 func (s *DMDA) Pull(worker int) (int, bool) {
 	t, ok := s.queues.Next(worker)
 	if ok && s.index != nil {

@@ -29,6 +29,10 @@ type Eager struct {
 
 func (s *Eager) Init(v schedulers.View) error { s.v = v; return nil }
 func (s *Eager) Push(t int)                   { s.queue = append(s.queue, t) }
+
+// Idle says the queue is empty.
+func (s *Eager) Idle(int) bool { return s.head == len(s.queue) }
+
 func (s *Eager) Pull(int) (int, bool) {
 	if s.head == len(s.queue) {
 		return 0, false

@@ -50,6 +50,7 @@ type LWS struct {
 	queues []*schedulers.PrioQueue
 	prox   [][]int // per worker, the others nearest first
 	last   int     // round-robin cursor for submitted tasks
+	queued int     // tasks in all the queues
 }
 
 func (s *LWS) Init(v schedulers.View) error {
@@ -84,10 +85,15 @@ func (s *LWS) Push(t int) {
 		s.last = w
 	}
 	s.queues[w].Push(t)
+	s.queued++
 }
+
+// Idle says no queue holds a task: there is nothing to take or steal.
+func (s *LWS) Idle(int) bool { return s.queued == 0 }
 
 func (s *LWS) Pull(w int) (int, bool) {
 	if t, ok := s.queues[w].PopHead(); ok {
+		s.queued--
 		return t, true
 	}
 	for _, victim := range s.prox[w] {
@@ -117,6 +123,7 @@ func (s *LWS) Pull(w int) (int, bool) {
 		for _, t := range stolen[1:] {
 			s.queues[w].Push(t)
 		}
+		s.queued--
 		return stolen[0], true
 	}
 	return 0, false

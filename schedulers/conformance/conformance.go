@@ -10,7 +10,11 @@
 //     planner given a task graph), with an error before anything runs,
 //     never a panic;
 //   - so is every value of its choice and bool parameters, and unbounded
-//     and single-task buffers.
+//     and single-task buffers;
+//   - its shortcuts change nothing: run without them (Idler,
+//     SelectiveObserver, SelectiveEvictor, TaskPopper hidden, so the engine
+//     makes every call the contract defines), the schedule and the counted
+//     operations are the same.
 //
 // It runs the scheduler's Spec directly, registered or not, so an author
 // checks a scheduler of their own, in Go or behind exec:PATH:
@@ -24,6 +28,7 @@ package conformance
 
 import (
 	"fmt"
+	"io"
 	"reflect"
 	"testing"
 
@@ -148,7 +153,60 @@ func Problems(spec schedulers.Spec, in Instance, params schedulers.Params) (prob
 	if i := firstDifference(first.events, second.events); i >= 0 {
 		problems = append(problems, fmt.Sprintf("not deterministic: with the same seed, event %d differs: %s then %s", i, describe(first.events, i), describe(second.events, i)))
 	}
+	bare := spec
+	bare.New = func(p schedulers.Params) (schedulers.Scheduler, error) {
+		s, err := spec.New(p)
+		return plain{s}, err
+	}
+	third, err := execute(bare, in, params)
+	switch {
+	case err != nil:
+		problems = append(problems, "run without its shortcuts: "+err.Error())
+	case firstDifference(first.events, third.events) >= 0:
+		i := firstDifference(first.events, third.events)
+		problems = append(problems, fmt.Sprintf("its shortcuts change the run: event %d is %s, without them %s", i, describe(first.events, i), describe(third.events, i)))
+	case first.rec.SchedOps != third.rec.SchedOps || first.rec.SchedArrayOps != third.rec.SchedArrayOps:
+		problems = append(problems, fmt.Sprintf("its shortcuts change the counted operations: %d and %d array, without them %d and %d", first.rec.SchedOps, first.rec.SchedArrayOps, third.rec.SchedOps, third.rec.SchedArrayOps))
+	}
 	return problems, nil
+}
+
+// plain is a scheduler with its shortcuts hidden: it is a Popper, Evictor
+// and Observer whatever it wraps, answering as the engine does for a
+// scheduler without them (the first buffered task, the least recently used
+// candidate, nothing), and it is none of Idler, SelectiveObserver,
+// SelectiveEvictor or TaskPopper, so the engine calls it for everything.
+type plain struct{ s schedulers.Scheduler }
+
+func (p plain) Init(v schedulers.View) error { return p.s.Init(v) }
+func (p plain) Push(t int)                   { p.s.Push(t) }
+func (p plain) Pull(w int) (int, bool)       { return p.s.Pull(w) }
+
+func (p plain) Pop(w int, buffer []int) int {
+	if q, ok := p.s.(schedulers.Popper); ok {
+		return q.Pop(w, buffer)
+	}
+	return 0
+}
+
+func (p plain) Victim(node int, candidates []int, prefetch bool) int {
+	if e, ok := p.s.(schedulers.Evictor); ok {
+		return e.Victim(node, candidates, prefetch)
+	}
+	return candidates[0]
+}
+
+func (p plain) Observe(kind schedulers.EventKind, where, id int) {
+	if o, ok := p.s.(schedulers.Observer); ok {
+		o.Observe(kind, where, id)
+	}
+}
+
+func (p plain) Close() error {
+	if c, ok := p.s.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 type outcome struct {

@@ -445,6 +445,13 @@ func (d *DARTS) setOnNode(n *node, x int32, present bool, pulled int32) {
 
 // Pull returns the head of the plan of the worker's node, filling an empty
 // plan first (get_task_to_return_pull_task_dynamic_data_aware).
+// Idle says the node's plan is used up and no task is ready: Pull would
+// plan nothing and find nothing.
+func (d *DARTS) Idle(w int) bool {
+	n := d.nodes[d.v.WorkerNode(w)]
+	return n.live == 0 && d.ready.Len() == 0 && n.head >= len(n.plan)
+}
+
 func (d *DARTS) Pull(w int) (int, bool) {
 	n := d.nodes[d.v.WorkerNode(w)]
 	if n.live == 0 && d.ready.Len() > 0 {

@@ -209,6 +209,21 @@ func (s *Scheduler) Pull(w int) (int, bool) {
 	return s.pullQueue(w)
 }
 
+// Idle says Pull would return at once: the worker has no room, or no task
+// is left for its kind (nothing queued or prefetched to steal, without
+// locality), or with locality its group's last walk found nothing and no
+// task was pushed or taken since.
+func (s *Scheduler) Idle(w int) bool {
+	if !schedulers.PipelineRoom(s.v, w) {
+		return true
+	}
+	k := s.cfg.kindOf[w]
+	if s.la {
+		return s.remaining[k] == 0 || s.found[s.loc.groupOf[w]][k] == s.changes
+	}
+	return s.remaining[k] == 0 && len(s.queue[w]) == 0 && s.prefetched[k] == 0
+}
+
 // pullLA scans the worker's node's access order and takes the first task
 // the speedup factors allow; no worker queue, no stealing (heteroprio.c
 // pop_task_heteroprio_policy, use_locality branch).

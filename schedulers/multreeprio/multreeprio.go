@@ -449,6 +449,9 @@ func (s *Scheduler) remaining(k int) float64 {
 
 // Pull gives the worker the best task of its node's tree that the
 // speedup-factor heuristic accepts (§3.3), when its pipeline has room.
+// Idle says the worker's pipeline and buffer are full.
+func (s *Scheduler) Idle(w int) bool { return !schedulers.PipelineRoom(s.v, w) }
+
 func (s *Scheduler) Pull(w int) (int, bool) {
 	if !schedulers.PipelineRoom(s.v, w) {
 		return 0, false
