@@ -86,3 +86,13 @@ func BenchmarkDARTSCholesky(b *testing.B) {
 	o.ThreeInputs, o.Opti = true, true
 	b.Run("luf-opti-3inputs", func(b *testing.B) { benchDARTS(b, spec, 4, 500, o) })
 }
+
+// BenchmarkDARTS3D: the 3D product N=120, NZ=4 (57,600 tasks, 15,360 data
+// in each GPU's list), 4 GPUs of 500 MiB, DARTS+LUF-3inputs: the list is
+// long and a decision moves few of its counters, the case for the lists'
+// tournament trees.
+func BenchmarkDARTS3D(b *testing.B) {
+	o := defaults
+	o.ThreeInputs = true
+	benchDARTS(b, workloads.Spec{Kind: "matmul3d", N: 120, NZ: 4}, 4, 500, o)
+}

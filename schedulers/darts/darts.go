@@ -193,6 +193,10 @@ type DARTS struct {
 	nbMark []uint32
 	nbPos  []int32
 	tmp    []int32
+
+	// Tests: the lists' trees always follow the counters (dataList.exact),
+	// with a leaf per slot, so that a key not updated is seen.
+	exact, slotLeaves bool
 }
 
 // task is what DARTS reads of a task when it visits the readers of a data,
@@ -214,17 +218,17 @@ type worker struct {
 	// as they are. Tasks that arrive only read listed data or data no task
 	// read before, whose counters are exact (zero) when the worker wakes.
 	dormant bool
-	has     []bool  // per data: valid or requested on the worker (starpu_data_is_on_node), or planned there under planned_present
-	frees   []int32 // per data D: pool tasks reading D whose other inputs are all on the worker (D freeing them, or free)
-	s1      []int32 // per data: pool tasks missing it and one more (3inputs only)
-	free    []int32 // pool tasks with miss 0, kept only with free_tasks
-	freeIdx []int32 // per task, index in free or -1
-	list    []int32 // gpu_data: data not used yet, in scan order (duplicates possible, as upstream)
-	inList  []int32 // per data, its entries in list
-	listed  int     // pool tasks reading a data in list, once per such data (sum of task_left over the listed data)
-	listOps int     // opsLeft summed over list's entries (the buffer checks of a whole scan)
-	rank    []int32 // per data, its place in the list's initial order (reinsert = place)
-	plan    []int32 // plannedTasks; entries of withdrawn tasks are dead
+	has     []bool   // per data: valid or requested on the worker (starpu_data_is_on_node), or planned there under planned_present
+	frees   []int32  // per data D: pool tasks reading D whose other inputs are all on the worker (D freeing them, or free)
+	s1      []int32  // per data: pool tasks missing it and one more (3inputs only)
+	free    []int32  // pool tasks with miss 0, kept only with free_tasks
+	freeIdx []int32  // per task, index in free or -1
+	list    dataList // gpu_data: data not used yet, in scan order (duplicates possible, as upstream)
+	inList  []int32  // per data, its entries in list
+	listed  int      // pool tasks reading a data in list, once per such data (sum of task_left over the listed data)
+	listOps int      // opsLeft summed over list's entries (the buffer checks of a whole scan)
+	rank    []int32  // per data, its place in the list's initial order (reinsert = place)
+	plan    []int32  // plannedTasks; entries of withdrawn tasks are dead
 	head    int
 	live    int
 	planCnt []int32 // per data, planned tasks reading it (LUF's n_p)
@@ -252,8 +256,10 @@ func (d *DARTS) Init(v schedulers.View) error {
 	if d.opt.Fallback == "random" || d.opt.Fallback == "rank" {
 		d.fen = make([]int32, nt+1)
 	}
-	d.taskLeft = make([]int32, nd)
-	d.opsLeft = make([]int32, nd)
+	// The counters a scan reads have one more entry, the holes' in the
+	// lists (see dataList), always zero.
+	d.taskLeft = make([]int32, nd+1)
+	d.opsLeft = make([]int32, nd+1)
 	d.known = make([]bool, nd)
 	d.planPos = make([]int32, nt)
 	d.nbMark = make([]uint32, nd)
@@ -262,11 +268,17 @@ func (d *DARTS) Init(v schedulers.View) error {
 	for k := range d.w {
 		w := &d.w[k]
 		w.has = make([]bool, nd)
-		w.frees = make([]int32, nd)
+		w.frees = make([]int32, nd+1)
 		w.inList = make([]int32, nd)
 		if d.opt.ThreeInputs {
-			w.s1 = make([]int32, nd)
+			w.s1 = make([]int32, nd+1)
 		}
+		shift := uint(blockShift)
+		if d.slotLeaves {
+			shift = 0
+		}
+		w.list.init(nd, [2][]int32{w.frees, w.s1}, d.taskLeft, shift)
+		w.list.exact = d.exact
 		if d.opt.FreeTasks {
 			w.freeIdx = make([]int32, nt)
 			for i := range w.freeIdx {
@@ -375,22 +387,24 @@ func (d *DARTS) arrive() {
 		for _, x := range fresh {
 			d.listCount(w, x, 1)
 		}
-		w.list = append(w.list, fresh...)
+		list := append(w.list.entries(d.tmp[:0]), fresh...)
 		if natural {
-			if n := len(w.list); n > 0 {
+			if n := len(list); n > 0 {
 				off := k * (n / d.nw)
-				w.list = append(w.list[off:], w.list[:off]...)
+				list = append(list[off:], list[:off]...)
 			}
 		} else {
-			for i := len(w.list) - 1; i > 0; i-- {
+			for i := len(list) - 1; i > 0; i-- {
 				j := r.IntN(i + 1)
-				w.list[i], w.list[j] = w.list[j], w.list[i]
+				list[i], list[j] = list[j], list[i]
 			}
 		}
-		for i, x := range w.list {
+		for i, x := range list {
 			w.rank[x] = int32(i)
 		}
-		ops += len(w.list)
+		ops += len(list)
+		w.list.build(list)
+		d.tmp = list[:0]
 		d.sleep(w)
 	}
 	d.v.Count(ops)
@@ -452,34 +466,18 @@ func (d *DARTS) decide(k int) {
 		limit = d.opt.Threshold
 	}
 	var b0, b1 best
-	list := w.list[:min(limit, len(w.list))]
+	// Every entry scanned counts, plus the inputs of the pool tasks
+	// reading it (the buffer checks).
+	entries, checks := min(limit, w.list.n), 0
 	switch {
 	case w.listed == 0: // no data of the list is read by a pool task: nothing to find
-	case rng == nil && !d.opt.Opti:
-		b0 = d.scanFirst(w.frees, list)
-		if d.opt.ThreeInputs {
-			b1 = d.scanFirst(w.s1, list)
-		}
+	case rng == nil && !d.opt.Opti && limit >= w.list.n:
+		b := w.list.choose()
+		b0, b1, checks = b[0], b[1], w.listOps
 	default:
-		for i, x := range list {
-			tl := d.taskLeft[x]
-			if s := w.frees[x]; s > 0 {
-				if d.opt.Opti {
-					b0 = best{data: x, s: s, tl: tl, populated: true}
-					list = list[:i+1] // the scan stops here
-					break
-				}
-				b0.offer(x, s, tl, rng)
-			}
-			if d.opt.ThreeInputs {
-				if s := w.s1[x]; s > 0 {
-					b1.offer(x, s, tl, rng)
-				}
-			}
-		}
+		b0, b1, entries, checks = d.scan(w, limit, rng)
 	}
-	// Every entry scanned counts, plus the inputs of the pool tasks reading it.
-	ops := len(list) + d.scanOps(w, list)
+	ops := entries + checks
 	switch {
 	case b0.s > 0:
 		ops += int(d.opsLeft[b0.data]) // the second pass over D's tasks
@@ -518,40 +516,36 @@ func (d *DARTS) decide(k int) {
 	d.v.Count(ops)
 }
 
-// scanFirst is the scan with ties kept first and without opti, in one
-// tight loop: the first data of the greatest (s, task_left) with s > 0,
-// s read from counts (the tasks a data would free, or for 3inputs those it
-// would bring one load from free).
-func (d *DARTS) scanFirst(counts []int32, list []int32) best {
-	taskLeft := d.taskLeft
-	bs, btl, bx := int32(0), int32(0), int32(-1)
-	for _, x := range list {
-		if s := counts[x]; s > 0 && s >= bs {
-			if tl := taskLeft[x]; s > bs || tl > btl {
-				bs, btl, bx = s, tl, x
+// scan is the scan of upstream's loop over the first limit entries of w's
+// list, for the options the tree does not serve (opti, random ties, a
+// threshold): it returns the best data, the entries scanned and their
+// buffer checks.
+func (d *DARTS) scan(w *worker, limit int, rng interface{ IntN(int) int }) (b0, b1 best, entries, checks int) {
+	l := &w.list
+	for _, x := range l.slots[:l.end] {
+		if entries == limit {
+			break
+		}
+		if x == l.hole {
+			continue
+		}
+		entries++
+		checks += int(d.opsLeft[x])
+		tl := d.taskLeft[x]
+		if s := w.frees[x]; s > 0 {
+			if d.opt.Opti {
+				b0 = best{data: x, s: s, tl: tl, populated: true}
+				break // the scan stops here
+			}
+			b0.offer(x, s, tl, rng)
+		}
+		if d.opt.ThreeInputs {
+			if s := w.s1[x]; s > 0 {
+				b1.offer(x, s, tl, rng)
 			}
 		}
 	}
-	if bx < 0 {
-		return best{}
-	}
-	return best{data: bx, s: bs, tl: btl, ties: 1, populated: true}
-}
-
-// scanOps is the buffer checks of a scan over the first entries of w's
-// list: one per input of every pool task reading each entry.
-func (d *DARTS) scanOps(w *worker, scanned []int32) int {
-	if w.listed == 0 {
-		return 0 // no entry is read by a pool task
-	}
-	if len(scanned) == len(w.list) {
-		return w.listOps
-	}
-	ops := 0
-	for _, x := range scanned {
-		ops += int(d.opsLeft[x])
-	}
-	return ops
+	return b0, b1, entries, checks
 }
 
 // best is a running argmax over (s, task_left), ties broken uniformly at
@@ -597,18 +591,22 @@ func (d *DARTS) planMarking(k int, t int32) int {
 // list).
 func (d *DARTS) unlist(k int, x int32, every bool) int {
 	w := &d.w[k]
-	n := len(w.list)
+	l := &w.list
+	n := l.n
 	if w.inList[x] == 0 {
 		return n // upstream walks the whole list in vain
 	}
 	if !every {
-		i := slices.Index(w.list, x)
-		w.list = slices.Delete(w.list, i, i+1)
+		p := l.at[x]
+		i := l.rank(p)
+		l.remove(p)
 		d.listCount(w, x, -1)
 		d.sleep(w)
 		return i + 1
 	}
-	w.list = slices.DeleteFunc(w.list, func(y int32) bool { return y == x })
+	for l.at[x] >= 0 {
+		l.remove(l.at[x])
+	}
 	d.listCount(w, x, -w.inList[x])
 	d.sleep(w)
 	return n
@@ -641,16 +639,21 @@ func (d *DARTS) sleep(w *worker) {
 // entry even when one is there already) and returns the entries walked.
 func (d *DARTS) relist(k int, x int32) int {
 	w := &d.w[k]
-	n := len(w.list)
+	l := &w.list
 	i := 0
 	if d.opt.Reinsert == "place" {
-		for i < n && w.rank[w.list[i]] < w.rank[x] {
-			i++
+		for _, y := range l.slots[:l.end] {
+			if y != l.hole {
+				if w.rank[y] >= w.rank[x] {
+					break
+				}
+				i++
+			}
 		}
-	} else if n > 0 {
-		i = d.v.Rand().IntN(n) // rand() % size: before any entry, never after the last
+	} else if l.n > 0 {
+		i = d.v.Rand().IntN(l.n) // rand() % size: before any entry, never after the last
 	}
-	w.list = slices.Insert(w.list, i, x)
+	l.insert(i, x)
 	d.listCount(w, x, 1)
 	return i + 1
 }
@@ -728,10 +731,12 @@ func (d *DARTS) count(t int32, sign int32) {
 			if e := w.inList[x]; e > 0 {
 				listed++
 				entries += e
+				w.list.touch(x) // its task_left moves, and its counters unless dormant
 			}
 		}
 		w.listed += int(sign * listed)
 		w.listOps += int(n * entries)
+		w.list.moved += int(listed)
 		if !w.dormant {
 			d.countOn(w, t, sign, m)
 		}
@@ -879,6 +884,12 @@ func (d *DARTS) walk(k int, x int32, val, move bool, collect int) []int32 {
 		j++
 	}
 	d.users[x] = us[:j]
+	if move {
+		w.list.moved += j // about the keys it moved
+		if w.s1 != nil {
+			w.list.touch(x) // gain and lose move its s1
+		}
+	}
 	return ts
 }
 
@@ -891,14 +902,16 @@ func (d *DARTS) gain(w *worker, t, x int32, in []int32, m int, o int32) {
 		for _, y := range in {
 			if y != x {
 				w.frees[y]++
+				w.list.touch(y)
 			}
 		}
 	case 1: // missing x and o: now missing only o
 		if w.s1 != nil {
-			w.s1[x]--
+			w.s1[x]-- // walk touches x
 			w.s1[o]--
 		}
 		w.frees[o]++
+		w.list.touch(o)
 	case 2: // now missing two
 		d.countS1(w, in, x, 1)
 	}
@@ -913,13 +926,15 @@ func (d *DARTS) lose(w *worker, t, x int32, in []int32, m int, o int32) {
 		for _, y := range in {
 			if y != x {
 				w.frees[y]--
+				w.list.touch(y)
 			}
 		}
 	case 1: // was missing o: now missing o and x
 		w.frees[o]--
+		w.list.touch(o)
 		if w.s1 != nil {
 			w.s1[o]++
-			w.s1[x]++
+			w.s1[x]++ // walk touches x
 		}
 	case 2: // was missing two: now three
 		d.countS1(w, in, x, -1)
@@ -935,6 +950,7 @@ func (d *DARTS) countS1(w *worker, in []int32, x, sign int32) {
 	for _, y := range in {
 		if y != x && !w.has[y] {
 			w.s1[y] += sign
+			w.list.touch(y)
 		}
 	}
 }

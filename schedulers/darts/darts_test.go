@@ -251,7 +251,7 @@ func TestThresholdAndExhaustedList(t *testing.T) {
 		}
 	}
 	d.Observe(schedulers.Evicted, 0, 4)
-	if got := slices.Clone(d.w[0].list); !slices.Equal(got, []int32{2, 5}) {
+	if got := d.w[0].list.entries(nil); !slices.Equal(got, []int32{2, 5}) {
 		t.Errorf("lru list after evicting B1: %v, want [A2 B2]", got)
 	}
 	d = start(t, Options{Order: "natural", LRUReturns: true, Reinsert: "place"}, newFake(grid(3, 1), 1, 1))
@@ -259,7 +259,7 @@ func TestThresholdAndExhaustedList(t *testing.T) {
 		d.Pull(0)
 	}
 	d.Observe(schedulers.Evicted, 0, 4)
-	if got := slices.Clone(d.w[0].list); !slices.Equal(got, []int32{2, 4, 5}) {
+	if got := d.w[0].list.entries(nil); !slices.Equal(got, []int32{2, 4, 5}) {
 		t.Errorf("lru_returns list after evicting B1: %v, want [A2 B1 B2]", got)
 	}
 }
@@ -442,6 +442,9 @@ func TestMatchesReference(t *testing.T) {
 		p.Runtime.Pipeline = 1 + r.IntN(3)
 		seed := r.Uint64()
 		l := &lockstep{fast: New(o), ref: &ref{opt: o}, seed: seed}
+		// The lists' trees decide, with a leaf per slot or per block (else
+		// mostly scans: the lists are short).
+		l.fast.exact, l.fast.slotLeaves = i%3 != 2, i%3 == 0
 		simulate(t, w, p, l, buffer, seed)
 		if l.diff != "" {
 			t.Fatalf("instance %d (%d tasks, %d data, %d GPUs, memory %d, options %+v, buffer %d): %s",
@@ -579,8 +582,8 @@ func (c *recount) check(after string) {
 		return
 	}
 	d := c.DARTS
-	nd := len(d.taskLeft)
-	taskLeft, opsLeft := make([]int32, nd), make([]int32, nd)
+	nd := len(d.users)
+	taskLeft, opsLeft := make([]int32, nd+1), make([]int32, nd+1) // the last, the lists' holes
 	pool := 0
 	for t := range d.tasks {
 		in := d.inputs(int32(t))
@@ -644,13 +647,17 @@ func (c *recount) check(after string) {
 		if !slices.Equal(planCnt, w.planCnt) {
 			fail("worker %d: n_p %v, counted %v", k, planCnt, w.planCnt)
 		}
-		for _, x := range w.list { // the counters read: those of the data in the list
+		list := w.list.entries(nil)
+		if err := w.list.check(); err != "" {
+			fail("worker %d: list %v: %s", k, list, err)
+		}
+		for _, x := range list { // the counters read: those of the data in the list
 			if s0[x]+f0[x] != w.frees[x] || (w.s1 != nil && s1[x] != w.s1[x]) {
 				fail("worker %d data %d: s0 %d f0 %d s1 %d, counted %d %v", k, x, s0[x], f0[x], s1[x], w.frees[x], w.s1)
 			}
 		}
 		inList, listed, listOps := make([]int32, nd), 0, 0
-		for _, x := range w.list {
+		for _, x := range list {
 			if inList[x] == 0 {
 				listed += int(taskLeft[x])
 			}
@@ -681,15 +688,19 @@ func (c *recount) check(after string) {
 // TestCountersMatchRecount: on random small instances, for every
 // combination of options, the counters DARTS moves on each event (pool
 // entries and exits, loads, evictions, plans and withdrawals) equal a
-// recomputation from scratch after every call.
+// recomputation from scratch after every call, and so do the keys of the
+// lists' trees (kept exact, so that every key is checked).
 func TestCountersMatchRecount(t *testing.T) {
 	r := rand.New(rand.NewPCG(2021, 10))
-	for i := range 300 {
+	for i := range 1000 {
 		w, p := randomInstance(r)
 		o := randomOptions(r)
 		buffer := 1 + r.IntN(5)
 		p.Runtime.Pipeline = 1 + r.IntN(3)
 		c := &recount{DARTS: New(o)}
+		// The lists' trees follow every change with a leaf per slot: check
+		// verifies every key.
+		c.exact, c.slotLeaves = true, true
 		simulate(t, w, p, c, buffer, r.Uint64())
 		if c.bad != "" {
 			t.Fatalf("instance %d (%d tasks, %d data, %d GPUs, options %+v, buffer %d): %s",
@@ -750,8 +761,10 @@ func TestDormantWorkers(t *testing.T) {
 		buffer := 1 + r.IntN(3)
 		seed := r.Uint64()
 		l := &lockstep{fast: New(o), ref: &ref{opt: o}, seed: seed}
+		l.fast.exact, l.fast.slotLeaves = i%3 != 2, i%3 == 0
 		simulate(t, w, p, l, buffer, seed)
 		c := &recount{DARTS: New(o)}
+		c.exact, c.slotLeaves = true, true
 		simulate(t, w, p, c, buffer, seed)
 		if l.diff != "" || c.bad != "" {
 			t.Fatalf("instance %d (%d tasks, %d data, %d GPUs, options %+v, buffer %d): %s%s",
