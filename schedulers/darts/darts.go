@@ -59,7 +59,10 @@
 // enters or leaves the pool), and the number of pool tasks reading a data of
 // k's list: when it is zero, no data of the list frees a task, and under
 // plain LRU, where data never return to the list, the worker stops moving
-// its counters until tasks arrive.
+// its counters until tasks arrive. Each list keeps a tournament tree over
+// its entries (dataList) that follows those counters, so that a decision
+// without threshold, opti or random ties reads the scan's choice instead
+// of scanning.
 // It counts (View.Count) the operations of the StarPU code it follows: per
 // scanned entry one step plus one buffer check per input of every pool task
 // reading it, the second pass over the chosen data's tasks, the list scans
