@@ -137,16 +137,17 @@ type node struct {
 	pulled   []int32   // per data, tasks pulled to the node's workers and not finished
 	planned  []int32   // per data, tasks of the plan reading it
 	miss     []uint8   // per ready task, inputs not on the node
-	s0n, s1n []int32   // per data, ready tasks it alone would free / one load from free
+	s0, s1   counts    // per data, ready tasks it alone would free / one load from free
 	s0w      []int64   // per data, their summed duration (ps)
 	prioOf   []float64 // per data, max_prio as last computed
 	prioOK   []bool    // per data, prioOf is current (S_0 and S_1 unchanged since)
 	plan     []planned // plannedTasks; dead entries are skipped
 	head     int
 	live     int
-	list     []listed // dataNotInMem in order; dead entries are skipped
-	inList   []uint32 // per data, the stamp of its live entry, 0 when absent
-	dead     int
+	freeEnd  int      // plan[head:freeEnd] holds free tasks only (insertFree)
+	list     dataList // dataNotInMem
+	suspects []int32  // listed data that may have left the set since the last decision
+	suspect  []bool   // per data, in suspects
 	first    bool     // no task pulled yet: the first one is the highest-priority ready task
 	pulls    []int32  // tasks pulled and not finished, in pull order (Belady)
 	nb       []uint32 // LUF scratch: stamp of the data read by pulled tasks
@@ -156,11 +157,6 @@ type node struct {
 
 type planned struct {
 	task  int32
-	stamp uint32
-}
-
-type listed struct {
-	data  int32
 	stamp uint32
 }
 
@@ -207,8 +203,8 @@ func (d *DARTS) Init(v schedulers.View) error {
 		n := d.nodes[id]
 		if n == nil {
 			n = &node{id: id, present: make([]bool, nd), pulled: make([]int32, nd), planned: make([]int32, nd),
-				miss: make([]uint8, nt), s0n: make([]int32, nd), s1n: make([]int32, nd), s0w: make([]int64, nd),
-				inList: make([]uint32, nd), first: true, prioOf: make([]float64, nd), prioOK: make([]bool, nd), nb: make([]uint32, nd), nbPos: make([]int32, nd), dur: make([]int64, nt)}
+				miss: make([]uint8, nt), s0: newCounts(nd), s1: newCounts(nd), s0w: make([]int64, nd),
+				list: newDataList(nd), suspect: make([]bool, nd), first: true, prioOf: make([]float64, nd), prioOK: make([]bool, nd), nb: make([]uint32, nd), nbPos: make([]int32, nd), dur: make([]int64, nt)}
 			d.nodes[id] = n
 		}
 		n.worker = k
@@ -301,20 +297,37 @@ func (d *DARTS) freeNode(t int32) *node {
 // (FREE_PUSHED_TASK_POSITION=1).
 func (d *DARTS) insertFree(n *node, t int32) {
 	d.markPlanned(n, t)
-	e := planned{t, d.planStamp[t]}
-	for i := n.head; i < len(n.plan); i++ {
-		pe := n.plan[i]
-		if !d.alive(n, pe) {
-			continue
-		}
-		for _, x := range d.inputs[pe.task] {
-			if !n.onNode(x) {
-				n.plan = slices.Insert(n.plan, i, e)
-				return
-			}
+	i := d.freePrefix(n)
+	if checking {
+		d.checkFreePrefix(n, i)
+	}
+	n.plan = slices.Insert(n.plan, i, planned{t, d.planStamp[t]})
+}
+
+// freePrefix is the position of the plan's first live task with an input
+// not on the node (len(plan) if none). The search resumes at n.freeEnd,
+// before which every live task of the plan had its inputs on the node when
+// last seen; setOnNode moves n.freeEnd back to the head when a data the plan
+// reads leaves the node, so each task is checked about once between such
+// departures instead of at every insertion.
+func (d *DARTS) freePrefix(n *node) int {
+	i := max(n.freeEnd, n.head)
+	for ; i < len(n.plan); i++ {
+		if e := n.plan[i]; d.alive(n, e) && !d.allOnNode(n, e.task) {
+			break
 		}
 	}
-	n.plan = append(n.plan, e)
+	n.freeEnd = i
+	return i
+}
+
+func (d *DARTS) allOnNode(n *node, t int32) bool {
+	for _, x := range d.inputs[t] {
+		if !n.onNode(x) {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *DARTS) alive(n *node, e planned) bool {
@@ -328,7 +341,9 @@ func (d *DARTS) markPlanned(n *node, t int32) {
 	d.planStamp[t] = d.stamp
 	n.live++
 	for _, x := range d.inputs[t] {
-		n.planned[x]++
+		if n.planned[x]++; n.planned[x] == 1 {
+			n.suspectData(x)
+		}
 	}
 }
 
@@ -364,8 +379,8 @@ func (d *DARTS) enterReady(t int32) {
 		n.miss[t] = m
 		d.count(n, t, 1)
 		for _, x := range d.inputs[t] {
-			if n.inList[x] == 0 && !n.onNode(x) && n.planned[x] == 0 {
-				d.appendData(n, x)
+			if !n.list.has(x) && !n.onNode(x) && n.planned[x] == 0 {
+				n.list.push(x) // DATA_ORDER=2: natural order
 			}
 		}
 	}
@@ -375,7 +390,13 @@ func (d *DARTS) leaveReady(t int32) {
 	d.ready.Remove(int(t))
 	for _, x := range d.inputs[t] {
 		d.taskLeft[x] -= d.work[t]
-		d.readyUses[x]--
+		if d.readyUses[x]--; d.readyUses[x] == 0 {
+			for _, m := range d.nodes {
+				if m != nil {
+					m.suspectData(x)
+				}
+			}
+		}
 	}
 	for _, n := range d.nodes {
 		if n != nil && n.dur[t] >= 0 {
@@ -391,7 +412,7 @@ func (d *DARTS) count(n *node, t int32, sign int32) {
 	case 1:
 		for _, x := range d.inputs[t] {
 			if !n.onNode(x) {
-				n.s0n[x] += sign
+				n.s0.add(x, sign)
 				n.s0w[x] += int64(sign) * n.dur[t]
 				n.prioOK[x] = false
 				return
@@ -400,7 +421,7 @@ func (d *DARTS) count(n *node, t int32, sign int32) {
 	case 2:
 		for _, x := range d.inputs[t] {
 			if !n.onNode(x) {
-				n.s1n[x] += sign
+				n.s1.add(x, sign)
 				n.prioOK[x] = false
 			}
 		}
@@ -415,6 +436,12 @@ func (d *DARTS) setOnNode(n *node, x int32, present bool, pulled int32) {
 	if before == after {
 		n.present[x], n.pulled[x] = present, pulled
 		return
+	}
+	if !after && n.planned[x] > 0 {
+		n.freeEnd = 0 // a planned task may no longer be free: search from the head
+	}
+	if after {
+		n.suspectData(x)
 	}
 	us := d.users[x]
 	j := 0
@@ -455,7 +482,7 @@ func (d *DARTS) Idle(w int) bool {
 func (d *DARTS) Pull(w int) (int, bool) {
 	n := d.nodes[d.v.WorkerNode(w)]
 	if n.live == 0 && d.ready.Len() > 0 {
-		n.plan, n.head = n.plan[:0], 0
+		n.plan, n.head, n.freeEnd = n.plan[:0], 0, 0
 		if n.first {
 			// The first request skips the data search: the highest-priority
 			// ready task (HIGHEST_PRIORITY_TASK_RETURNED_IN_DEFAULT_CASE=1).
@@ -507,33 +534,14 @@ type candidate struct {
 
 // decide fills an empty plan (Alg. 12, dynamic_data_aware_scheduling_3D_matrix
 // with update_best_data_single_decision_tree, DOPT_SELECTION_ORDER=7).
-// The scan keeps the first of fully tied data (a candidate replaces the
-// best only when strictly better at the first differing key).
 func (d *DARTS) decide(n *node) {
-	best := candidate{data: -1, ratio: math.Inf(1), prio: math.Inf(-1), hasPrio: true}
-	examined := 0
-	for i := range n.list {
-		e := n.list[i]
-		x := e.data
-		if n.inList[x] != e.stamp {
-			continue
-		}
-		if d.readyUses[x] == 0 || n.onNode(x) || n.planned[x] > 0 {
-			d.dropData(n, x) // no longer in the set: no ready task reads it, or it is on (or planned for) the node
-			continue
-		}
-		c := candidate{data: x, ratio: math.Inf(1), nfree: n.s0n[x], n1: n.s1n[x], taskLeft: d.taskLeft[x]}
-		if c.nfree > 0 {
-			c.ratio = d.v.TransferSeconds(n.worker, int(x)) / (float64(n.s0w[x]) * 1e-12)
-		}
-		if d.better(n, &c, &best) {
-			best = c
-		}
-		if examined++; d.opt.Threshold > 0 && examined >= d.opt.Threshold {
-			break
-		}
+	best, ok := d.choose(n)
+	if !ok {
+		best = d.scan(n)
 	}
-	d.compactList(n)
+	if checking {
+		d.check(n, best, ok)
+	}
 	switch {
 	case best.data >= 0 && best.nfree > 0:
 		// Append S_0(D_opt) in the order upstream lists the tasks of a data
@@ -561,25 +569,120 @@ func (d *DARTS) decide(n *node) {
 	}
 }
 
+// scan is upstream's scan of dataNotInMem: it drops the data no longer in
+// the set and keeps the first of fully tied data (a candidate replaces the
+// best only when strictly better at the first differing key).
+func (d *DARTS) scan(n *node) candidate {
+	best := candidate{data: -1, ratio: math.Inf(1), prio: math.Inf(-1), hasPrio: true}
+	examined := 0
+	for _, e := range n.list.entries {
+		x := e.data
+		if !n.list.live(e) {
+			continue
+		}
+		if d.stale(n, x) {
+			n.list.drop(x) // no longer in the set: no ready task reads it, or it is on (or planned for) the node
+			continue
+		}
+		c := d.candidate(n, x)
+		if d.better(n, &c, &best) {
+			best = c
+		}
+		if examined++; d.opt.Threshold > 0 && examined >= d.opt.Threshold {
+			break
+		}
+	}
+	n.list.compact()
+	return best
+}
+
+// choose is scan's choice (when THRESHOLD=0) from the few data that can
+// win, the data of s0 then those of s1, with list order breaking full ties.
+// A listed data that frees a task with a ratio that is not NaN beats every
+// data that frees none (a smaller ratio, or the same +Inf and more free
+// tasks); scan never keeps a NaN ratio. Failing those, a data one load
+// from a free task beats one that is not (max_prio > -Inf), and when no
+// listed data is either, the decision ignores which data scan keeps.
+// ok is false when scan must decide: THRESHOLD > 0, or a max_prio of -Inf.
+func (d *DARTS) choose(n *node) (best candidate, ok bool) {
+	if d.opt.Threshold > 0 {
+		return best, false
+	}
+	d.dropStale(n)
+	if best, ok = d.bestOf(n, n.s0.members, true); ok {
+		return best, true
+	}
+	if best, ok = d.bestOf(n, n.s1.members, false); ok {
+		d.priority(n, &best)
+		return best, best.prio > math.Inf(-1)
+	}
+	return candidate{data: -1}, true
+}
+
+// bestOf is the first in list order of the best listed data among xs that
+// free a task (with a ratio that is not NaN), or that free none.
+func (d *DARTS) bestOf(n *node, xs []int32, freeing bool) (best candidate, ok bool) {
+	for _, x := range xs {
+		if !n.list.has(x) || (n.s0.n[x] > 0) != freeing {
+			continue
+		}
+		c := d.candidate(n, x)
+		if ok && c.ratio > best.ratio || math.IsNaN(c.ratio) {
+			continue // the common case, decided by the first key
+		}
+		if !ok {
+			best, ok = c, true
+			continue
+		}
+		if r := d.compare(n, &c, &best); r < 0 || r == 0 && n.list.before(x, best.data) {
+			best = c
+		}
+	}
+	return best, ok
+}
+
+// candidate gathers the keys of a listed data.
+func (d *DARTS) candidate(n *node, x int32) candidate {
+	c := candidate{data: x, ratio: math.Inf(1), nfree: n.s0.n[x], n1: n.s1.n[x], taskLeft: d.taskLeft[x]}
+	if c.nfree > 0 {
+		c.ratio = d.v.TransferSeconds(n.worker, int(x)) / (float64(n.s0w[x]) * 1e-12)
+	}
+	return c
+}
+
 // better reports whether c beats the best so far: smaller ratio, then more
 // free tasks, higher priority, more tasks one load from free, strictly
 // more remaining work (thesis Alg. 12 line 6).
-func (d *DARTS) better(n *node, c, b *candidate) bool {
+func (d *DARTS) better(n *node, c, b *candidate) bool { return d.compare(n, c, b) < 0 }
+
+// compare is -1 when c beats b, 1 when b beats c (or either ratio is NaN
+// and they differ), 0 when neither does.
+func (d *DARTS) compare(n *node, c, b *candidate) int {
 	if c.ratio != b.ratio {
-		return c.ratio < b.ratio
+		return prefer(c.ratio < b.ratio)
 	}
 	if c.nfree != b.nfree {
-		return c.nfree > b.nfree
+		return prefer(c.nfree > b.nfree)
 	}
 	d.priority(n, c)
 	d.priority(n, b)
 	if c.prio != b.prio {
-		return c.prio > b.prio
+		return prefer(c.prio > b.prio)
 	}
 	if c.n1 != b.n1 {
-		return c.n1 > b.n1
+		return prefer(c.n1 > b.n1)
 	}
-	return c.taskLeft > b.taskLeft
+	if c.taskLeft != b.taskLeft {
+		return prefer(c.taskLeft > b.taskLeft)
+	}
+	return 0
+}
+
+func prefer(first bool) int {
+	if first {
+		return -1
+	}
+	return 1
 }
 
 // priority fills max_prio: the highest priority of S_0 when it is not
@@ -635,48 +738,45 @@ func cmpDesc(a, b uint64) int {
 	return 0
 }
 
-// appendData puts x at the end of dataNotInMem (DATA_ORDER=2: natural order).
-func (d *DARTS) appendData(n *node, x int32) {
-	d.stamp++
-	n.inList[x] = d.stamp
-	n.list = append(n.list, listed{x, d.stamp})
-}
-
 // insertDataRandomly puts x at a uniformly drawn position before an entry
 // of dataNotInMem, or at its end when it is empty
 // (push_data_not_used_yet_random_spot).
 func (d *DARTS) insertDataRandomly(n *node, x int32) {
-	d.compactList(n)
-	if len(n.list) == 0 {
-		d.appendData(n, x)
+	if n.list.len() == 0 {
+		n.list.push(x)
 		return
 	}
-	r := d.v.Rand().IntN(len(n.list))
-	d.stamp++
-	n.inList[x] = d.stamp
-	n.list = slices.Insert(n.list, r, listed{x, d.stamp})
+	n.list.insert(d.v.Rand().IntN(n.list.len()), x)
 }
 
-func (d *DARTS) dropData(n *node, x int32) {
-	if n.inList[x] != 0 {
-		n.inList[x] = 0
-		n.dead++
+func (d *DARTS) dropData(n *node, x int32) { n.list.drop(x) }
+
+// suspectData notes that x, if listed, may have left the node's
+// dataNotInMem set (no ready task reads it, or it is on or planned for the
+// node): the next decision checks it, as upstream's scan of the whole list
+// would.
+func (n *node) suspectData(x int32) {
+	if n.list.has(x) && !n.suspect[x] {
+		n.suspect[x] = true
+		n.suspects = append(n.suspects, x)
 	}
 }
 
-func (d *DARTS) compactList(n *node) {
-	if n.dead == 0 {
-		return
-	}
-	j := 0
-	for _, e := range n.list {
-		if n.inList[e.data] == e.stamp {
-			n.list[j] = e
-			j++
+// stale reports whether a listed x has left the node's dataNotInMem set.
+func (d *DARTS) stale(n *node, x int32) bool {
+	return d.readyUses[x] == 0 || n.onNode(x) || n.planned[x] > 0
+}
+
+// dropStale takes out of dataNotInMem the data that a scan of the whole
+// list would drop now: the suspects that are stale.
+func (d *DARTS) dropStale(n *node) {
+	for _, x := range n.suspects {
+		n.suspect[x] = false
+		if n.list.has(x) && d.stale(n, x) {
+			n.list.drop(x)
 		}
 	}
-	n.list = n.list[:j]
-	n.dead = 0
+	n.suspects = n.suspects[:0]
 }
 
 // Pop chooses the buffered task a worker starts: Ready (STARPU_SCHED_READY=1)

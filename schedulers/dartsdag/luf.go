@@ -87,7 +87,7 @@ func (d *DARTS) evicted(n *node, x int32) {
 		}
 	} else {
 		for _, m := range d.nodes {
-			if m != nil && m.inList[x] == 0 && !m.onNode(x) && m.planned[x] == 0 {
+			if m != nil && !m.list.has(x) && !m.onNode(x) && m.planned[x] == 0 {
 				d.insertDataRandomly(m, x)
 			}
 		}
