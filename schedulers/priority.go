@@ -3,6 +3,7 @@ package schedulers
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/memsched/memsched/workloads"
 )
@@ -50,16 +51,17 @@ func Priorities(v View, source string) ([]float64, error) {
 	case PriorityParsec:
 		return parsecPriorities(w)
 	case PriorityBottomLevel, "":
-		p := v.Platform()
-		kinds := map[string]bool{}
+		var kinds []*KernelTimes
 		for k := 0; k < v.Workers(); k++ {
-			kinds[v.WorkerKind(k)] = true
+			if !slices.ContainsFunc(kinds, func(c *KernelTimes) bool { return c.kind == v.WorkerKind(k) }) {
+				kinds = append(kinds, NewKernelTimes(v.Platform(), v.WorkerKind(k)))
+			}
 		}
 		var err error
 		out = BottomLevels(w, func(t *workloads.Task) float64 {
 			best := math.Inf(1)
-			for kind := range kinds {
-				s, ok, e := p.KernelSeconds(t.Kernel, kind, t.Flops)
+			for _, kind := range kinds {
+				s, ok, e := kind.Seconds(t)
 				if e != nil {
 					err = e
 				}

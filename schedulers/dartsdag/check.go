@@ -1,6 +1,9 @@
 package dartsdag
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // checking makes every decision and free insertion compare the incremental
 // structures with a recomputation from scratch (tests turn it on).
@@ -26,6 +29,7 @@ func (d *DARTS) check(n *node, best candidate, ok bool) {
 	}
 	checkCounts(n, &n.s0, "s0")
 	checkCounts(n, &n.s1, "s1")
+	d.checkRecount(n)
 	if ok {
 		if ref := d.scan(n); outcome(ref) != outcome(best) {
 			panic(fmt.Sprintf("darts-dag: node %d chose data %d, the scan %d", n.id, outcome(best), outcome(ref)))
@@ -70,5 +74,50 @@ func (d *DARTS) checkFreePrefix(n *node, got int) {
 	}
 	if got != want {
 		panic(fmt.Sprintf("darts-dag: node %d: free prefix ends at %d, the search says %d", n.id, got, want))
+	}
+}
+
+// checkRecount recomputes from the tasks' states the ready readers of every
+// data and the node's counters of missing inputs, S_0 and S_1.
+func (d *DARTS) checkRecount(n *node) {
+	nd := len(n.present)
+	of := make([][]int32, nd)
+	s0, s1 := make([]int32, nd), make([]int32, nd)
+	s0w := make([]int64, nd)
+	for t, st := range d.state {
+		if st != stReady {
+			continue
+		}
+		var missing []int32
+		for _, x := range d.inputs[t] {
+			of[x] = append(of[x], int32(t))
+			if !n.onNode(x) {
+				missing = append(missing, x)
+			}
+		}
+		if n.dur[t] < 0 {
+			continue
+		}
+		if int(n.miss[t]) != len(missing) {
+			panic(fmt.Sprintf("darts-dag: node %d: task %d misses %d inputs, counted %d", n.id, t, len(missing), n.miss[t]))
+		}
+		switch len(missing) {
+		case 1:
+			s0[missing[0]]++
+			s0w[missing[0]] += n.dur[t]
+		case 2:
+			s1[missing[0]]++
+			s1[missing[1]]++
+		}
+	}
+	for x := range nd {
+		got := slices.Sorted(slices.Values(d.readers.of[x]))
+		if !slices.Equal(got, of[x]) {
+			panic(fmt.Sprintf("darts-dag: ready readers of data %d: %v, want %v", x, got, of[x]))
+		}
+		if n.s0.n[x] != s0[x] || n.s1.n[x] != s1[x] || n.s0w[x] != s0w[x] {
+			panic(fmt.Sprintf("darts-dag: node %d, data %d: S_0 %d (%d ps), S_1 %d; recount %d (%d ps), %d",
+				n.id, x, n.s0.n[x], n.s0w[x], n.s1.n[x], s0[x], s0w[x], s1[x]))
+		}
 	}
 }

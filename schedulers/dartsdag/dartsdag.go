@@ -41,6 +41,7 @@ import (
 	"slices"
 
 	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/workloads"
 )
 
 // Free-task placement rules (the bypass of readyTasks).
@@ -108,11 +109,11 @@ type DARTS struct {
 	opt Options
 	v   schedulers.View
 
-	inputs [][]int32 // per task, deduplicated
-	users  [][]int32 // per data, the tasks reading it not yet done (pruned lazily)
-	state  []uint8
-	prio   []float64
-	work   []int64 // per task, expected duration in ps on the fastest kind (task_left)
+	inputs  [][]int32 // per task, deduplicated
+	readers readers   // per data, the ready tasks reading it
+	state   []uint8
+	prio    []float64
+	work    []int64 // per task, expected duration in ps on the fastest kind (task_left)
 
 	ready     *schedulers.PrioQueue
 	readySeq  []uint64 // per ready task, when it entered readyTasks
@@ -126,6 +127,7 @@ type DARTS struct {
 	planOf    []int32
 	stamp     uint32
 	scratch   []int32
+	order     []*node // freeNode's scratch
 }
 
 // node is one PU_k: a memory node and the workers computing from it.
@@ -173,22 +175,26 @@ func (d *DARTS) Init(v schedulers.View) error {
 	}
 	d.prio = prio
 	d.inputs = make([][]int32, nt)
-	d.users = make([][]int32, nd)
+	first := make([]int32, nt)
+	total := 0
+	for _, t := range w.Tasks {
+		total += len(t.Inputs)
+	}
+	all := make([]int32, 0, total) // every task's inputs, one after the other
 	for i, t := range w.Tasks {
-		in := make([]int32, 0, len(t.Inputs))
+		first[i] = int32(len(all))
 		for _, x := range t.Inputs {
-			if !slices.Contains(in, int32(x)) {
-				in = append(in, int32(x))
+			if !slices.Contains(all[first[i]:], int32(x)) {
+				all = append(all, int32(x))
 			}
 		}
+		in := all[first[i]:len(all):len(all)]
 		if len(in) > 250 {
 			return fmt.Errorf("darts-dag: task %d has %d inputs, at most 250 supported", i, len(in))
 		}
 		d.inputs[i] = in
-		for _, x := range in {
-			d.users[x] = append(d.users[x], int32(i))
-		}
 	}
+	d.readers = newReaders(nd, d.inputs, first)
 	d.state = make([]uint8, nt)
 	d.readySeq = make([]uint64, nt)
 	d.planStamp = make([]uint32, nt)
@@ -204,28 +210,32 @@ func (d *DARTS) Init(v schedulers.View) error {
 		if n == nil {
 			n = &node{id: id, present: make([]bool, nd), pulled: make([]int32, nd), planned: make([]int32, nd),
 				miss: make([]uint8, nt), s0: newCounts(nd), s1: newCounts(nd), s0w: make([]int64, nd),
-				list: newDataList(nd), suspect: make([]bool, nd), first: true, prioOf: make([]float64, nd), prioOK: make([]bool, nd), nb: make([]uint32, nd), nbPos: make([]int32, nd), dur: make([]int64, nt)}
+				list: newDataList(nd), suspect: make([]bool, nd), first: true, prioOf: make([]float64, nd), prioOK: make([]bool, nd), nb: make([]uint32, nd), nbPos: make([]int32, nd)}
 			d.nodes[id] = n
 		}
 		n.worker = k
 	}
-	d.work = make([]int64, nt)
-	for i, t := range w.Tasks {
-		best := int64(-1)
-		for _, n := range d.nodes {
-			if n == nil {
-				continue
-			}
-			s, ok, err := p.KernelSeconds(t.Kernel, v.WorkerKind(n.worker), t.Flops)
-			if err != nil {
+	var kinds [][]int64 // the durations per worker kind, which its nodes share
+	byKind := map[string][]int64{}
+	for _, n := range d.nodes {
+		if n == nil {
+			continue
+		}
+		kind := v.WorkerKind(n.worker)
+		if n.dur = byKind[kind]; n.dur == nil {
+			if n.dur, err = durations(w, schedulers.NewKernelTimes(p, kind)); err != nil {
 				return err
 			}
-			n.dur[i] = -1
-			if ok {
-				n.dur[i] = ps(s)
-				if best < 0 || n.dur[i] < best {
-					best = n.dur[i]
-				}
+			byKind[kind] = n.dur
+			kinds = append(kinds, n.dur)
+		}
+	}
+	d.work = make([]int64, nt)
+	for i := range d.work {
+		best := int64(-1)
+		for _, dur := range kinds {
+			if dur[i] >= 0 && (best < 0 || dur[i] < best) {
+				best = dur[i]
 			}
 		}
 		d.work[i] = best
@@ -238,6 +248,23 @@ func (d *DARTS) Init(v schedulers.View) error {
 		}
 	}
 	return nil
+}
+
+// durations gives each task's duration in ps on a worker kind, -1 where
+// the kind cannot run it.
+func durations(w *workloads.Workload, times *schedulers.KernelTimes) ([]int64, error) {
+	dur := make([]int64, len(w.Tasks))
+	for i := range w.Tasks {
+		s, ok, err := times.Seconds(&w.Tasks[i])
+		if err != nil {
+			return nil, err
+		}
+		dur[i] = -1
+		if ok {
+			dur[i] = ps(s)
+		}
+	}
+	return dur, nil
 }
 
 // ps converts seconds to integer picoseconds, so that sums of durations are
@@ -260,36 +287,45 @@ func (d *DARTS) Push(t int) {
 // freeNode is the node a released task is free on, in the order of
 // FreePush (dynamic_data_aware_push_task, is_my_task_free), nil if none.
 func (d *DARTS) freeNode(t int32) *node {
-	var order []*node
+	order := d.order[:0]
 	for _, n := range d.nodes {
 		if n != nil && n.dur[t] >= 0 {
 			order = append(order, n)
 		}
 	}
+	d.order = order
 	if len(order) == 0 {
 		return nil
 	}
+	r := 0
 	switch d.opt.FreePush {
 	case FreePushRoundRobin:
 		d.rr++
-		r := d.rr % len(order)
-		order = append(order[r:], order[:r]...)
+		r = d.rr % len(order)
 	default:
-		slices.SortStableFunc(order, func(a, b *node) int { return a.live - b.live })
-	}
-	for _, n := range order {
-		free := true
-		for _, x := range d.inputs[t] {
-			if !n.onNode(x) && n.planned[x] == 0 {
-				free = false
-				break
+		// Stable insertion sort by planned tasks (a few nodes).
+		for i := 1; i < len(order); i++ {
+			for j := i; j > 0 && order[j-1].live > order[j].live; j-- {
+				order[j-1], order[j] = order[j], order[j-1]
 			}
 		}
-		if free {
+	}
+	for i := range order {
+		if n := order[(r+i)%len(order)]; d.freeOn(n, t) {
 			return n
 		}
 	}
 	return nil
+}
+
+// freeOn reports whether each input of t is on the node or planned for it.
+func (d *DARTS) freeOn(n *node, t int32) bool {
+	for _, x := range d.inputs[t] {
+		if !n.onNode(x) && n.planned[x] == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // insertFree puts a released free task in the plan before the first task
@@ -362,6 +398,7 @@ func (d *DARTS) enterReady(t int32) {
 	d.seq++
 	d.readySeq[t] = d.seq
 	d.ready.Push(int(t))
+	d.readers.add(t)
 	for _, x := range d.inputs[t] {
 		d.taskLeft[x] += d.work[t]
 		d.readyUses[x]++
@@ -388,6 +425,7 @@ func (d *DARTS) enterReady(t int32) {
 
 func (d *DARTS) leaveReady(t int32) {
 	d.ready.Remove(int(t))
+	d.readers.remove(t)
 	for _, x := range d.inputs[t] {
 		d.taskLeft[x] -= d.work[t]
 		if d.readyUses[x]--; d.readyUses[x] == 0 {
@@ -443,22 +481,14 @@ func (d *DARTS) setOnNode(n *node, x int32, present bool, pulled int32) {
 	if after {
 		n.suspectData(x)
 	}
-	us := d.users[x]
-	j := 0
-	for _, t := range us {
-		if d.state[t] == stDone {
-			continue // prune
-		}
-		us[j] = t
-		j++
-		if d.state[t] == stReady && n.dur[t] >= 0 {
+	for _, t := range d.readers.of[x] {
+		if n.dur[t] >= 0 {
 			d.count(n, t, -1)
 		}
 	}
-	d.users[x] = us[:j]
 	n.present[x], n.pulled[x] = present, pulled
-	for _, t := range d.users[x] {
-		if d.state[t] != stReady || n.dur[t] < 0 {
+	for _, t := range d.readers.of[x] {
+		if n.dur[t] < 0 {
 			continue
 		}
 		if after {
@@ -547,8 +577,8 @@ func (d *DARTS) decide(n *node) {
 		// Append S_0(D_opt) in the order upstream lists the tasks of a data
 		// (latest ready first), and take D_opt out of dataNotInMem.
 		ts := d.scratch[:0]
-		for _, t := range d.users[best.data] {
-			if d.state[t] == stReady && n.dur[t] >= 0 && n.miss[t] == 1 {
+		for _, t := range d.readers.of[best.data] {
+			if n.dur[t] >= 0 && n.miss[t] == 1 {
 				ts = append(ts, t)
 			}
 		}
@@ -704,8 +734,8 @@ func (d *DARTS) priority(n *node, c *candidate) {
 	if c.nfree > 0 {
 		want = 1
 	}
-	for _, t := range d.users[c.data] {
-		if d.state[t] == stReady && n.dur[t] >= 0 && n.miss[t] == want && d.prio[t] > c.prio {
+	for _, t := range d.readers.of[c.data] {
+		if n.dur[t] >= 0 && n.miss[t] == want && d.prio[t] > c.prio {
 			c.prio = d.prio[t]
 		}
 	}
@@ -717,8 +747,8 @@ func (d *DARTS) priority(n *node, c *candidate) {
 // strictly higher priority).
 func (d *DARTS) bestOneFromFree(n *node, x int32) int32 {
 	best := int32(-1)
-	for _, t := range d.users[x] {
-		if d.state[t] != stReady || n.dur[t] < 0 || n.miss[t] != 2 {
+	for _, t := range d.readers.of[x] {
+		if n.dur[t] < 0 || n.miss[t] != 2 {
 			continue
 		}
 		if best < 0 || d.prio[t] > d.prio[best] || (d.prio[t] == d.prio[best] && d.readySeq[t] > d.readySeq[best]) {
