@@ -653,13 +653,19 @@ func (d *DARTS) choose(n *node) (best candidate, ok bool) {
 // free a task (with a ratio that is not NaN), or that free none.
 func (d *DARTS) bestOf(n *node, xs []int32, freeing bool) (best candidate, ok bool) {
 	for _, x := range xs {
-		if !n.list.has(x) || (n.s0.n[x] > 0) != freeing {
+		nfree := n.s0.n[x]
+		if !n.list.has(x) || (nfree > 0) != freeing {
 			continue
 		}
-		c := d.candidate(n, x)
-		if ok && c.ratio > best.ratio || math.IsNaN(c.ratio) {
-			continue // the common case, decided by the first key
+		ratio := math.Inf(1)
+		if freeing {
+			ratio = d.ratio(n, x)
 		}
+		// The first two keys decide many comparisons; a NaN ratio never wins.
+		if ratio != ratio || ok && (ratio > best.ratio || ratio == best.ratio && nfree < best.nfree) {
+			continue
+		}
+		c := candidate{data: x, ratio: ratio, nfree: nfree, n1: n.s1.n[x], taskLeft: d.taskLeft[x]}
 		if !ok {
 			best, ok = c, true
 			continue
@@ -675,9 +681,14 @@ func (d *DARTS) bestOf(n *node, xs []int32, freeing bool) (best candidate, ok bo
 func (d *DARTS) candidate(n *node, x int32) candidate {
 	c := candidate{data: x, ratio: math.Inf(1), nfree: n.s0.n[x], n1: n.s1.n[x], taskLeft: d.taskLeft[x]}
 	if c.nfree > 0 {
-		c.ratio = d.v.TransferSeconds(n.worker, int(x)) / (float64(n.s0w[x]) * 1e-12)
+		c.ratio = d.ratio(n, x)
 	}
 	return c
+}
+
+// ratio is the transfer time of x over the duration of the tasks it frees.
+func (d *DARTS) ratio(n *node, x int32) float64 {
+	return d.v.TransferSeconds(n.worker, int(x)) / (float64(n.s0w[x]) * 1e-12)
 }
 
 // better reports whether c beats the best so far: smaller ratio, then more
@@ -718,9 +729,12 @@ func prefer(first bool) int {
 // priority fills max_prio: the highest priority of S_0 when it is not
 // empty, else of S_1, -Inf when both are (thesis §5.2.2).
 func (d *DARTS) priority(n *node, c *candidate) {
-	if c.hasPrio {
-		return
+	if !c.hasPrio {
+		d.fillPriority(n, c)
 	}
+}
+
+func (d *DARTS) fillPriority(n *node, c *candidate) {
 	c.hasPrio = true
 	c.prio = math.Inf(-1)
 	if c.nfree == 0 && c.n1 == 0 {
