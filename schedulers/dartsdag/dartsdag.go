@@ -22,7 +22,8 @@
 // and task_left per data. For each node and ready task it keeps the number
 // of inputs not on the node, and per data the number and summed duration
 // of the ready tasks it alone would free (S_0) and the number one load
-// from free (S_1), so that a decision is one scan of dataNotInMem_k.
+// from free (S_1), with the sets of data whose S_0 (S_1) is not empty, so
+// that a decision looks at those data only, not at all of dataNotInMem_k.
 //
 // Rules where the thesis is silent follow StarPU's code of the thesis
 // (branch papers/ICPP2023 of starpu-runtime/starpu,
@@ -500,8 +501,6 @@ func (d *DARTS) setOnNode(n *node, x int32, present bool, pulled int32) {
 	}
 }
 
-// Pull returns the head of the plan of the worker's node, filling an empty
-// plan first (get_task_to_return_pull_task_dynamic_data_aware).
 // Idle says the node's plan is used up and no task is ready: Pull would
 // plan nothing and find nothing.
 func (d *DARTS) Idle(w int) bool {
@@ -509,6 +508,8 @@ func (d *DARTS) Idle(w int) bool {
 	return n.live == 0 && d.ready.Len() == 0 && n.head >= len(n.plan)
 }
 
+// Pull returns the head of the plan of the worker's node, filling an empty
+// plan first (get_task_to_return_pull_task_dynamic_data_aware).
 func (d *DARTS) Pull(w int) (int, bool) {
 	n := d.nodes[d.v.WorkerNode(w)]
 	if n.live == 0 && d.ready.Len() > 0 {
