@@ -32,11 +32,34 @@ func inputSet(backing []int32, inputs []int) (set, rest []int32) {
 	return slices.Compact(s), backing[len(inputs):]
 }
 
+// taskInputs returns a function giving task t's distinct inputs (as
+// inputSet), computed on demand in one scratch buffer that the next call
+// overwrites: passes that visit one task at a time then need no slice per
+// task (24 bytes of header each, 24 MB at a million tasks).
+func taskInputs(w *workloads.Workload) func(t int) []int32 {
+	var buf []int32
+	return func(t int) []int32 {
+		in := w.Tasks[t].Inputs
+		if len(in) > len(buf) {
+			buf = make([]int32, len(in))
+		}
+		set, _ := inputSet(buf, in)
+		return set
+	}
+}
+
+// setsAt serves input sets already computed the way taskInputs does.
+func setsAt(in [][]int32) func(p int) []int32 { return func(p int) []int32 { return in[p] } }
+
 // readers returns, for each data, the tasks reading it in increasing id.
-func readers(nData int, in [][]int32) [][]int32 {
+func readers(nData int, in [][]int32) [][]int32 { return readersOf(nData, len(in), setsAt(in)) }
+
+// readersOf returns, for each data, the indices p < n whose set at(p)
+// holds it, in increasing p.
+func readersOf(nData, n int, at func(p int) []int32) [][]int32 {
 	count := make([]int32, nData)
-	for _, s := range in {
-		for _, d := range s {
+	for p := range n {
+		for _, d := range at(p) {
 			count[d]++
 		}
 	}
@@ -47,9 +70,9 @@ func readers(nData int, in [][]int32) [][]int32 {
 		users[d] = backing[len(backing) : len(backing) : len(backing)+int(count[d])]
 		backing = backing[:len(backing)+int(count[d])]
 	}
-	for t, s := range in {
-		for _, d := range s {
-			users[d] = append(users[d], int32(t))
+	for p := range n {
+		for _, d := range at(p) {
+			users[d] = append(users[d], int32(p))
 		}
 	}
 	return users
@@ -84,12 +107,12 @@ func newNeighbourScan(m int) *neighbourScan {
 	return &neighbourScan{acc: make([]int64, m), stamp: make([]uint32, m)}
 }
 
-// scan fills acc for the neighbours of v (v excluded) and lists them in
-// touched, in discovery order.
-func (s *neighbourScan) scan(v int, in [][]int32, users [][]int32, bytes []int64) {
+// scan fills acc for the neighbours of v, whose inputs are vin (v
+// excluded), and lists them in touched, in discovery order.
+func (s *neighbourScan) scan(v int, vin []int32, users [][]int32, bytes []int64) {
 	s.cur++
 	s.touched = s.touched[:0]
-	for _, d := range in[v] {
+	for _, d := range vin {
 		b := bytes[d]
 		for _, u := range users[d] {
 			if int(u) == v {

@@ -36,35 +36,27 @@ func Loads(w *workloads.Workload, order []int, capacity int64, policy string) (l
 	if policy != PolicyBelady && policy != PolicyLRU {
 		return 0, 0, fmt.Errorf("order: unknown eviction policy %q (want %q or %q)", policy, PolicyBelady, PolicyLRU)
 	}
-	// The input sets in order, in one array (not every task's: order may be
-	// one package of many).
-	in := make([][]int32, len(order))
-	total := 0
-	for _, t := range order {
-		if t >= 0 && t < len(w.Tasks) {
-			total += len(w.Tasks[t].Inputs)
-		}
-	}
-	backing := make([]int32, total)
+	// The input sets are computed as the model reaches them, in one
+	// scratch buffer: order may be a million tasks long.
+	in := taskInputs(w)
 	size := dataBytes(w)
-	for p, t := range order {
+	for _, t := range order {
 		if t < 0 || t >= len(w.Tasks) {
 			return 0, 0, fmt.Errorf("order: task %d out of range [0,%d)", t, len(w.Tasks))
 		}
-		in[p], backing = inputSet(backing, w.Tasks[t].Inputs)
 		var s int64
-		for _, d := range in[p] {
+		for _, d := range in(t) {
 			s += size[d]
 		}
 		if s > capacity {
 			return 0, 0, fmt.Errorf("order: task %d needs %d bytes of inputs, more than the capacity %d", t, s, capacity)
 		}
 	}
+	pol := lru
 	if policy == PolicyBelady {
-		l, b := simulate(in, size, capacity, belady, nil)
-		return l, b, nil
+		pol = belady
 	}
-	l, b := simulate(in, size, capacity, lru, nil)
+	l, b := simulate(len(order), func(p int) []int32 { return in(order[p]) }, size, capacity, pol, nil)
 	return l, b, nil
 }
 
@@ -75,40 +67,28 @@ const (
 	lru
 )
 
-// simulate runs the thrifty model. A heap holds resident data by eviction
-// priority with lazy deletion: an entry is current iff it carries the
-// data's present key. trace, if not nil, sees every eviction and load of
-// step p (tests use it to check eviction sets).
-func simulate(in [][]int32, size []int64, capacity int64, pol evictPolicy, trace func(p int, d int32, load bool)) (int, int64) {
+// simulate runs the thrifty model over the n steps whose input sets at
+// gives (a set need only stay valid until the next call). A heap holds
+// resident data by eviction priority with lazy deletion: an entry is
+// current iff it carries the data's present key. trace, if not nil, sees
+// every eviction and load of step p (tests use it to check eviction sets).
+func simulate(n int, at func(p int) []int32, size []int64, capacity int64, pol evictPolicy, trace func(p int, d int32, load bool)) (int, int64) {
 	const never = math.MaxInt64
-	n := len(in)
-	// nextUse[first[p]+k]: position of the next use of in[p][k] after p
-	// (never: none), in one array.
-	var nextUse []int64
-	var first []int
+	// Belady: the steps using each data, in order, and per data the index
+	// in them of its current use; the next one is the data's key.
+	var uses [][]int32
+	var cur []int32
 	if pol == belady {
-		first = make([]int, n+1)
-		for p, ds := range in {
-			first[p+1] = first[p] + len(ds)
-		}
-		nextUse = make([]int64, first[n])
-		last := make([]int64, len(size))
-		for d := range last {
-			last[d] = never
-		}
-		for p := n - 1; p >= 0; p-- {
-			for k, d := range in[p] {
-				nextUse[first[p]+k] = last[d]
-				last[d] = int64(p)
-			}
-		}
+		uses = readersOf(len(size), n, at)
+		cur = make([]int32, len(size))
 	}
 	resident := make([]bool, len(size))
 	key := make([]int64, len(size))
 	var h minheap.Heap[keyEntry] // Belady: largest next use first; LRU: key = −last use
 	var used, loaded int64
 	loads := 0
-	for p, ds := range in {
+	for p := range n {
+		ds := at(p)
 		var need int64
 		for _, d := range ds {
 			if !resident[d] {
@@ -136,7 +116,7 @@ func simulate(in [][]int32, size []int64, capacity int64, pol evictPolicy, trace
 				trace(p, e.id, false)
 			}
 		}
-		for k, d := range ds {
+		for _, d := range ds {
 			if !resident[d] {
 				resident[d] = true
 				used += size[d]
@@ -147,7 +127,11 @@ func simulate(in [][]int32, size []int64, capacity int64, pol evictPolicy, trace
 				}
 			}
 			if pol == belady {
-				key[d] = nextUse[first[p]+k]
+				cur[d]++
+				key[d] = never
+				if u := uses[d]; int(cur[d]) < len(u) {
+					key[d] = int64(u[cur[d]])
+				}
 			}
 			h.Push(keyEntry{key: key[d], id: d})
 		}
@@ -382,7 +366,7 @@ func optimalHetero(in [][]int32, size []int64, capacity int64) (int, []int, erro
 	var dfs func()
 	dfs = func() {
 		if len(cur) == m {
-			l, b := simulate(seq, size, capacity, belady, nil)
+			l, b := simulate(len(seq), setsAt(seq), size, capacity, belady, nil)
 			if l < bestLoads || (l == bestLoads && b < bestBytes) {
 				bestLoads, bestBytes = l, b
 				best = append(best[:0], cur...)

@@ -37,7 +37,7 @@ func TestFig22Toy(t *testing.T) {
 	}
 	evicted := make([][]int32, len(order))
 	loadCount := map[int32]int{}
-	loads, _ := simulate(seq, dataBytes(w), 3, belady, func(p int, d int32, load bool) {
+	loads, _ := simulate(len(seq), setsAt(seq), dataBytes(w), 3, belady, func(p int, d int32, load bool) {
 		if load {
 			loadCount[d]++
 		} else {

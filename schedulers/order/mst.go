@@ -1,7 +1,6 @@
 package order
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/memsched/memsched/internal/minheap"
@@ -27,16 +26,16 @@ func MST(w *workloads.Workload) []int {
 	if m == 0 {
 		return nil
 	}
-	in := inputSets(w)
-	users := readers(len(w.Data), in)
+	in := taskInputs(w) // computed per visit: no set kept per task
+	users := readersOf(len(w.Data), m, in)
 	bytes := dataBytes(w)
-	pairs := sharesPair(in)
+	pairs := sharesPair(m, in)
 	raised := make([]bool, len(w.Data)) // every reader's key >= the data's size
 
 	key := make([]int64, m)
 	visited := make([]bool, m)
-	sc := newNeighbourScan(m)
 	h := make(minheap.Heap[keyEntry], 0, m) // at least one entry per task raised
+	var sc *neighbourScan                   // made for the first task sharing two data with another
 	order := make([]int, 0, m)
 	next := 0 // lowest id that may still be unvisited, for new components
 	for len(order) < m {
@@ -64,19 +63,23 @@ func MST(w *workloads.Workload) []int {
 				h.Push(keyEntry{key: k, id: u})
 			}
 		}
+		vin := in(v)
 		if pairs[v] {
-			sc.scan(v, in, users, bytes)
+			if sc == nil {
+				sc = newNeighbourScan(m)
+			}
+			sc.scan(v, vin, users, bytes)
 			for _, u := range sc.touched {
 				raise(u, sc.acc[u])
 			}
-			for _, d := range in[v] {
+			for _, d := range vin {
 				raised[d] = true
 			}
 			continue
 		}
 		// v shares one data at most with any task: its weight to a reader
 		// of d is bytes[d], already a lower bound of the key once raised.
-		for _, d := range in[v] {
+		for _, d := range vin {
 			if !raised[d] {
 				raised[d] = true
 				for _, u := range users[d] {
@@ -89,39 +92,50 @@ func MST(w *workloads.Workload) []int {
 }
 
 // sharesPair reports, per task, whether another task reads two of its
-// inputs too, by sorting the (input pair, task) records.
-func sharesPair(in [][]int32) []bool {
-	type rec struct {
-		pair uint64
-		task int32
-	}
+// inputs too (in gives task t's input set): the pairs of every task's
+// inputs, sorted, hold a shared pair twice. Without any duplicate (a 2D
+// product's tasks share one data at most) no task needs looking up.
+func sharesPair(m int, in func(t int) []int32) []bool {
 	n := 0
-	for _, s := range in {
+	for t := range m {
+		s := in(t)
 		n += len(s) * (len(s) - 1) / 2
 	}
-	recs := make([]rec, 0, n)
-	for t, s := range in {
-		for a := range s {
-			for b := a + 1; b < len(s); b++ {
-				recs = append(recs, rec{uint64(s[a])<<32 | uint64(s[b]), int32(t)})
-			}
-		}
+	pairs := make([]uint64, 0, n)
+	for t := range m {
+		pairs = appendPairs(pairs, in(t))
 	}
-	slices.SortFunc(recs, func(x, y rec) int { return cmp.Compare(x.pair, y.pair) })
-	out := make([]bool, len(in))
-	for i := 0; i < len(recs); {
-		j := i + 1
-		for j < len(recs) && recs[j].pair == recs[i].pair {
-			j++
-		}
-		if j-i > 1 {
-			for _, r := range recs[i:j] {
-				out[r.task] = true
+	slices.Sort(pairs)
+	out := make([]bool, m)
+	dup := false
+	for i := 1; i < len(pairs) && !dup; i++ {
+		dup = pairs[i] == pairs[i-1]
+	}
+	if !dup {
+		return out
+	}
+	var mine []uint64
+	for t := range m {
+		mine = appendPairs(mine[:0], in(t))
+		for _, p := range mine {
+			// A task's set has no pair twice: a second copy is another task's.
+			if i, _ := slices.BinarySearch(pairs, p); i+1 < len(pairs) && pairs[i+1] == p {
+				out[t] = true
+				break
 			}
 		}
-		i = j
 	}
 	return out
+}
+
+// appendPairs appends the pairs of a sorted set, each as one integer.
+func appendPairs(pairs []uint64, s []int32) []uint64 {
+	for a := range s {
+		for b := a + 1; b < len(s); b++ {
+			pairs = append(pairs, uint64(s[a])<<32|uint64(s[b]))
+		}
+	}
+	return pairs
 }
 
 // keyEntry orders by larger key first, then lower id.
@@ -151,14 +165,14 @@ func CuthillMcKee(w *workloads.Workload, reverse bool) []int {
 	if m == 0 {
 		return nil
 	}
-	in := inputSets(w)
-	users := readers(len(w.Data), in)
+	in := taskInputs(w) // computed per visit: no set kept per task
+	users := readersOf(len(w.Data), m, in)
 	bytes := dataBytes(w)
 
 	// Σ_u w(v,u) = Σ_{d∈D(v)} bytes(d)·(readers(d)−1): no neighbour scan.
 	deg := make([]int64, m)
-	for v, s := range in {
-		for _, d := range s {
+	for v := range m {
+		for _, d := range in(v) {
 			deg[v] += bytes[d] * int64(len(users[d])-1)
 		}
 	}
@@ -196,7 +210,7 @@ func CuthillMcKee(w *workloads.Workload, reverse bool) []int {
 		}
 		v := order[head]
 		nb = nb[:0]
-		for _, d := range in[v] {
+		for _, d := range in(v) {
 			if listed[d] {
 				continue
 			}
