@@ -139,6 +139,13 @@ func (l *Lists) Pos(task int) int { return int(l.pos[task]) }
 // NewLists takes ownership of the per-worker plans.
 func NewLists(plans [][]int, steal bool) *Lists {
 	l := &Lists{lists: plans, heads: make([]int, len(plans)), left: make([]int, len(plans)), Steal: steal}
+	n := 0 // pos is sized once: grown task by task it would be copied over and over
+	for _, lst := range plans {
+		for _, t := range lst {
+			n = max(n, t+1)
+		}
+	}
+	l.pos = make([]int32, n)
 	for w, lst := range plans {
 		for i, t := range lst {
 			l.place(t, i)
@@ -148,20 +155,7 @@ func NewLists(plans [][]int, steal bool) *Lists {
 	return l
 }
 
-func (l *Lists) place(task, i int) {
-	if task >= len(l.pos) {
-		l.pos = append(l.pos, make([]int32, task+1-len(l.pos))...)
-	}
-	l.pos[task] = int32(i)
-}
-
-// Append adds a task at the tail of a worker's list.
-func (l *Lists) Append(worker, task int) {
-	l.place(task, len(l.lists[worker]))
-	l.weigh(worker, len(l.lists[worker]), task, 1)
-	l.lists[worker] = append(l.lists[worker], task)
-	l.left[worker]++
-}
+func (l *Lists) place(task, i int) { l.pos[task] = int32(i) }
 
 // Take removes a given task from a worker's remaining list.
 func (l *Lists) Take(worker, task int) {

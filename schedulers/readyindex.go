@@ -2,6 +2,7 @@ package schedulers
 
 import (
 	"math"
+	"slices"
 
 	"github.com/memsched/memsched/workloads"
 )
@@ -44,11 +45,11 @@ type ReadyIndex struct {
 	Prio    []float64
 	v       View
 	w       *workloads.Workload
-	tasks   []readyTask  // per task
-	slots   []readySlot  // inputs of task t are slots tasks[t].off.. (duplicates kept, as Ready counts them)
-	node    []int        // per worker: its memory node
-	queues  []readyQueue // per worker
-	waiting [][][]int32  // per memory node and data: tasks that may count it
+	tasks   []readyTask // per task
+	slots   []readySlot // inputs of task t are slots tasks[t].off.. (duplicates kept, as Ready counts them)
+	node    []int       // per worker: its memory node
+	queues  []readyTree // per worker: its tasks by arrival
+	waiting [][][]int32 // per memory node and data: tasks that may count it
 }
 
 // readyTask is what the index knows of a task, kept together so that
@@ -74,17 +75,11 @@ func (s readySlot) data() int {
 
 func (s readySlot) counted() bool { return s < 0 }
 
-// readyQueue is one worker's tasks by arrival.
-type readyQueue struct {
-	tasks []int32 // by arrival: the task
-	tree  readyTree
-}
-
 // NewReadyIndex prepares the index for a run.
 func NewReadyIndex(v View) *ReadyIndex {
 	w := v.Workload()
 	r := &ReadyIndex{v: v, w: w, tasks: make([]readyTask, len(w.Tasks)),
-		node: make([]int, v.Workers()), queues: make([]readyQueue, v.Workers()), waiting: make([][][]int32, v.Nodes())}
+		node: make([]int, v.Workers()), queues: make([]readyTree, v.Workers()), waiting: make([][][]int32, v.Nodes())}
 	n := 0
 	for _, task := range w.Tasks {
 		n += len(task.Inputs)
@@ -98,6 +93,7 @@ func NewReadyIndex(v View) *ReadyIndex {
 	}
 	for k := range r.node {
 		r.node[k] = v.WorkerNode(k)
+		r.queues[k] = readyTree{ix: r, worker: int32(k)}
 	}
 	for k := range r.waiting {
 		r.waiting[k] = make([][]int32, len(w.Data))
@@ -112,10 +108,9 @@ func (r *ReadyIndex) inputs(rt *readyTask) []readySlot { return r.slots[rt.off :
 func (r *ReadyIndex) Add(worker, task int) {
 	q := &r.queues[worker]
 	rt := &r.tasks[task]
-	rt.where, rt.seq, rt.missing = int32(worker), int32(len(q.tasks)), 0
-	q.tasks = append(q.tasks, int32(task))
+	rt.where, rt.seq, rt.missing = int32(worker), int32(len(q.arrivals)), 0
 	r.count(worker, task)
-	q.tree.push(r.key(task), rt.n)
+	q.push(int32(task))
 }
 
 // count counts every missing input of a task that is not counted yet.
@@ -142,10 +137,11 @@ func (r *ReadyIndex) key(t int) readyKey {
 	return k
 }
 
-// place records a queued task's count in its worker's tree.
-func (r *ReadyIndex) place(t int) {
+// place records in its worker's tree that a queued task's key changed
+// from old.
+func (r *ReadyIndex) place(t int, old readyKey) {
 	rt := &r.tasks[t]
-	r.queues[rt.where].tree.set(int(rt.seq), r.key(t))
+	r.queues[rt.where].update(int(rt.seq), old)
 }
 
 // Observe keeps the counts lower bounds: a data starting to load is no
@@ -174,8 +170,9 @@ func (r *ReadyIndex) Observe(kind EventKind, node, id int) {
 			}
 		}
 		if drop > 0 {
+			old := r.key(int(t))
 			rt.missing -= drop
-			r.place(int(t))
+			r.place(int(t), old)
 		}
 	}
 	r.waiting[node][id] = ws[:0]
@@ -191,9 +188,9 @@ func (r *ReadyIndex) Remove(task int) {
 // forget takes a queued task out of its worker's tree and input counts.
 func (r *ReadyIndex) forget(task int) {
 	rt := &r.tasks[task]
-	q := &r.queues[rt.where]
-	q.tree.remove(int(rt.seq))
+	q, old := &r.queues[rt.where], r.key(task)
 	rt.where = -1
+	q.remove(int(rt.seq), old, rt.n)
 	for i, s := range r.inputs(rt) {
 		r.slots[int(rt.off)+i] = readySlot(s.data())
 	}
@@ -229,19 +226,19 @@ func (r *ReadyIndex) Pop(worker int, buffer []int) int {
 func (r *ReadyIndex) next(worker int) (task, before int) {
 	q := &r.queues[worker]
 	for {
-		i, before, through := q.tree.first()
+		i, before, through := q.first()
 		if i < 0 {
 			panic("schedulers: ReadyIndex.Next on a worker with no task")
 		}
-		t := int(q.tasks[i])
-		missing := r.tasks[t].missing
+		t := int(q.arrivals[i])
+		old := r.key(t)
 		r.count(worker, t)
-		if r.tasks[t].missing != missing {
-			r.place(t) // its count was low: it moves up
+		if r.tasks[t].missing != old.missing {
+			r.place(t, old) // its count was low: it moves up
 			continue
 		}
-		ops := q.tree.queuedInputs() // the scan found no complete task: it saw all
-		if missing == 0 {
+		ops := q.queuedInputs() // the scan found no complete task: it saw all
+		if old.missing == 0 {
 			ops = through
 		}
 		r.v.Count(int(ops))
@@ -269,17 +266,24 @@ func (a readyKey) less(b readyKey) bool {
 // (and their cache misses) it saves.
 const readyBlock = 16
 
-// readyTree is a tournament tree over arrival positions: keys[i] is the
-// key of the task that arrived i-th (readyGone once it left), leaf b of
-// the tree stands for arrivals b*readyBlock.. and every node holds the
-// least key below it, with the number of queued arrivals below and their
-// inputs. The first arrival holding the root's key is Ready's choice.
-// Setting a key walks up only while minima change.
+// readyTree is one worker's queued tasks by arrival, and a tournament
+// tree over the arrival positions: leaf b stands for arrivals
+// b*readyBlock.., and every node holds the least key below it, with the
+// number of queued arrivals below and their inputs. The first arrival
+// holding the root's key is Ready's choice. Changing a key walks up only
+// while minima change.
+//
+// An arrival's key is its task's (ix.key) while the task is queued there,
+// readyGone once it left: the tree reads the tasks' records rather than
+// copying their keys, which at a million queued tasks saves 20 bytes a
+// task and the copies of growing those arrays. So the owner changes a
+// task's record first, then tells the tree the key it had (update).
 type readyTree struct {
-	keys   []readyKey // per arrival
-	inputs []int32    // per arrival: its task's inputs, 0 once it left
-	size   int        // leaves: a power of two, or 0
-	node   []readyNode
+	ix       *ReadyIndex
+	worker   int32
+	arrivals []int32 // by arrival: the task
+	size     int     // leaves: a power of two, or 0
+	node     []readyNode
 }
 
 // readyNode is a node of a readyTree (1-based heap layout, leaves from
@@ -290,10 +294,32 @@ type readyNode struct {
 	inputs int64    // their inputs
 }
 
-// push adds an arrival holding key k, of a task with n inputs.
-func (t *readyTree) push(k readyKey, n int32) {
-	i := len(t.keys)
-	t.keys, t.inputs = append(t.keys, readyGone), append(t.inputs, n)
+// key is arrival i's key: its task's while queued here, else readyGone.
+func (t *readyTree) key(i int) readyKey {
+	task := t.arrivals[i]
+	if rt := &t.ix.tasks[task]; rt.where != t.worker || int(rt.seq) != i {
+		return readyGone
+	}
+	return t.ix.key(int(task))
+}
+
+// inputs is the number of inputs of arrival i's task, 0 once it left.
+func (t *readyTree) inputs(i int) int32 {
+	task := t.arrivals[i]
+	if rt := &t.ix.tasks[task]; rt.where == t.worker && int(rt.seq) == i {
+		return rt.n
+	}
+	return 0
+}
+
+// push adds an arrival of task, whose record already says it is queued
+// here as the next arrival.
+func (t *readyTree) push(task int32) {
+	i := len(t.arrivals)
+	if i == cap(t.arrivals) { // double: append grows a long slice by a quarter, copying it ever more often
+		t.arrivals = slices.Grow(t.arrivals, i)
+	}
+	t.arrivals = append(t.arrivals, task)
 	if b := i / readyBlock; b >= t.size {
 		size := max(1, 2*t.size)
 		node := make([]readyNode, 2*size)
@@ -307,15 +333,15 @@ func (t *readyTree) push(k readyKey, n int32) {
 			node[j] = readyNode{key: least(l.key, r.key), queued: l.queued + r.queued, inputs: l.inputs + r.inputs}
 		}
 	}
-	t.account(i, 1, int64(n))
-	t.set(i, k)
+	t.account(i, 1, int64(t.inputs(i)))
+	t.update(i, readyGone)
 }
 
-// remove marks arrival i as gone.
-func (t *readyTree) remove(i int) {
-	t.account(i, -1, -int64(t.inputs[i]))
-	t.inputs[i] = 0
-	t.set(i, readyGone)
+// remove accounts for arrival i's task leaving, whose record already says
+// so; old is the key it had, n its inputs.
+func (t *readyTree) remove(i int, old readyKey, n int32) {
+	t.account(i, -1, -int64(n))
+	t.update(i, old)
 }
 
 // account adds to the queued arrivals and inputs above arrival i.
@@ -341,10 +367,9 @@ func least(a, b readyKey) readyKey {
 	return a
 }
 
-// set gives arrival i the key k.
-func (t *readyTree) set(i int, k readyKey) {
-	old := t.keys[i]
-	t.keys[i] = k
+// update records that arrival i's key changed from old.
+func (t *readyTree) update(i int, old readyKey) {
+	k := t.key(i)
 	b := i / readyBlock
 	j := t.size + b
 	m := t.node[j].key
@@ -355,8 +380,8 @@ func (t *readyTree) set(i int, k readyKey) {
 		return // the block's least key is unchanged
 	default: // the least key went up: scan the block
 		m = readyGone
-		for _, x := range t.keys[b*readyBlock : min(len(t.keys), (b+1)*readyBlock)] {
-			m = least(m, x)
+		for a := b * readyBlock; a < min(len(t.arrivals), (b+1)*readyBlock); a++ {
+			m = least(m, t.key(a))
 		}
 	}
 	for t.node[j].key != m {
@@ -387,13 +412,14 @@ func (t *readyTree) first() (i, before int, through int64) {
 		}
 	}
 	b := (j - t.size) * readyBlock
-	for i := b; i < min(len(t.keys), b+readyBlock); i++ {
-		if t.keys[i] == m {
-			return i, int(queued), through + int64(t.inputs[i])
+	for i := b; i < min(len(t.arrivals), b+readyBlock); i++ {
+		k := t.key(i)
+		if k == m {
+			return i, int(queued), through + int64(t.inputs(i))
 		}
-		if t.keys[i] != readyGone {
+		if k != readyGone {
 			queued++
-			through += int64(t.inputs[i])
+			through += int64(t.inputs(i))
 		}
 	}
 	panic("schedulers: readyTree out of sync")

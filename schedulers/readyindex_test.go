@@ -12,7 +12,13 @@ import (
 func TestReadyTreeMatchesScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	for it := 0; it < 40; it++ {
-		var tree readyTree
+		// Each arrival is a task of its own, whose record the test sets as
+		// the index does before telling the tree.
+		ix := &ReadyIndex{}
+		if it%2 == 1 {
+			ix.Prio = []float64{}
+		}
+		tree := readyTree{ix: ix}
 		var keys []readyKey
 		var inputs []int64
 		key := func() readyKey {
@@ -22,17 +28,27 @@ func TestReadyTreeMatchesScan(t *testing.T) {
 			switch op := r.IntN(10); {
 			case op < 3 || len(keys) == 0:
 				k, n := key(), r.IntN(4)
-				tree.push(k, int32(n))
+				task := len(ix.tasks)
+				ix.tasks = append(ix.tasks, readyTask{missing: k.missing, seq: int32(len(keys)), n: int32(n)})
+				if ix.Prio != nil {
+					ix.Prio = append(ix.Prio, k.prio)
+				}
+				tree.push(int32(task))
 				keys, inputs = append(keys, k), append(inputs, int64(n))
 			case op < 5:
 				if i := r.IntN(len(keys)); keys[i] != readyGone {
-					tree.remove(i)
+					ix.tasks[i].where = -1
+					tree.remove(i, keys[i], int32(inputs[i]))
 					keys[i] = readyGone
 				}
 			default:
 				if i := r.IntN(len(keys)); keys[i] != readyGone {
 					k := key()
-					tree.set(i, k)
+					ix.tasks[i].missing = k.missing
+					if ix.Prio != nil {
+						ix.Prio[i] = k.prio
+					}
+					tree.update(i, keys[i])
 					keys[i] = k
 				}
 			}

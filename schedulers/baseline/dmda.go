@@ -75,8 +75,7 @@ type DMDA struct {
 	inMem       [][]bool
 	requested   [][]int32 // per memory node and data: allocated tasks there not finished that access it
 	expEnd      []float64
-	queues      *schedulers.Lists
-	plans       [][]int
+	queues      *schedulers.Queues
 	ends        []float64
 	index       *schedulers.ReadyIndex // Ready over the whole queue, when Window is 0
 	pushes      int
@@ -100,8 +99,7 @@ func (s *DMDA) Init(v schedulers.View) error {
 		}
 	}
 	s.expEnd = make([]float64, k)
-	s.plans = make([][]int, k)
-	s.queues = schedulers.NewLists(s.plans, false)
+	s.queues = schedulers.NewQueues(k, len(v.Workload().Tasks))
 	s.ends = make([]float64, k)
 	if s.Ready && s.Window <= 0 {
 		s.index = schedulers.NewReadyIndex(v)
@@ -149,7 +147,7 @@ func (s *DMDA) Push(t int) {
 			s.requested[s.v.WorkerNode(best)][d]++
 		}
 	}
-	s.queues.Append(best, t)
+	s.queues.Push(best, t)
 }
 
 // penaltyFor is penalty, computed once per memory node for the expected
@@ -188,7 +186,7 @@ func (s *DMDA) penalty(k int, task *workloads.Task) float64 {
 func (s *DMDA) Idle(worker int) bool { return s.queues.Idle(worker) }
 
 func (s *DMDA) Pull(worker int) (int, bool) {
-	t, ok := s.queues.Next(worker)
+	t, ok := s.queues.Pop(worker)
 	if ok && s.index != nil {
 		s.index.Add(worker, t)
 	}
