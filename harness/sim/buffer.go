@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // buffer is a worker's task buffer (shared by a node's workers with
 // Config.NodeBuffer): the tasks the scheduler gave it, in order. dmda
 // gives every task at once, so its buffers hold tens of thousands of tasks,
@@ -20,6 +22,11 @@ func (b *buffer) len() int { return len(b.tasks) - b.holes }
 func (b *buffer) add(task int) {
 	if b.slot != nil {
 		b.slot[task] = int32(len(b.tasks))
+	}
+	if len(b.tasks) == cap(b.tasks) {
+		// Double: append grows a long buffer by a quarter, and dmda's,
+		// holding every task, would allocate five times its size.
+		b.tasks = slices.Grow(b.tasks, len(b.tasks))
 	}
 	b.tasks = append(b.tasks, task)
 }
@@ -67,10 +74,12 @@ func (b *buffer) take(task int) bool {
 
 // removeAt removes the i-th task keeping the order (a buffer without
 // holes), moving the shorter side: Ready mostly takes a task near the
-// front.
+// front. Moving the front gives up a slot of capacity, so a short buffer,
+// cheap to shift, keeps its tail moving: else each few pops reallocate it
+// (16 MB of garbage over a million tasks).
 func (b *buffer) removeAt(i int) int {
 	t := b.tasks[i]
-	if i < len(b.tasks)/2 {
+	if i < len(b.tasks)/2 && len(b.tasks) > 64 {
 		copy(b.tasks[1:i+1], b.tasks[:i])
 		b.tasks = b.tasks[1:]
 	} else {
