@@ -3,7 +3,6 @@ package schedulers
 import (
 	"fmt"
 	"iter"
-	"slices"
 )
 
 // Planned runs a static plan: per-worker ordered task lists computed once
@@ -23,8 +22,8 @@ type Planned struct {
 	lists   *Lists
 	index   *ReadyIndex // Ready over the whole plan, when Window is 0
 	belady  *belady
-	head    []int   // scratch: the first Window planned tasks
-	initial [][]int // the plan as computed, for ModelPlan
+	head    []int     // scratch: the first Window planned tasks
+	initial [][]int32 // the plan as computed, for ModelPlan (4 bytes a task)
 }
 
 func (s *Planned) Init(v View) error {
@@ -55,9 +54,12 @@ func (s *Planned) Init(v View) error {
 	if n != len(seen) {
 		return fmt.Errorf("%s planned %d of %d tasks", s.Name, n, len(seen))
 	}
-	s.initial = make([][]int, len(plans)) // Lists reorders plans in place
+	s.initial = make([][]int32, len(plans)) // Lists reorders plans in place
 	for w, l := range plans {
-		s.initial[w] = slices.Clone(l)
+		s.initial[w] = make([]int32, len(l))
+		for i, t := range l {
+			s.initial[w][i] = int32(t)
+		}
 	}
 	s.lists = NewLists(plans, s.Steal)
 	if s.Ready && s.Window <= 0 {
@@ -124,7 +126,7 @@ func (s *Planned) Observe(kind EventKind, where, id int) {
 // ModelPlan is the plan as computed in Init (before Ready and stealing
 // change it at run time) and whether it is run with Belady, for the loads of
 // the abstract model (harness/run's model_loads).
-func (s *Planned) ModelPlan() (plans [][]int, belady bool) { return s.initial, s.Belady }
+func (s *Planned) ModelPlan() (plans [][]int32, belady bool) { return s.initial, s.Belady }
 
 // Remaining yields the worker's plan not yet pulled, in order.
 func (s *Planned) Remaining(worker int) iter.Seq[int] { return s.lists.Remaining(worker) }

@@ -105,10 +105,10 @@ func Generate(s Spec) (*Workload, error) {
 // the data it writes (for Deps).
 type builder struct {
 	w         *Workload
-	written   []int  // written[t] = data id task t updates, or -1
-	c0        int    // first C tile of the 2D kinds with WriteC
-	arena     []int  // the current chunk of ints (inputs, coordinates, dependencies)
-	modeArena []Mode // the current chunk of access modes
+	written   []int32 // written[t] = data id task t updates, or -1 (4 bytes: a million tasks)
+	c0        int     // first C tile of the 2D kinds with WriteC
+	arena     []int   // the current chunk of ints (inputs, coordinates, dependencies)
+	modeArena []Mode  // the current chunk of access modes
 }
 
 // arenaChunk is the size of the chunks the tasks' small slices (inputs,
@@ -167,7 +167,7 @@ func (b *builder) addTask(kernel string, flops float64, prio, written int, coord
 		ID: len(b.w.Tasks), Kernel: kernel, Flops: flops,
 		Inputs: b.ints(inputs), Coords: b.ints(coords), Priority: prio,
 	})
-	b.written = append(b.written, written)
+	b.written = append(b.written, int32(written))
 }
 
 // data2D declares the 2N block-rows/columns of the 2D kinds, and the N²
@@ -322,7 +322,7 @@ func genLU(b *builder, s Spec) {
 func (b *builder) setUpdateModes() {
 	for t := range b.w.Tasks {
 		task := &b.w.Tasks[t]
-		wd := b.written[t]
+		wd := int(b.written[t])
 		if wd < 0 {
 			continue
 		}

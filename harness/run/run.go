@@ -136,7 +136,7 @@ func Run(cfg Config) (rec Record, err error) {
 	if pr, ok := sch.(interface{ Partitioner() string }); ok {
 		rec.Partition = pr.Partitioner()
 	}
-	if mp, ok := sch.(interface{ ModelPlan() ([][]int, bool) }); ok {
+	if mp, ok := sch.(interface{ ModelPlan() ([][]int32, bool) }); ok {
 		if rec.ModelLoads, err = modelLoads(cfg.Workload, p.MemoryBytes, mp.ModelPlan); err != nil {
 			return rec, err
 		}
@@ -151,7 +151,7 @@ func Run(cfg Config) (rec Record, err error) {
 // thesis §2.2 (schedulers/order.Loads): each worker runs its list with the
 // whole memory, no prefetch and no pipeline, evicting with Belady when the
 // scheduler does, else LRU. The papers' toy examples count loads this way.
-func modelLoads(w *workloads.Workload, memory int64, plan func() ([][]int, bool)) (int, error) {
+func modelLoads(w *workloads.Workload, memory int64, plan func() ([][]int32, bool)) (int, error) {
 	plans, belady := plan()
 	policy := order.PolicyLRU
 	if belady {

@@ -30,9 +30,9 @@ const (
 //
 // With heterogeneous sizes victims are evicted one at a time, in that
 // priority, until the missing inputs fit. order may be any sequence of task
-// ids (e.g. one package). It is an error if a task's inputs alone exceed
-// capacity.
-func Loads(w *workloads.Workload, order []int, capacity int64, policy string) (loads int, bytes int64, err error) {
+// ids (e.g. one package), as ints or int32s. It is an error if a task's
+// inputs alone exceed capacity.
+func Loads[T ~int | ~int32](w *workloads.Workload, order []T, capacity int64, policy string) (loads int, bytes int64, err error) {
 	if policy != PolicyBelady && policy != PolicyLRU {
 		return 0, 0, fmt.Errorf("order: unknown eviction policy %q (want %q or %q)", policy, PolicyBelady, PolicyLRU)
 	}
@@ -41,11 +41,11 @@ func Loads(w *workloads.Workload, order []int, capacity int64, policy string) (l
 	in := taskInputs(w)
 	size := dataBytes(w)
 	for _, t := range order {
-		if t < 0 || t >= len(w.Tasks) {
+		if t < 0 || int(t) >= len(w.Tasks) {
 			return 0, 0, fmt.Errorf("order: task %d out of range [0,%d)", t, len(w.Tasks))
 		}
 		var s int64
-		for _, d := range in(t) {
+		for _, d := range in(int(t)) {
 			s += size[d]
 		}
 		if s > capacity {
@@ -56,7 +56,7 @@ func Loads(w *workloads.Workload, order []int, capacity int64, policy string) (l
 	if policy == PolicyBelady {
 		pol = belady
 	}
-	l, b := simulate(len(order), func(p int) []int32 { return in(order[p]) }, size, capacity, pol, nil)
+	l, b := simulate(len(order), func(p int) []int32 { return in(int(order[p])) }, size, capacity, pol, nil)
 	return l, b, nil
 }
 
