@@ -8,11 +8,12 @@ package schedulers
 type Queues struct {
 	next       []int32 // per task: the task queued after it, -1 at a tail
 	head, tail []int32 // per worker: -1 when empty
+	n          []int   // per worker: its queued tasks
 }
 
 // NewQueues makes empty queues for workers over tasks 0..tasks-1.
 func NewQueues(workers, tasks int) *Queues {
-	q := &Queues{next: make([]int32, tasks), head: make([]int32, workers), tail: make([]int32, workers)}
+	q := &Queues{next: make([]int32, tasks), head: make([]int32, workers), tail: make([]int32, workers), n: make([]int, workers)}
 	for w := range q.head {
 		q.head[w], q.tail[w] = -1, -1
 	}
@@ -28,7 +29,11 @@ func (q *Queues) Push(worker, task int) {
 		q.head[worker] = int32(task)
 	}
 	q.tail[worker] = int32(task)
+	q.n[worker]++
 }
+
+// Len is the number of tasks in worker's queue.
+func (q *Queues) Len(worker int) int { return q.n[worker] }
 
 // Idle says worker's queue is empty.
 func (q *Queues) Idle(worker int) bool { return q.head[worker] < 0 }
@@ -40,6 +45,7 @@ func (q *Queues) Pop(worker int) (int, bool) {
 		return 0, false
 	}
 	q.head[worker] = q.next[t]
+	q.n[worker]--
 	if q.head[worker] < 0 {
 		q.tail[worker] = -1
 	}

@@ -27,6 +27,9 @@ func TestQueuesAgainstSlices(t *testing.T) {
 				ref[w] = append(ref[w], task)
 				continue
 			}
+			if q.Len(w) != len(ref[w]) {
+				t.Fatalf("instance %d step %d: Len(%d) = %d, want %d", inst, step, w, q.Len(w), len(ref[w]))
+			}
 			if q.Idle(w) != (len(ref[w]) == 0) {
 				t.Fatalf("instance %d step %d: Idle(%d) = %v with %d queued", inst, step, w, q.Idle(w), len(ref[w]))
 			}

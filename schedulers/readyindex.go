@@ -101,6 +101,15 @@ func NewReadyIndex(v View) *ReadyIndex {
 	return r
 }
 
+// Reserve makes room for n more arrivals at worker, for owners that know
+// how many tasks they are about to queue there (dmda queues every task at
+// once): the arrays are then sized once instead of grown by copying.
+func (r *ReadyIndex) Reserve(worker, n int) {
+	q := &r.queues[worker]
+	q.arrivals = slices.Grow(q.arrivals, n)
+	q.grow(len(q.arrivals) + n)
+}
+
 // inputs returns a task's slots.
 func (r *ReadyIndex) inputs(rt *readyTask) []readySlot { return r.slots[rt.off : rt.off+rt.n] }
 
@@ -320,21 +329,30 @@ func (t *readyTree) push(task int32) {
 		t.arrivals = slices.Grow(t.arrivals, i)
 	}
 	t.arrivals = append(t.arrivals, task)
-	if b := i / readyBlock; b >= t.size {
-		size := max(1, 2*t.size)
-		node := make([]readyNode, 2*size)
-		for j := range node {
-			node[j].key = readyGone
-		}
-		copy(node[size:], t.node[t.size:])
-		t.size, t.node = size, node
-		for j := size - 1; j > 0; j-- {
-			l, r := &node[2*j], &node[2*j+1]
-			node[j] = readyNode{key: least(l.key, r.key), queued: l.queued + r.queued, inputs: l.inputs + r.inputs}
-		}
-	}
+	t.grow(i + 1)
 	t.account(i, 1, int64(t.inputs(i)))
 	t.update(i, readyGone)
+}
+
+// grow doubles the leaves until they cover n arrivals.
+func (t *readyTree) grow(n int) {
+	size := max(1, t.size)
+	for size*readyBlock < n {
+		size *= 2
+	}
+	if size == t.size {
+		return
+	}
+	node := make([]readyNode, 2*size)
+	for j := range node {
+		node[j].key = readyGone
+	}
+	copy(node[size:], t.node[t.size:])
+	t.size, t.node = size, node
+	for j := size - 1; j > 0; j-- {
+		l, r := &node[2*j], &node[2*j+1]
+		node[j] = readyNode{key: least(l.key, r.key), queued: l.queued + r.queued, inputs: l.inputs + r.inputs}
+	}
 }
 
 // remove accounts for arrival i's task leaving, whose record already says

@@ -25,6 +25,9 @@ func TestReadyTreeMatchesScan(t *testing.T) {
 			return readyKey{missing: int64(r.IntN(4)), prio: float64(r.IntN(3) * (it % 2))}
 		}
 		for step := 0; step < 3000; step++ {
+			if r.IntN(50) == 0 { // as Reserve does: leaves for arrivals to come
+				tree.grow(len(keys) + r.IntN(100))
+			}
 			switch op := r.IntN(10); {
 			case op < 3 || len(keys) == 0:
 				k, n := key(), r.IntN(4)

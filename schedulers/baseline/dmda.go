@@ -186,6 +186,9 @@ func (s *DMDA) penalty(k int, task *workloads.Task) float64 {
 func (s *DMDA) Idle(worker int) bool { return s.queues.Idle(worker) }
 
 func (s *DMDA) Pull(worker int) (int, bool) {
+	if s.index != nil {
+		s.index.Reserve(worker, s.queues.Len(worker)) // each queued task arrives there in turn
+	}
 	t, ok := s.queues.Pop(worker)
 	if ok && s.index != nil {
 		s.index.Add(worker, t)
