@@ -1,6 +1,8 @@
 package schedulers_test
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/memsched/memsched/schedulers"
@@ -48,6 +50,47 @@ func TestBottomLevelsByHand(t *testing.T) {
 	for i := range want {
 		if bl[i] != want[i] {
 			t.Errorf("task %d (%s %v): bottom level %g, want %g", i, w.Tasks[i].Kernel, w.Tasks[i].Coords, bl[i], want[i])
+		}
+	}
+}
+
+// BottomLevels against the definition, recursively over explicit successor
+// lists, on random task graphs (a task depends on earlier ones, sometimes
+// twice on the same).
+func TestBottomLevelsMatchDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	for inst := 0; inst < 300; inst++ {
+		n := 1 + r.IntN(40)
+		w := &workloads.Workload{}
+		for i := range n {
+			task := workloads.Task{ID: i, Flops: float64(r.IntN(5))}
+			for range r.IntN(4) {
+				if i > 0 {
+					task.Deps = append(task.Deps, r.IntN(i))
+				}
+			}
+			w.Tasks = append(w.Tasks, task)
+		}
+		weight := func(t *workloads.Task) float64 { return t.Flops / 3 }
+		succ := make([][]int, n)
+		for i, task := range w.Tasks {
+			for _, d := range task.Deps {
+				succ[d] = append(succ[d], i)
+			}
+		}
+		var bl func(i int) float64
+		bl = func(i int) float64 {
+			longest := 0.0
+			for _, s := range succ[i] {
+				longest = math.Max(longest, bl(s))
+			}
+			return weight(&w.Tasks[i]) + longest
+		}
+		got := schedulers.BottomLevels(w, weight)
+		for i := range n {
+			if want := bl(i); got[i] != want {
+				t.Fatalf("instance %d task %d: bottom level %g, want %g", inst, i, got[i], want)
+			}
 		}
 	}
 }
