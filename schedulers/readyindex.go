@@ -49,7 +49,7 @@ type ReadyIndex struct {
 	slots   []readySlot // inputs of task t are slots tasks[t].off.. (duplicates kept, as Ready counts them)
 	node    []int       // per worker: its memory node
 	queues  []readyTree // per worker: its tasks by arrival
-	waiting [][][]int32 // per memory node and data: tasks that may count it
+	waiting *chunkLists // per memory node and data (list node*len(Data)+data): tasks that may count it
 }
 
 // readyTask is what the index knows of a task, kept together so that
@@ -79,7 +79,7 @@ func (s readySlot) counted() bool { return s < 0 }
 func NewReadyIndex(v View) *ReadyIndex {
 	w := v.Workload()
 	r := &ReadyIndex{v: v, w: w, tasks: make([]readyTask, len(w.Tasks)),
-		node: make([]int, v.Workers()), queues: make([]readyTree, v.Workers()), waiting: make([][][]int32, v.Nodes())}
+		node: make([]int, v.Workers()), queues: make([]readyTree, v.Workers()), waiting: newChunkLists(v.Nodes() * len(w.Data))}
 	n := 0
 	for _, task := range w.Tasks {
 		n += len(task.Inputs)
@@ -94,9 +94,6 @@ func NewReadyIndex(v View) *ReadyIndex {
 	for k := range r.node {
 		r.node[k] = v.WorkerNode(k)
 		r.queues[k] = readyTree{ix: r, worker: int32(k)}
-	}
-	for k := range r.waiting {
-		r.waiting[k] = make([][]int32, len(w.Data))
 	}
 	return r
 }
@@ -132,7 +129,7 @@ func (r *ReadyIndex) count(worker, task int) {
 		if d := s.data(); !s.counted() && !on.Has(d) {
 			*s = ^*s
 			rt.missing += r.w.Data[d].Bytes
-			r.waiting[node][d] = append(r.waiting[node][d], int32(task))
+			r.waiting.add(node*len(r.w.Data)+d, int32(task))
 		}
 	}
 }
@@ -164,12 +161,12 @@ func (r *ReadyIndex) Observe(kind EventKind, node, id int) {
 	if kind != LoadStarted {
 		return
 	}
-	ws := r.waiting[node][id]
+	list := node*len(r.w.Data) + id
 	b := r.w.Data[id].Bytes
-	for _, t := range ws {
+	r.waiting.each(list, func(t int32) {
 		rt := &r.tasks[t]
 		if rt.where < 0 || r.node[rt.where] != node {
-			continue // left the buffer, or queued elsewhere now
+			return // left the buffer, or queued elsewhere now
 		}
 		var drop int64
 		for i, s := range r.inputs(rt) {
@@ -183,8 +180,8 @@ func (r *ReadyIndex) Observe(kind EventKind, node, id int) {
 			rt.missing -= drop
 			r.place(int(t), old)
 		}
-	}
-	r.waiting[node][id] = ws[:0]
+	})
+	r.waiting.clear(list)
 }
 
 // Remove forgets a task, wherever it is queued.
