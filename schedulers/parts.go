@@ -104,6 +104,7 @@ func (l *Lists) CountInputs(w *workloads.Workload) {
 	l.inputs = make([]fenwick.Tree, len(l.lists))
 	l.inLeft = make([]int64, len(l.lists))
 	for k, lst := range l.lists {
+		l.inputs[k].Reserve(len(lst))
 		for i, t := range lst {
 			if t >= 0 {
 				l.weigh(k, i, t, 1)

@@ -5,6 +5,8 @@
 // library and the project's dependencies have none.
 package fenwick
 
+import "slices"
+
 // Tree holds values at positions 0..Len()-1, all zero at first.
 type Tree struct {
 	t []int64 // 1-based: t[i] sums positions (i-lowbit(i), i]
@@ -15,6 +17,11 @@ func (f *Tree) Len() int { return len(f.t) }
 
 // Reset empties the tree, keeping its memory.
 func (f *Tree) Reset() { f.t = f.t[:0] }
+
+// Reserve makes room for n more positions, so that appending them copies
+// nothing (a million Appends would otherwise leave copies several times
+// the tree's size).
+func (f *Tree) Reserve(n int) { f.t = slices.Grow(f.t, n) }
 
 // Append adds a position at the end holding v.
 func (f *Tree) Append(v int64) {

@@ -32,20 +32,34 @@ func (h *Heap[T]) Pop() T {
 	n := len(q) - 1
 	q[0] = q[n]
 	q = q[:n]
-	for i := 0; ; {
+	q.down(0)
+	*h = q
+	return top
+}
+
+// Init orders values placed in the slice by hand (e.g. after filtering a
+// heap's entries in place) into a heap, in O(n).
+func (h Heap[T]) Init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+// down moves the value at i down to its place.
+func (h Heap[T]) down(i int) {
+	n := len(h)
+	for {
 		l, m := 2*i+1, i
-		if l < n && q[l].Before(q[m]) {
+		if l < n && h[l].Before(h[m]) {
 			m = l
 		}
-		if r := l + 1; r < n && q[r].Before(q[m]) {
+		if r := l + 1; r < n && h[r].Before(h[m]) {
 			m = r
 		}
 		if m == i {
-			break
+			return
 		}
-		q[i], q[m] = q[m], q[i]
+		h[i], h[m] = h[m], h[i]
 		i = m
 	}
-	*h = q
-	return top
 }

@@ -49,3 +49,29 @@ func TestPopsInOrder(t *testing.T) {
 		t.Fatal("a full drain is not sorted")
 	}
 }
+
+// Init makes a heap of any arrangement: the drain comes out sorted.
+func TestInit(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	for n := range 200 {
+		h := make(Heap[item], n)
+		for i := range h {
+			h[i] = item{r.IntN(20), i}
+		}
+		want := slices.Clone(h)
+		slices.SortFunc(want, func(a, b item) int {
+			if a.Before(b) {
+				return -1
+			}
+			return 1
+		})
+		h.Init()
+		var got []item
+		for len(h) > 0 {
+			got = append(got, h.Pop())
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("n=%d: the drain after Init is not sorted", n)
+		}
+	}
+}

@@ -59,9 +59,6 @@ func taskInputs(w *workloads.Workload) func(t int) []int32 {
 // setsAt serves input sets already computed the way taskInputs does.
 func setsAt(in [][]int32) func(p int) []int32 { return func(p int) []int32 { return in[p] } }
 
-// readers returns, for each data, the tasks reading it in increasing id.
-func readers(nData int, in [][]int32) [][]int32 { return readersOf(nData, len(in), setsAt(in)) }
-
 // readersOf returns, for each data, the indices p < n whose set at(p)
 // holds it, in increasing p.
 func readersOf(nData, n int, at func(p int) []int32) [][]int32 {

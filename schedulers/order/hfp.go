@@ -254,15 +254,15 @@ type hfp struct {
 
 func newHFP(w *workloads.Workload, memory int64, flip bool) *hfp {
 	m := len(w.Tasks)
-	in := inputSets(w)
+	in := inputCSR(w)
 	h := &hfp{
 		M:       memory,
 		bytes:   dataBytes(w),
 		data:    make([][]int32, m),
-		taskIn:  newCSR(in),
+		taskIn:  in,
 		alive:   make([]bool, m),
 		nAlive:  m,
-		pk:      readers(len(w.Data), in),
+		pk:      readersOf(len(w.Data), m, func(p int) []int32 { return in.row(p) }),
 		owner:   make([]int32, m),
 		isDirty: make([]bool, len(w.Data)),
 		best:    make([]int64, m),
@@ -280,10 +280,10 @@ func newHFP(w *workloads.Workload, memory int64, flip bool) *hfp {
 		h.data[i] = h.taskIn.row(i) // merges replace entries, never the arrays
 		h.alive[i] = true
 		h.owner[i] = int32(i)
-		d := int64(len(in[i]))
+		d := int64(len(h.data[i]))
 		h.sumD += d
 		h.sumD2 += d * d
-		for _, d := range in[i] {
+		for _, d := range h.data[i] {
 			h.w[i] += h.bytes[d]
 		}
 	}
@@ -468,15 +468,21 @@ type csr struct {
 	flat []int32
 }
 
-func newCSR(rows [][]int32) csr {
-	c := csr{off: make([]int32, len(rows)+1)}
-	for r, row := range rows {
-		c.off[r+1] = c.off[r] + int32(len(row))
+// inputCSR holds every task's input set (as inputSet) in one array, with
+// no slice per task.
+func inputCSR(w *workloads.Workload) csr {
+	total := 0
+	for _, t := range w.Tasks {
+		total += len(t.Inputs)
 	}
-	c.flat = make([]int32, 0, c.off[len(rows)])
-	for _, row := range rows {
-		c.flat = append(c.flat, row...)
+	c := csr{off: make([]int32, len(w.Tasks)+1), flat: make([]int32, total)}
+	n := 0
+	for i, t := range w.Tasks {
+		set, _ := inputSet(c.flat[n:], t.Inputs)
+		n += len(set)
+		c.off[i+1] = int32(n)
 	}
+	c.flat = c.flat[:n]
 	return c
 }
 

@@ -125,9 +125,14 @@ func (h *hfp) classify(S []int32) {
 	}
 	// Each package's classes, once; a pair evaluated from the counts is
 	// ordered anchor (fewer holders) first.
-	ix.start = append(ix.start[:0], 0)
-	ix.cls = ix.cls[:0]
-	ix.counted = ix.counted[:0]
+	// Sized once: the first iteration's 𝕊 is every task.
+	nd := 0
+	for _, i := range S {
+		nd += len(h.data[i])
+	}
+	ix.start = append(slices.Grow(ix.start[:0], len(S)+1), 0)
+	ix.cls = slices.Grow(ix.cls[:0], nd)
+	ix.counted = slices.Grow(ix.counted[:0], len(S))
 	for _, i := range S {
 		ix.cstamp++
 		first := len(ix.cls)

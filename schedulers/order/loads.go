@@ -86,7 +86,8 @@ func simulate(n int, at func(p int) []int32, size []int64, capacity int64, pol e
 	key := make([]int64, len(size))
 	var h minheap.Heap[keyEntry] // Belady: largest next use first; LRU: key = −last use
 	var used, loaded int64
-	loads := 0
+	loads, nResident := 0, 0
+	var inHeap []bool // compact's scratch
 	for p := range n {
 		ds := at(p)
 		var need int64
@@ -111,6 +112,7 @@ func simulate(n int, at func(p int) []int32, size []int64, capacity int64, pol e
 				continue
 			}
 			resident[e.id] = false
+			nResident--
 			used -= size[e.id]
 			if trace != nil {
 				trace(p, e.id, false)
@@ -119,6 +121,7 @@ func simulate(n int, at func(p int) []int32, size []int64, capacity int64, pol e
 		for _, d := range ds {
 			if !resident[d] {
 				resident[d] = true
+				nResident++
 				used += size[d]
 				loaded += size[d]
 				loads++
@@ -135,8 +138,34 @@ func simulate(n int, at func(p int) []int32, size []int64, capacity int64, pol e
 			}
 			h.Push(keyEntry{key: key[d], id: d})
 		}
+		if len(h) > 2*nResident+64 {
+			if inHeap == nil {
+				inHeap = make([]bool, len(size))
+			}
+			h = compact(h, resident, key, inHeap)
+		}
 	}
 	return loads, loaded
+}
+
+// compact keeps the heap's current entries, one per resident data: every
+// step pushes its inputs, so without it the heap would hold an entry per
+// use (two million at a million tasks) where a few resident data are
+// current. The pops come out in the same (key, id) order. inHeap is all
+// false before and after.
+func compact(h minheap.Heap[keyEntry], resident []bool, key []int64, inHeap []bool) minheap.Heap[keyEntry] {
+	q := h[:0]
+	for _, e := range h {
+		if resident[e.id] && key[e.id] == e.key && !inHeap[e.id] {
+			inHeap[e.id] = true
+			q = append(q, e)
+		}
+	}
+	for _, e := range q {
+		inHeap[e.id] = false
+	}
+	q.Init()
+	return q
 }
 
 // MaxOptimalTasks is the largest task set OptimalLoads accepts when all data
