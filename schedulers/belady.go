@@ -22,6 +22,7 @@ type belady struct {
 	gen   [][]uint32  // per worker, per data: the list generation occ describes
 	epoch []uint32    // per worker: its list generation (a steal replaces the list)
 	mark  []uint32    // per data: == stamp when a candidate of this eviction
+	count []int32     // per data: index's scratch
 	first []use       // per candidate data: its first use
 	stamp uint32
 }
@@ -35,7 +36,7 @@ func (a use) after(b use) bool { return a.rank > b.rank || (a.rank == b.rank && 
 func newBelady(w *workloads.Workload, lists *Lists) *belady {
 	k, nd := len(lists.lists), len(w.Data)
 	b := &belady{w: w, lists: lists, occ: make([][][]int32, k), cur: make([][]int32, k), gen: make([][]uint32, k),
-		epoch: make([]uint32, k), mark: make([]uint32, nd), first: make([]use, nd)}
+		epoch: make([]uint32, k), mark: make([]uint32, nd), count: make([]int32, nd), first: make([]use, nd)}
 	for wk := range k {
 		b.occ[wk] = make([][]int32, nd)
 		b.cur[wk] = make([]int32, nd)
@@ -46,23 +47,37 @@ func newBelady(w *workloads.Workload, lists *Lists) *belady {
 }
 
 // index records the positions of a worker's list, forgetting the previous
-// list (after a steal gave it a new one).
+// list (after a steal gave it a new one). The positions are counted first,
+// then cut from one array: appended one by one, a million tasks' would
+// leave copies twice their size.
 func (b *belady) index(wk int) {
 	b.epoch[wk]++
+	count := b.count
+	clear(count)
+	total := 0
+	b.each(wk, func(_ int, d int) { count[d]++; total++ })
+	backing := make([]int32, total)
+	b.each(wk, func(i int, d int) {
+		if b.gen[wk][d] != b.epoch[wk] {
+			b.gen[wk][d] = b.epoch[wk]
+			b.occ[wk][d], backing = backing[:0:count[d]], backing[count[d]:]
+			b.cur[wk][d] = 0
+		}
+		b.occ[wk][d] = append(b.occ[wk][d], int32(i))
+	})
+}
+
+// each calls f with the position and each distinct input of the worker's
+// remaining tasks, in list order.
+func (b *belady) each(wk int, f func(i, d int)) {
 	for i, t := range b.lists.lists[wk] {
 		if t < 0 {
 			continue
 		}
 		for j, d := range b.w.Tasks[t].Inputs {
-			if firstIndex(b.w.Tasks[t].Inputs, d) != j {
-				continue // a duplicate input
+			if firstIndex(b.w.Tasks[t].Inputs, d) == j { // not a duplicate input
+				f(i, d)
 			}
-			if b.gen[wk][d] != b.epoch[wk] {
-				b.gen[wk][d] = b.epoch[wk]
-				b.occ[wk][d] = b.occ[wk][d][:0]
-				b.cur[wk][d] = 0
-			}
-			b.occ[wk][d] = append(b.occ[wk][d], int32(i))
 		}
 	}
 }
