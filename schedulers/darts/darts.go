@@ -246,6 +246,12 @@ func (d *DARTS) Init(v schedulers.View) error {
 	nt, nd := len(wl.Tasks), len(wl.Data)
 	d.nw = v.Workers()
 	for k := range d.nw {
+		// Memory events name a node and the state is per worker, as
+		// dynamic_data_aware.c keeps it per GPU: worker k must be the
+		// only one computing on node k.
+		if n := v.WorkerNode(k); n != k {
+			return fmt.Errorf("darts: worker %d computes on memory node %d; DARTS keeps one state per GPU, named by its node, so each worker needs a node of its own (CPU cores share one): use darts-dag, which handles the cores of a node", k, n)
+		}
 		d.homeWorkers = d.homeWorkers || v.WorkerNode(k) == v.Nodes()-1
 	}
 	if d.nw > math.MaxUint16 {

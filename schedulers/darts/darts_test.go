@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
@@ -769,6 +770,30 @@ func TestDormantWorkers(t *testing.T) {
 		if l.diff != "" || c.bad != "" {
 			t.Fatalf("instance %d (%d tasks, %d data, %d GPUs, options %+v, buffer %d): %s%s",
 				i, len(w.Tasks), len(w.Data), p.GPUs, o, buffer, l.diff, c.bad)
+		}
+	}
+}
+
+// TestRefusesSharedNode: DARTS names a worker's state by its memory node,
+// so CPU cores sharing main memory are refused with an error that names
+// darts-dag, while one core on its own node runs.
+func TestRefusesSharedNode(t *testing.T) {
+	w, err := workloads.Generate(workloads.Spec{Kind: workloads.KindMatmul2D, N: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cpus := range []int{1, 3} {
+		p, err := hardware.Load("epyc7642-ooc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.CPUs = cpus
+		_, err = sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: New(Options{})})
+		switch {
+		case cpus == 1 && err != nil:
+			t.Fatalf("one core: %v", err)
+		case cpus > 1 && (err == nil || !strings.Contains(err.Error(), "darts-dag")):
+			t.Fatalf("%d cores sharing a node: err = %v, want a refusal naming darts-dag", cpus, err)
 		}
 	}
 }
