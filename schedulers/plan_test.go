@@ -8,6 +8,7 @@ import (
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/schedulers/schedtest"
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -17,24 +18,17 @@ import (
 func TestReadyIndexMatchesScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	for it := 0; it < 120; it++ {
-		w := &workloads.Workload{}
-		nd := 4 + r.IntN(12)
-		for d := 0; d < nd; d++ {
-			w.Data = append(w.Data, workloads.Data{ID: d, Bytes: int64(1 + r.IntN(3))})
-		}
-		nt := 5 + r.IntN(60)
-		for i := 0; i < nt; i++ {
-			w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: float64(1+r.IntN(4)) * 1e6, Inputs: r.Perm(nd)[:1+r.IntN(3)]})
-		}
+		w := schedtest.TaskSet(r, 60, 4, nil)
 		gpus := 1 + r.IntN(3)
 		plans := make([][]int, gpus)
-		for _, t := range r.Perm(nt) {
+		for _, t := range r.Perm(len(w.Tasks)) {
 			g := r.IntN(gpus)
 			plans[g] = append(plans[g], t)
 		}
-		p, _ := hardware.Load("v100-gemini")
-		p.GPUs = gpus
-		p.SetMemoryBytes(int64(9 + r.IntN(6)))
+		p, err := schedtest.TightV100(r, gpus)
+		if err != nil {
+			t.Fatal(err)
+		}
 		run := func(window int) string {
 			s := &schedulers.Planned{Name: "test", Ready: true, Window: window, Steal: true, Belady: it%2 == 0,
 				Plan: func(schedulers.View) ([][]int, error) {
@@ -119,22 +113,14 @@ func (s *scanBelady) Victim(worker int, cands []int, prefetch bool) int {
 func TestBeladyIndexMatchesScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	for it := 0; it < 150; it++ {
-		w := &workloads.Workload{}
-		nd := 4 + r.IntN(12)
-		for d := 0; d < nd; d++ {
-			w.Data = append(w.Data, workloads.Data{ID: d, Bytes: int64(1 + r.IntN(3))})
-		}
-		nt := 5 + r.IntN(80)
-		for i := 0; i < nt; i++ {
-			in := r.Perm(nd)[:1+r.IntN(3)]
+		w := schedtest.TaskSet(r, 80, 4, func(t *workloads.Task) {
 			if r.IntN(8) == 0 {
-				in = append(in, in[0]) // a duplicate input
+				t.Inputs = append(t.Inputs, t.Inputs[0]) // a duplicate input
 			}
-			w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: float64(1+r.IntN(4)) * 1e6, Inputs: in})
-		}
+		})
 		gpus := 1 + r.IntN(3)
 		plans := make([][]int, gpus)
-		for _, t := range r.Perm(nt) {
+		for _, t := range r.Perm(len(w.Tasks)) {
 			g := r.IntN(gpus)
 			plans[g] = append(plans[g], t)
 		}

@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/schedulers/schedtest"
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -17,25 +17,15 @@ import (
 func TestDMDARIndexMatchesScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	for it := 0; it < 120; it++ {
-		w := &workloads.Workload{}
-		nd := 4 + r.IntN(12)
-		for d := 0; d < nd; d++ {
-			w.Data = append(w.Data, workloads.Data{ID: d, Bytes: int64(1 + r.IntN(3))})
-		}
-		nt := 5 + r.IntN(80)
-		for i := 0; i < nt; i++ {
-			task := workloads.Task{ID: i, Kernel: "gemm", Flops: float64(1+r.IntN(4)) * 1e6, Inputs: r.Perm(nd)[:1+r.IntN(3)]}
-			if it%2 == 1 && i > 0 && r.IntN(3) == 0 {
-				task.Deps = []int{r.IntN(i)}
+		w := schedtest.TaskSet(r, 80, 4, func(t *workloads.Task) {
+			if it%2 == 1 && t.ID > 0 && r.IntN(3) == 0 {
+				t.Deps = []int{r.IntN(t.ID)}
 			}
-			w.Tasks = append(w.Tasks, task)
-		}
-		p, err := hardware.Load("v100-gemini")
+		})
+		p, err := schedtest.TightV100(r, 1+r.IntN(3))
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.GPUs = 1 + r.IntN(3)
-		p.SetMemoryBytes(int64(9 + r.IntN(6)))
 		run := func(window int) string {
 			s := &DMDA{Alpha: 1, Beta: 1, Ready: true, Window: window}
 			var trace []sim.Event
@@ -92,25 +82,15 @@ func (s *scanDMDAS) Pop(worker int, buffer []int) int {
 func TestDMDASIndexMatchesScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
 	for it := 0; it < 120; it++ {
-		w := &workloads.Workload{}
-		nd := 4 + r.IntN(12)
-		for d := 0; d < nd; d++ {
-			w.Data = append(w.Data, workloads.Data{ID: d, Bytes: int64(1 + r.IntN(3))})
-		}
-		nt := 5 + r.IntN(80)
-		for i := 0; i < nt; i++ {
-			task := workloads.Task{ID: i, Kernel: "gemm", Flops: float64(1+r.IntN(2)) * 1e6, Inputs: r.Perm(nd)[:1+r.IntN(3)]}
-			if i > 0 && r.IntN(2) == 0 {
-				task.Deps = []int{r.IntN(i)}
+		w := schedtest.TaskSet(r, 80, 2, func(t *workloads.Task) {
+			if t.ID > 0 && r.IntN(2) == 0 {
+				t.Deps = []int{r.IntN(t.ID)}
 			}
-			w.Tasks = append(w.Tasks, task)
-		}
-		p, err := hardware.Load("v100-gemini")
+		})
+		p, err := schedtest.TightV100(r, 1+r.IntN(3))
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.GPUs = 1 + r.IntN(3)
-		p.SetMemoryBytes(int64(9 + r.IntN(6)))
 		run := func(s schedulers.Scheduler) string {
 			var trace []sim.Event
 			st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: -1, Pipeline: 1 + it%3, Seed: uint64(it),
