@@ -213,10 +213,6 @@ func (l *Lists) Remaining(worker int) iter.Seq[int] {
 }
 
 // Next takes the head of a worker's list, stealing when it is empty.
-// Idle says Next would give the worker nothing: its list is empty and it
-// may not steal.
-func (l *Lists) Idle(worker int) bool { return l.left[worker] == 0 && !l.Steal }
-
 func (l *Lists) Next(worker int) (int, bool) {
 	if l.left[worker] == 0 {
 		if !l.Steal || !l.steal(worker) {

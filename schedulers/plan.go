@@ -131,13 +131,13 @@ func (s *Planned) ModelPlan() (plans [][]int32, belady bool) { return s.initial,
 // Remaining yields the worker's plan not yet pulled, in order.
 func (s *Planned) Remaining(worker int) iter.Seq[int] { return s.lists.Remaining(worker) }
 
+// ChoosesVictims says Belady chooses, when the plan runs with it.
+func (s *Planned) ChoosesVictims() bool { return s.belady != nil }
+
 // Victim is LRU, or Belady over what the worker will run: its pipeline
 // (not yet started), its buffer, then its remaining plan in plan order.
 // Ready may take planned tasks out of order; Belady is not told (thesis
 // §3.5.3 lists adapting Belady to Ready as future work).
-// ChoosesVictims says Belady chooses, when the plan runs with it.
-func (s *Planned) ChoosesVictims() bool { return s.belady != nil }
-
 func (s *Planned) Victim(worker int, candidates []int, prefetch bool) int {
 	if s.belady == nil {
 		return candidates[0]

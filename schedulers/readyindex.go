@@ -150,13 +150,13 @@ func (r *ReadyIndex) place(t int, old readyKey) {
 	r.queues[rt.where].update(int(rt.seq), old)
 }
 
-// Observe keeps the counts lower bounds: a data starting to load is no
-// longer missing for the tasks counting it; an eviction changes nothing
-// until the task reaches the front (see Next).
 // Observes says the index follows loads only: an eviction leaves its counts
 // lower bounds, rechecked when a task reaches the front.
 func (r *ReadyIndex) Observes(kind EventKind) bool { return kind == LoadStarted }
 
+// Observe keeps the counts lower bounds: a data starting to load is no
+// longer missing for the tasks counting it; an eviction changes nothing
+// until the task reaches the front (see Next).
 func (r *ReadyIndex) Observe(kind EventKind, node, id int) {
 	if kind != LoadStarted {
 		return
@@ -212,13 +212,8 @@ func (r *ReadyIndex) Next(worker int) int {
 // Pop returns the index in buffer of Ready's choice and forgets the task.
 // buffer must hold the worker's tasks in the order they were added (a
 // buffer keeps its order when tasks leave it): the choice's index is the
-// number of its tasks queued before it.
-// PopTask is Pop naming the task: the engine need not show the buffer.
-func (r *ReadyIndex) PopTask(worker int) int {
-	t, _ := r.next(worker)
-	return t
-}
-
+// number of its tasks queued before it. (A popper naming the task, a
+// TaskPopper, takes Next instead: the engine need not show the buffer.)
 func (r *ReadyIndex) Pop(worker int, buffer []int) int {
 	t, i := r.next(worker)
 	if i >= len(buffer) || buffer[i] != t {
@@ -302,20 +297,27 @@ type readyNode struct {
 
 // key is arrival i's key: its task's while queued here, else readyGone.
 func (t *readyTree) key(i int) readyKey {
-	task := t.arrivals[i]
-	if rt := &t.ix.tasks[task]; rt.where != t.worker || int(rt.seq) != i {
+	if t.queued(i) == nil {
 		return readyGone
 	}
-	return t.ix.key(int(task))
+	return t.ix.key(int(t.arrivals[i]))
 }
 
 // inputs is the number of inputs of arrival i's task, 0 once it left.
 func (t *readyTree) inputs(i int) int32 {
-	task := t.arrivals[i]
-	if rt := &t.ix.tasks[task]; rt.where == t.worker && int(rt.seq) == i {
+	if rt := t.queued(i); rt != nil {
 		return rt.n
 	}
 	return 0
+}
+
+// queued is the record of arrival i's task while it is queued here at
+// that arrival, else nil.
+func (t *readyTree) queued(i int) *readyTask {
+	if rt := &t.ix.tasks[t.arrivals[i]]; rt.where == t.worker && int(rt.seq) == i {
+		return rt
+	}
+	return nil
 }
 
 // push adds an arrival of task, whose record already says it is queued

@@ -536,7 +536,7 @@ func (e *Engine) Begin() error {
 	}
 	// Under the model, the papers' benchmarks submit every task while
 	// StarPU is paused and start the clock after starpu_do_schedule
-	// (examples/mult/xgemm.c): the submission is never timed, the planning
+	// (examples/mult/xgemm.c): the submission is never charged, the planning
 	// (Init) only when the run counts it (ChargeSchedTime, the scripts'
 	// COUNT_DO_SCHEDULE).
 	planned := e.appCost

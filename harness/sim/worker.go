@@ -64,9 +64,19 @@ func (e *Engine) kick(n int) {
 // by scheduling time, may not pull (its buffer is full, or the scheduler
 // had nothing for it) and cannot pop.
 func (e *Engine) inert(wk *worker, n *node) bool {
-	return wk.blockedT <= e.now &&
-		(wk.pulling || (e.cfg.Buffer >= 0 && wk.buffer.len() >= e.cfg.Buffer)) &&
-		(n.barrier >= 0 || len(wk.pipe) >= wk.depth || wk.buffer.len() == 0)
+	return wk.blockedT <= e.now && !e.mayPull(wk) && !mayPop(wk, n)
+}
+
+// mayPull says the worker's buffer has room and the scheduler has not said
+// it has nothing for it.
+func (e *Engine) mayPull(wk *worker) bool {
+	return (e.cfg.Buffer < 0 || wk.buffer.len() < e.cfg.Buffer) && !wk.pulling
+}
+
+// mayPop says the worker's pipeline has room for a task of its buffer and
+// its node's driver launches kernels (StarPU's driver pops only then).
+func mayPop(wk *worker, n *node) bool {
+	return n.barrier < 0 && len(wk.pipe) < wk.depth && wk.buffer.len() > 0
 }
 
 // step makes a worker progress: refill its buffer and pipeline, start its
@@ -113,7 +123,7 @@ func (e *Engine) fill(w int) {
 	n := e.nodes[wk.node]
 	for changed := true; changed; {
 		changed = false
-		for (e.cfg.Buffer < 0 || wk.buffer.len() < e.cfg.Buffer) && !wk.pulling {
+		for e.mayPull(wk) {
 			if e.idler != nil && e.idler.Idle(w) {
 				wk.pulling = true // what the call would have said
 				break
@@ -138,11 +148,11 @@ func (e *Engine) fill(w int) {
 		// Popping changes no residency: once the popped tasks are known to
 		// be ready, only the task just popped needs checking. Most steps of
 		// a node's many CPU workers pop nothing: they skip the check.
-		if n.barrier >= 0 || len(wk.pipe) >= wk.depth || wk.buffer.len() == 0 {
+		if !mayPop(wk, n) {
 			continue // changed says whether the buffer grew
 		}
 		ready := e.rt.PopWhileFetching || e.readyPrefix(w) == len(wk.pipe)
-		for n.barrier < 0 && len(wk.pipe) < wk.depth && wk.buffer.len() > 0 && ready {
+		for ready && mayPop(wk, n) {
 			task := e.pop(w)
 			e.popTask(w, task)
 			ready = e.rt.PopWhileFetching || n.holds(e.w.Tasks[task].Inputs)

@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// removeAt keeps the order of the rest whichever side it moves.
+// removeAt keeps the order of the rest whichever side it moves (a buffer
+// over 64 tasks moves its front when that is the shorter side).
 func TestRemoveAt(t *testing.T) {
-	for n := 1; n <= 9; n++ {
+	for _, n := range []int{1, 2, 3, 4, 5, 8, 9, 64, 65, 66, 70} {
 		for i := range n {
 			b := &buffer{}
 			for k := range n {

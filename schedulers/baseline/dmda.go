@@ -198,10 +198,10 @@ func (s *DMDA) Pull(worker int) (int, bool) {
 
 // PopsTasks says the choice can be named without the buffer: with Ready's
 // index (dmdar and dmdas over the whole queue).
-func (s *DMDA) PopsTasks() bool { return s.Ready && s.index != nil }
+func (s *DMDA) PopsTasks() bool { return s.index != nil }
 
 // PopTask is Pop when PopsTasks.
-func (s *DMDA) PopTask(worker int) int { return s.index.PopTask(worker) }
+func (s *DMDA) PopTask(worker int) int { return s.index.Next(worker) }
 
 // Pop is Ready for dmdar and dmdas, submission order for dmda.
 func (s *DMDA) Pop(worker int, buffer []int) int {

@@ -159,11 +159,11 @@ func Problems(spec schedulers.Spec, in Instance, params schedulers.Params) (prob
 		return plain{s}, err
 	}
 	third, err := execute(bare, in, params)
-	switch {
-	case err != nil:
-		problems = append(problems, "run without its shortcuts: "+err.Error())
-	case firstDifference(first.events, third.events) >= 0:
-		i := firstDifference(first.events, third.events)
+	if err != nil {
+		return append(problems, "run without its shortcuts: "+err.Error()), nil
+	}
+	switch i := firstDifference(first.events, third.events); {
+	case i >= 0:
 		problems = append(problems, fmt.Sprintf("its shortcuts change the run: event %d is %s, without them %s", i, describe(first.events, i), describe(third.events, i)))
 	case first.rec.SchedOps != third.rec.SchedOps || first.rec.SchedArrayOps != third.rec.SchedArrayOps:
 		problems = append(problems, fmt.Sprintf("its shortcuts change the counted operations: %d and %d array, without them %d and %d", first.rec.SchedOps, first.rec.SchedArrayOps, third.rec.SchedOps, third.rec.SchedArrayOps))

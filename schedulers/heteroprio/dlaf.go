@@ -128,11 +128,11 @@ func scores(f DLAF, acc []access, nodes int, theta float64, ignore bool, buf []f
 // best picks the winning node: the highest score (lowest cost); among
 // equals, the pushing worker's node when it is one of them, else the first
 // in StarPU's node order (heteroprio.c get_best_mem_node: ">" then
-// "== && idx_node == wgroupid"). order lists the nodes in StarPU's order;
-// pusher is -1 when none is preferred.
-func best(s []float64, maximize bool, order []int, pusher int) int {
+// "== && idx_node == wgroupid"). The scores are in StarPU's node order
+// (the groups' order); pusher is -1 when none is preferred.
+func best(s []float64, maximize bool, pusher int) int {
 	win := -1
-	for _, m := range order {
+	for m := range s {
 		switch {
 		case win < 0:
 			win = m

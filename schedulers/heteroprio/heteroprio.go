@@ -200,7 +200,7 @@ func (s *Scheduler) take(b *bucket, list int) int {
 // Pull is StarPU's pop_task_heteroprio_policy, called when the worker's
 // pipeline has room.
 func (s *Scheduler) Pull(w int) (int, bool) {
-	if !schedulers.PipelineRoom(s.v, w) {
+	if s.Idle(w) {
 		return 0, false
 	}
 	if s.la {
@@ -226,16 +226,12 @@ func (s *Scheduler) Idle(w int) bool {
 
 // pullLA scans the worker's node's access order and takes the first task
 // the speedup factors allow; no worker queue, no stealing (heteroprio.c
-// pop_task_heteroprio_policy, use_locality branch).
+// pop_task_heteroprio_policy, use_locality branch). Pull has checked Idle:
+// tasks remain for the worker's kind, and something changed since its
+// group's last walk found nothing.
 func (s *Scheduler) pullLA(w int) (int, bool) {
 	k := s.cfg.kindOf[w]
-	if s.remaining[k] == 0 {
-		return 0, false
-	}
 	g := s.loc.groupOf[w]
-	if s.found[g][k] == s.changes {
-		return 0, false // the same walk found nothing, and nothing changed
-	}
 	for _, it := range s.loc.access[g] {
 		b := s.cfg.buckets[s.cfg.order[k][it.prio]]
 		if b.lists[it.group].empty() || !s.cfg.mayTake(b, k) {

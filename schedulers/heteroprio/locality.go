@@ -22,7 +22,6 @@ type locality struct {
 	keep   bool   // auto: equal BMDs keep the formula in use
 
 	groups  []int // memory node of each group, in StarPU's node order (main memory first)
-	inOrder []int // 0..len(groups)-1
 	scratch []float64
 	groupOf []int // per worker
 	rep     []int // per group: a worker of it, to ask where data are
@@ -290,18 +289,6 @@ func (l *locality) callerGroup() int {
 	return l.master
 }
 
-// order lists the groups in StarPU's node order (made once: it is asked
-// at every push).
-func (l *locality) order() []int {
-	if l.inOrder == nil {
-		l.inOrder = make([]int, len(l.groups))
-		for i := range l.inOrder {
-			l.inOrder[i] = i
-		}
-	}
-	return l.inOrder
-}
-
 // choose is get_best_mem_node for one formula, from the caller's view.
 func (l *locality) choose(f DLAF, t int, acc []access) int {
 	caller := l.callerGroup()
@@ -316,7 +303,7 @@ func (l *locality) choose(f DLAF, t int, acc []access) int {
 		l.scratch = make([]float64, 4*len(l.groups))
 	}
 	s, maximize := scores(f, acc, len(l.groups), l.theta, ignore, l.scratch)
-	return best(s, maximize, l.order(), caller)
+	return best(s, maximize, caller)
 }
 
 // cheapest is MC_StarPU: the group with the least expected transfer time

@@ -78,13 +78,13 @@ func TestTable1(t *testing.T) {
 // order (heteroprio.c get_best_mem_node).
 func TestBestTieRule(t *testing.T) {
 	s := []float64{3, 4, 4}
-	if got := best(s, true, []int{0, 1, 2}, 2); got != 2 {
+	if got := best(s, true, 2); got != 2 {
 		t.Errorf("tie with the pusher's node: got MN%d, want MN2", got)
 	}
-	if got := best(s, true, []int{0, 1, 2}, 0); got != 1 {
+	if got := best(s, true, 0); got != 1 {
 		t.Errorf("tie without the pusher's node: got MN%d, want MN1", got)
 	}
-	if got := best([]float64{2, 1, 1}, false, []int{0, 1, 2}, -1); got != 1 {
+	if got := best([]float64{2, 1, 1}, false, -1); got != 1 {
 		t.Errorf("lowest cost: got MN%d, want MN1", got)
 	}
 }

@@ -447,13 +447,13 @@ func (s *Scheduler) remaining(k int) float64 {
 	return r
 }
 
-// Pull gives the worker the best task of its node's tree that the
-// speedup-factor heuristic accepts (§3.3), when its pipeline has room.
 // Idle says the worker's pipeline and buffer are full.
 func (s *Scheduler) Idle(w int) bool { return !schedulers.PipelineRoom(s.v, w) }
 
+// Pull gives the worker the best task of its node's tree that the
+// speedup-factor heuristic accepts (§3.3), when its pipeline has room.
 func (s *Scheduler) Pull(w int) (int, bool) {
-	if !schedulers.PipelineRoom(s.v, w) {
+	if s.Idle(w) {
 		return 0, false
 	}
 	g := s.groupOf[w]
