@@ -8,7 +8,7 @@ package darts
 // Entries sit in slots in list order with holes between them: erasing an
 // entry leaves a hole; an insertion takes the hole at its place, or shifts
 // the few entries up to the nearest hole; when none is near, or holes pile
-// up, the entries are spread out again with a hole every fourth slot. A
+// up, the entries are spread out again with a hole after every fourth. A
 // hole holds the data id `hole`, whose counters are always zero, so that a
 // scan of the slots needs no test for holes.
 //

@@ -6,6 +6,9 @@ import (
 	"github.com/memsched/memsched/schedulers"
 )
 
+// ChoosesVictims says LUF chooses; under eviction=lru nothing does.
+func (d *DARTS) ChoosesVictims() bool { return d.opt.LUF }
+
 // Victim is LUF (thesis Alg. 10) as upstream darts_victim_selector does it,
 // over the engine's candidates (evictable, least recently used first):
 // n_b(D) counts the worker's buffered and popped tasks reading D, n_p(D) its
@@ -24,9 +27,6 @@ import (
 // It counts the selector's walk over the data on the node
 // (starpu_data_get_node_data and one step per data), plus Belady's walk over
 // the pulled tasks' inputs when it runs (belady_on_pulled_task).
-// ChoosesVictims says LUF chooses; under eviction=lru nothing does.
-func (d *DARTS) ChoosesVictims() bool { return d.opt.LUF }
-
 func (d *DARTS) Victim(k int, cands []int, prefetch bool) int {
 	if !d.opt.LUF {
 		return cands[0]

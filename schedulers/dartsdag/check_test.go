@@ -16,7 +16,7 @@ import (
 // TestIncrementalMatchesScan runs darts-dag on random task graphs,
 // platforms, memory sizes and parameters with checking on: every decision
 // is compared with upstream's scan of the whole dataNotInMem (and the
-// list's order keys and s0set with their definitions), every free
+// list's order keys and the S_0/S_1 counts with their definitions), every free
 // insertion with a search of the plan from its head; a mismatch panics.
 func TestIncrementalMatchesScan(t *testing.T) {
 	dartsdag.SetChecking(true)
@@ -36,8 +36,11 @@ func TestIncrementalMatchesScan(t *testing.T) {
 			"eviction":  []string{"luf", "lru"}[rng.IntN(2)],
 			"free_push": []string{dartsdag.FreePushFewest, dartsdag.FreePushRoundRobin}[rng.IntN(2)],
 			"ready":     strconv.FormatBool(rng.IntN(3) > 0),
+			"threshold": strconv.Itoa([]int{0, 0, 1, 3, 10}[rng.IntN(5)]),
 		}
-		preset, gpus, cpus := "v100-gemini-1920", 1+rng.IntN(8), 0
+		// GPUs alone, GPUs beside CPU cores (several worker kinds), or
+		// CPU cores out of core.
+		preset, gpus, cpus := "v100-gemini-1920", 1+rng.IntN(8), rng.IntN(2)*(1+rng.IntN(6))
 		if rng.IntN(4) == 0 {
 			preset, gpus, cpus, spec.Tile = "epyc7642-ooc", 0, 1+rng.IntN(12), 320
 		}

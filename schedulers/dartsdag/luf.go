@@ -2,6 +2,9 @@ package dartsdag
 
 import "github.com/memsched/memsched/schedulers"
 
+// ChoosesVictims says LUF chooses; under eviction=lru nothing does.
+func (d *DARTS) ChoosesVictims() bool { return d.opt.LUF }
+
 // Victim is LUF (thesis Alg. 10, §5.2.3) as the chapter's code chooses
 // (dynamic_data_aware_victim_selector), over the engine's candidates
 // (evictable, least recently used first), with n_b(D) the tasks pulled to
@@ -13,10 +16,6 @@ import "github.com/memsched/memsched/schedulers"
 //  3. else a prefetch gets -1 (STARPU_DATA_NO_VICTIM) and a fetch gets
 //     Belady over the pulled tasks in pull order, the candidate whose
 //     first use, counted in input slots, is furthest (belady_on_pulled_task).
-//
-// ChoosesVictims says LUF chooses; under eviction=lru nothing does.
-func (d *DARTS) ChoosesVictims() bool { return d.opt.LUF }
-
 func (d *DARTS) Victim(node int, cands []int, prefetch bool) int {
 	if !d.opt.LUF {
 		return cands[0]
