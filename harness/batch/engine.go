@@ -422,7 +422,8 @@ func (o *onlyNow) Ascend(lo, hi int) sched.Cursor {
 	return &o.cur
 }
 
-// AscendFile: every node with the file may start the job now.
+// AscendFile lists the nodes with the file, each bounded by now (a lower
+// bound: Start says which of them can start the job now).
 func (o *onlyNow) AscendFile() sched.Cursor {
 	p := o.plan
 	p.nowFiles = p.nowFiles[:0]

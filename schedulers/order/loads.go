@@ -150,7 +150,7 @@ func simulate(n int, at func(p int) []int32, size []int64, capacity int64, pol e
 			}
 			h.Push(keyEntry{key: key[d], id: d})
 		}
-		if len(h) > 2*nResident+64 {
+		if len(h) > 2*nResident+compactSlack {
 			if inHeap == nil {
 				inHeap = make([]bool, len(size))
 			}
@@ -159,6 +159,10 @@ func simulate(n int, at func(p int) []int32, size []int64, capacity int64, pol e
 	}
 	return loads, loaded
 }
+
+// compactSlack is how many stale entries past twice the resident data the
+// heap may hold before compact (a variable: tests compact at every step).
+var compactSlack = 64
 
 // compact keeps the heap's current entries, one per resident data: every
 // step pushes its inputs, so without it the heap would hold an entry per

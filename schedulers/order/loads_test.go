@@ -1,6 +1,7 @@
 package order
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -343,4 +344,43 @@ func TestOptimalLoads12(t *testing.T) {
 		t.Fatalf("opt %d, order %v gives %d", opt, order, l)
 	}
 	t.Logf("4×3 grid, M = 3: %d loads with %v", opt, order)
+}
+
+// Compacting the heap changes no eviction: on random instances and orders,
+// both policies load the same data at the same steps whether the heap is
+// compacted at every step or never.
+func TestCompactChangesNothing(t *testing.T) {
+	defer func(s int) { compactSlack = s }(compactSlack)
+	r := rand.New(rand.NewPCG(11, 3))
+	for it := range 300 {
+		w := randomInstance(r, it%2 == 0)
+		sets := inputSets(w)
+		seq := make([][]int32, len(w.Tasks))
+		for i, p := range r.Perm(len(w.Tasks)) {
+			seq[i] = sets[p]
+		}
+		size := dataBytes(w)
+		var most int64
+		for _, in := range seq {
+			var b int64
+			for _, d := range in {
+				b += size[d]
+			}
+			most = max(most, b)
+		}
+		capacity := most + int64(r.IntN(6))
+		for _, pol := range []evictPolicy{belady, lru} {
+			run := func(slack int) string {
+				compactSlack = slack
+				var events []string
+				l, b := simulate(len(seq), setsAt(seq), size, capacity, pol, func(p int, d int32, load bool) {
+					events = append(events, fmt.Sprint(p, d, load))
+				})
+				return fmt.Sprint(l, b, events)
+			}
+			if never, always := run(1<<30), run(-1<<30); never != always {
+				t.Fatalf("instance %d, policy %d: compacting changes the run", it, pol)
+			}
+		}
+	}
 }
