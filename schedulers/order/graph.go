@@ -132,3 +132,40 @@ func (s *neighbourScan) scan(v int, vin []int32, users [][]int32, bytes []int64)
 		}
 	}
 }
+
+// csr holds rows of int32 in one array.
+type csr struct {
+	off  []int32 // row r is flat[off[r]:off[r+1]]
+	flat []int32
+}
+
+// newCSR makes an empty csr for rows rows of at most total entries.
+func newCSR(rows, total int) csr {
+	return csr{off: make([]int32, 1, rows+1), flat: make([]int32, total)}
+}
+
+// addSet appends a row, the input set of inputs (as inputSet), and returns it.
+func (c *csr) addSet(inputs []int) []int32 {
+	n := int(c.off[len(c.off)-1])
+	set, _ := inputSet(c.flat[n:], inputs)
+	c.off = append(c.off, int32(n+len(set)))
+	return set
+}
+
+// inputCSR holds every task's input set in one array, with no slice per
+// task.
+func inputCSR(w *workloads.Workload) csr {
+	total := 0
+	for _, t := range w.Tasks {
+		total += len(t.Inputs)
+	}
+	c := newCSR(len(w.Tasks), total)
+	for _, t := range w.Tasks {
+		c.addSet(t.Inputs)
+	}
+	c.flat = c.flat[:c.off[len(c.off)-1]]
+	return c
+}
+
+// row r, its capacity its length (appending never reaches the next row).
+func (c csr) row(r int) []int32 { return c.flat[c.off[r]:c.off[r+1]:c.off[r+1]] }

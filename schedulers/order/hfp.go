@@ -262,7 +262,7 @@ func newHFP(w *workloads.Workload, memory int64, flip bool) *hfp {
 		taskIn:  in,
 		alive:   make([]bool, m),
 		nAlive:  m,
-		pk:      readersOf(len(w.Data), m, func(p int) []int32 { return in.row(p) }),
+		pk:      readersOf(len(w.Data), m, in.row),
 		owner:   make([]int32, m),
 		isDirty: make([]bool, len(w.Data)),
 		best:    make([]int64, m),
@@ -461,33 +461,6 @@ func (h *hfp) halves(i int32) (first, second []int32) {
 	tail := d[len(d):cap(d)]
 	return tail[:h.hsplit[i]], tail[h.hsplit[i]:]
 }
-
-// csr holds rows of int32 in one array.
-type csr struct {
-	off  []int32 // row r is flat[off[r]:off[r+1]]
-	flat []int32
-}
-
-// inputCSR holds every task's input set (as inputSet) in one array, with
-// no slice per task.
-func inputCSR(w *workloads.Workload) csr {
-	total := 0
-	for _, t := range w.Tasks {
-		total += len(t.Inputs)
-	}
-	c := csr{off: make([]int32, len(w.Tasks)+1), flat: make([]int32, total)}
-	n := 0
-	for i, t := range w.Tasks {
-		set, _ := inputSet(c.flat[n:], t.Inputs)
-		n += len(set)
-		c.off[i+1] = int32(n)
-	}
-	c.flat = c.flat[:n]
-	return c
-}
-
-// row r, its capacity its length (appending never reaches the next row).
-func (c csr) row(r int) []int32 { return c.flat[c.off[r]:c.off[r+1]:c.off[r+1]] }
 
 // sizeBuckets files the slots by the size their package reached, to find
 // 𝕊, the smallest live packages: a slot's entry is stale once its package

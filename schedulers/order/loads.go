@@ -38,24 +38,19 @@ func Loads[T ~int | ~int32](w *workloads.Workload, order []T, capacity int64, po
 	}
 	// The input sets of order's tasks, computed once in one array (the
 	// model reads each three times): no slice per task.
-	var sets csr
-	sets.off = make([]int32, len(order)+1)
 	total := 0
 	for _, t := range order {
 		if t >= 0 && int(t) < len(w.Tasks) {
 			total += len(w.Tasks[t].Inputs)
 		}
 	}
-	sets.flat = make([]int32, total)
+	sets := newCSR(len(order), total)
 	size := dataBytes(w)
-	n := 0
-	for p, t := range order {
+	for _, t := range order {
 		if t < 0 || int(t) >= len(w.Tasks) {
 			return 0, 0, fmt.Errorf("order: task %d out of range [0,%d)", t, len(w.Tasks))
 		}
-		set, _ := inputSet(sets.flat[n:], w.Tasks[t].Inputs)
-		n += len(set)
-		sets.off[p+1] = int32(n)
+		set := sets.addSet(w.Tasks[t].Inputs)
 		var s int64
 		for _, d := range set {
 			s += size[d]
