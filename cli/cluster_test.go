@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -92,5 +96,76 @@ func TestProfilesAreWritten(t *testing.T) {
 		if err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b { // pprof: gzipped protobuf
 			t.Errorf("%s is not a pprof profile (%v)", f, err)
 		}
+	}
+}
+
+// The reproduction report builds its suites and figures in parallel: the
+// same document and figures whatever the parallelism, and a broken suite
+// is reported and skipped.
+func TestReproductionReportIsTheSameInParallel(t *testing.T) {
+	dir := t.TempDir()
+	suites, claims := filepath.Join(dir, "suites"), filepath.Join(dir, "claims")
+	os.MkdirAll(suites, 0o755)
+	os.MkdirAll(claims, 0o755)
+	os.WriteFile(filepath.Join(claims, "c.toml"), []byte(`[[claim]]
+id          = "t-ready"
+publication = "thesis2023"
+where       = "Sec. 3.3.8"
+statement   = "a claim"
+workload    = "matmul2d"
+gpus        = 1
+setting     = "real"
+metric      = "order"
+kind        = "qualitative"
+scheduler   = "EAGER"
+suite       = ""
+status      = "not-yet"
+missing     = "a test"
+`), 0o644)
+	var results []string
+	for i, name := range []string{"a", "b", "c"} {
+		s := filepath.Join(suites, name+".toml")
+		text := strings.Replace(tinySuite, `"tiny"`, `"tiny-`+name+`"`, 1)
+		text = strings.Replace(text, "n = [3, 4]", fmt.Sprintf("n = [%d, %d]", 3+2*i, 4+2*i), 1)
+		os.WriteFile(s, []byte(text), 0o644)
+		r := filepath.Join(dir, name+".jsonl")
+		if code, _, errs := cli("sweep", s, "-o", r, "-q"); code != 0 {
+			t.Fatal(errs)
+		}
+		results = append(results, r)
+	}
+	os.WriteFile(filepath.Join(suites, "broken.toml"), []byte("[suite]\nnmae = 1\n"), 0o644)
+	report := func(procs int) (string, map[string]string) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		out, figs := filepath.Join(dir, "R.md"), filepath.Join(dir, "fig")
+		os.RemoveAll(figs)
+		args := append([]string{"report", "--reproduction", out, "--claims", claims, "--suites", suites, "--figures", figs}, results...)
+		code, _, errs := cli(args...)
+		if code != 0 || !strings.Contains(errs, "skipping suite "+filepath.Join(suites, "broken.toml")) {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		md, _ := os.ReadFile(out)
+		files := map[string]string{}
+		filepath.WalkDir(figs, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				b, _ := os.ReadFile(path)
+				files[strings.TrimPrefix(path, figs)] = string(b)
+			}
+			return nil
+		})
+		return string(md), files
+	}
+	md1, figs1 := report(1)
+	md4, figs4 := report(4)
+	for _, name := range []string{"tiny-a", "tiny-b", "tiny-c"} {
+		if !strings.Contains(md4, name) {
+			t.Errorf("the report lacks suite %s", name)
+		}
+	}
+	if md1 != md4 {
+		t.Errorf("the report differs with 4 goroutines:\n%s\n---\n%s", md1, md4)
+	}
+	if len(figs4) < 6 || !maps.Equal(figs1, figs4) {
+		t.Errorf("figures differ with 4 goroutines: %d files against %d", len(figs4), len(figs1))
 	}
 }

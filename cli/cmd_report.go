@@ -7,8 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/memsched/memsched/harness/report"
 	"github.com/memsched/memsched/harness/run"
@@ -221,23 +224,47 @@ func setsByName(recs []run.Record, src, files []string, dir string, stderr io.Wr
 	return sets, nil
 }
 
-// loadSuites parses every suite under dir; broken ones are reported and
+// loadSuites parses every suite under dir, in parallel (parsing builds
+// every point's workload); broken ones are reported, in path order, and
 // skipped, since only the suites of the results matter here.
 func loadSuites(dir string, stderr io.Writer) map[string]*suite.Suite {
-	out := map[string]*suite.Suite{}
+	var paths []string
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".toml") {
-			return nil
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".toml") {
+			paths = append(paths, path)
 		}
-		s, err := suite.Load(path)
-		if err != nil {
-			fmt.Fprintf(stderr, "memsched report: skipping suite %s:\n%v\n", path, err)
-			return nil
-		}
-		out[s.RelFile()] = s
 		return nil
 	})
+	suites := make([]*suite.Suite, len(paths))
+	errs := make([]error, len(paths))
+	parallel(len(paths), func(i int) { suites[i], errs[i] = suite.Load(paths[i]) })
+	out := map[string]*suite.Suite{}
+	for i, s := range suites {
+		if errs[i] != nil {
+			fmt.Fprintf(stderr, "memsched report: skipping suite %s:\n%v\n", paths[i], errs[i])
+			continue
+		}
+		out[s.RelFile()] = s
+	}
 	return out
+}
+
+// parallel calls f(0), ..., f(n-1) on GOMAXPROCS goroutines: the report's
+// suites and figures are independent, and making them one at a time left
+// a core idle at the end of every `make reproduce`.
+func parallel(n int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func safeName(s string) string {
@@ -279,34 +306,53 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFi
 	for _, r := range recs {
 		swept[r.Suite] = true
 	}
-	results := map[string]*report.SuiteResults{}
-	linkDir := filepath.Dir(out)
-	for rel, s := range loadSuites(suitesDir, stderr) {
+	suites := loadSuites(suitesDir, stderr)
+	var rels []string
+	for rel, s := range suites {
 		// A suite whose runs coincide with another's (quick.toml) matches
 		// records it did not produce: only claimed or swept suites count.
-		if !named[rel] && !swept[s.Name] {
-			continue
+		if named[rel] || swept[s.Name] {
+			rels = append(rels, rel)
 		}
+	}
+	sort.Strings(rels)
+	// Each suite's set and figures are built in parallel; warnings and the
+	// first error come out in suite order.
+	type built struct {
+		sr   *report.SuiteResults
+		warn bytes.Buffer
+		err  error
+	}
+	done := make([]built, len(rels))
+	parallel(len(rels), func(i int) {
+		b := &done[i]
+		s := suites[rels[i]]
 		set := report.NewSet(s, recs, src)
 		if set.Present == 0 {
 			set = nil
 		} else {
 			set.Preview = preview
-			warnMixed(set, stderr)
+			warnMixed(set, &b.warn)
 		}
-		sr := &report.SuiteResults{Suite: s, Set: set}
+		b.sr = &report.SuiteResults{Suite: s, Set: set}
 		if set != nil && figures != "" {
-			dir := filepath.Join(figures, filepath.FromSlash(strings.TrimSuffix(strings.TrimPrefix(rel, "suites/"), ".toml")))
+			dir := filepath.Join(figures, filepath.FromSlash(strings.TrimSuffix(strings.TrimPrefix(rels[i], "suites/"), ".toml")))
 			write := report.WriteFigures
 			if s.Batch != nil {
 				write = report.WriteBatchFigures
 			}
-			if sr.Figures, err = write(set, dir); err != nil {
-				return err
-			}
+			b.sr.Figures, b.err = write(set, dir)
 		}
-		results[rel] = sr
+	})
+	results := map[string]*report.SuiteResults{}
+	for i, rel := range rels {
+		stderr.Write(done[i].warn.Bytes())
+		if done[i].err != nil {
+			return done[i].err
+		}
+		results[rel] = done[i].sr
 	}
+	linkDir := filepath.Dir(out)
 	command := "memsched report " + strings.Join(args, " ")
 	opt.LinkDir = linkDir
 	d, err := report.Reproduction(claims, results, opt, command)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 
 	"github.com/memsched/memsched/harness/suite"
@@ -17,30 +18,48 @@ func generate(sp workloads.Spec) (*workloads.Workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	memo.Lock()
-	defer memo.Unlock()
-	for i, k := range memo.keys {
-		if k == string(key) {
-			return memo.loads[i], nil
-		}
+	if w := memo.get(string(key)); w != nil {
+		return w, nil
 	}
+	// Generated outside the lock, so that suites reported in parallel do
+	// not wait for each other's workloads.
 	w, err := workloads.Generate(sp)
 	if err != nil {
 		return nil, err
 	}
-	if len(memo.keys) == memoSize {
-		memo.keys, memo.loads = memo.keys[1:], memo.loads[1:]
-	}
-	memo.keys, memo.loads = append(memo.keys, string(key)), append(memo.loads, w)
+	memo.put(string(key), w)
 	return w, nil
 }
 
 const memoSize = 8
 
-var memo struct {
+var memo workloadMemo
+
+type workloadMemo struct {
 	sync.Mutex
 	keys  []string
 	loads []*workloads.Workload
+}
+
+func (m *workloadMemo) get(key string) *workloads.Workload {
+	m.Lock()
+	defer m.Unlock()
+	if i := slices.Index(m.keys, key); i >= 0 {
+		return m.loads[i]
+	}
+	return nil
+}
+
+func (m *workloadMemo) put(key string, w *workloads.Workload) {
+	m.Lock()
+	defer m.Unlock()
+	if slices.Contains(m.keys, key) {
+		return // generated meanwhile by another suite
+	}
+	if len(m.keys) == memoSize {
+		m.keys, m.loads = m.keys[1:], m.loads[1:]
+	}
+	m.keys, m.loads = append(m.keys, key), append(m.loads, w)
 }
 
 // runWorkload is a run's workload: its file's, or generated (memoised).
