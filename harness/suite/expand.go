@@ -324,6 +324,11 @@ func (r Run) Workload() (*workloads.Workload, error) {
 	return workloads.Generate(r.Spec)
 }
 
+// Generated tells whether the run's workload is generated from its Spec
+// (not read from the suite's file, not a batch run): runs of one Spec can
+// then share one generated workload.
+func (r Run) Generated() bool { return r.Batch == nil && r.file == nil }
+
 // Config builds the run configuration; the platform is a private copy.
 func (r Run) Config() (run.Config, error) {
 	if r.Batch != nil {
@@ -334,12 +339,18 @@ func (r Run) Config() (run.Config, error) {
 	if err != nil {
 		return run.Config{}, err
 	}
+	return r.ConfigWith(w), nil
+}
+
+// ConfigWith builds the run configuration on w, the run's workload built
+// beforehand (workloads are read only, so runs may share one).
+func (r Run) ConfigWith(w *workloads.Workload) run.Config {
 	params := map[string]string{}
 	for k, v := range r.Params {
 		params[k] = v
 	}
 	return run.Config{Workload: w, Platform: r.Platform.Clone(), Scheduler: r.Scheduler, Params: params,
-		Seed: r.Seed, ChargeSched: r.ChargeSched, Executor: r.Executor}, nil
+		Seed: r.Seed, ChargeSched: r.ChargeSched, Executor: r.Executor}
 }
 
 // Record returns the identity fields of the run's record, so error rows

@@ -227,13 +227,14 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	defer stop()
 	jobs := make(chan suite.Run)
 	results := make(chan run.Record)
+	shared := shareWorkloads(todo)
 	var wg sync.WaitGroup
 	for w := 0; w < opt.Jobs; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
-				results <- execute(r, opt.Runner, timeout)
+				results <- execute(r, shared, opt.Runner, timeout)
 			}
 		}()
 	}
@@ -456,7 +457,7 @@ type outcome struct {
 // execute runs one configuration with failure isolation: errors, panics
 // (also outside run.Run, e.g. in workload generation) and timeouts become
 // error rows carrying the run's identity.
-func execute(r suite.Run, runner func(run.Config) (run.Record, error), timeout time.Duration) run.Record {
+func execute(r suite.Run, shared *sharedWorkloads, runner func(run.Config) (run.Record, error), timeout time.Duration) run.Record {
 	// The run's own context: an interrupted sweep lets runs in flight
 	// finish, a timed-out run is cancelled.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -468,7 +469,8 @@ func execute(r suite.Run, runner func(run.Config) (run.Record, error), timeout t
 				done <- outcome{err: fmt.Errorf("panic: %v", p)}
 			}
 		}()
-		cfg, err := r.Config()
+		defer shared.release(r) // also after a timeout: the run goes on until it sees ctx
+		cfg, err := shared.config(r)
 		if err != nil {
 			done <- outcome{err: err}
 			return
