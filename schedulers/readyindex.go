@@ -223,28 +223,40 @@ func (r *ReadyIndex) Pop(worker int, buffer []int) int {
 }
 
 // next is Next, also returning the number of the worker's tasks queued
-// before the choice.
+// before the choice. A recount that raises a task's count leaves the
+// least key where it was, so the next candidate is the following arrival
+// of that key in the same block when there is one: the block's
+// candidates are recounted in one pass, and the tree is told once.
 func (r *ReadyIndex) next(worker int) (task, before int) {
 	q := &r.queues[worker]
 	for {
-		i, before, through := q.first()
+		i, before, inputs := q.first()
 		if i < 0 {
 			panic("schedulers: ReadyIndex.Next on a worker with no task")
 		}
-		t := int(q.arrivals[i])
-		old := r.key(t)
-		r.count(worker, t)
-		if r.tasks[t].missing != old.missing {
-			r.place(t, old) // its count was low: it moves up
-			continue
+		least := q.key(i)
+		for a := i; a < q.blockEnd(i); a++ {
+			k := q.key(a)
+			if k == readyGone {
+				continue
+			}
+			t := int(q.arrivals[a])
+			if k == least {
+				r.count(worker, t)
+				if r.tasks[t].missing == k.missing {
+					ops := q.queuedInputs() // the scan found no complete task: it saw all
+					if k.missing == 0 {
+						ops = inputs + int64(r.tasks[t].n)
+					}
+					r.v.Count(int(ops))
+					r.forget(t) // also rescans the block: its least key was k
+					return t, before
+				}
+			}
+			before++
+			inputs += int64(r.tasks[t].n)
 		}
-		ops := q.queuedInputs() // the scan found no complete task: it saw all
-		if old.missing == 0 {
-			ops = through
-		}
-		r.v.Count(int(ops))
-		r.forget(t)
-		return t, before
+		q.rescan(i / readyBlock) // every candidate's count was low: they moved up
 	}
 }
 
@@ -297,10 +309,16 @@ type readyNode struct {
 
 // key is arrival i's key: its task's while queued here, else readyGone.
 func (t *readyTree) key(i int) readyKey {
-	if t.queued(i) == nil {
+	task := t.arrivals[i]
+	rt := &t.ix.tasks[task]
+	if rt.where != t.worker || int(rt.seq) != i {
 		return readyGone
 	}
-	return t.ix.key(int(t.arrivals[i]))
+	k := readyKey{missing: rt.missing}
+	if p := t.ix.Prio; p != nil {
+		k.prio = p[task]
+	}
+	return k
 }
 
 // inputs is the number of inputs of arrival i's task, 0 once it left.
@@ -387,20 +405,40 @@ func least(a, b readyKey) readyKey {
 // update records that arrival i's key changed from old.
 func (t *readyTree) update(i int, old readyKey) {
 	k := t.key(i)
-	b := i / readyBlock
-	j := t.size + b
-	m := t.node[j].key
-	switch {
+	j := t.size + i/readyBlock
+	switch m := t.node[j].key; {
 	case k.less(m):
-		m = k
-	case old != m || k == m:
-		return // the block's least key is unchanged
-	default: // the least key went up: scan the block
-		m = readyGone
-		for a := b * readyBlock; a < min(len(t.arrivals), (b+1)*readyBlock); a++ {
+		t.propagate(j, k)
+	case old == m && k != m: // the least key may have gone up
+		t.rescan(i / readyBlock)
+	}
+}
+
+// blockEnd is the end of the arrivals under arrival i's leaf.
+func (t *readyTree) blockEnd(i int) int { return min(len(t.arrivals), (i/readyBlock+1)*readyBlock) }
+
+// rescan recomputes the least key of leaf b's arrivals.
+func (t *readyTree) rescan(b int) {
+	lo, hi := b*readyBlock, min(len(t.arrivals), (b+1)*readyBlock)
+	m := readyGone
+	if t.ix.Prio == nil { // the keys are counts alone: compare those
+		tasks := t.ix.tasks
+		for a, task := range t.arrivals[lo:hi] {
+			if rt := &tasks[task]; rt.where == t.worker && int(rt.seq) == lo+a && rt.missing < m.missing {
+				m.missing = rt.missing
+			}
+		}
+	} else {
+		for a := lo; a < hi; a++ {
 			m = least(m, t.key(a))
 		}
 	}
+	t.propagate(t.size+b, m)
+}
+
+// propagate sets node j's least key to m and fixes its ancestors, walking
+// up only while their minima change.
+func (t *readyTree) propagate(j int, m readyKey) {
 	for t.node[j].key != m {
 		t.node[j].key = m
 		if j == 1 {
@@ -412,9 +450,8 @@ func (t *readyTree) update(i int, old readyKey) {
 }
 
 // first returns the first arrival holding the least key (-1 if every
-// task left), the number of queued arrivals before it, and the inputs of
-// the queued arrivals up to it included.
-func (t *readyTree) first() (i, before int, through int64) {
+// task left), the number of queued arrivals before it, and their inputs.
+func (t *readyTree) first() (i, before int, inputs int64) {
 	if t.size == 0 || t.node[1].key == readyGone {
 		return -1, 0, 0
 	}
@@ -424,7 +461,7 @@ func (t *readyTree) first() (i, before int, through int64) {
 		j *= 2
 		if t.node[j].key != m {
 			queued += t.node[j].queued
-			through += t.node[j].inputs
+			inputs += t.node[j].inputs
 			j++
 		}
 	}
@@ -432,11 +469,11 @@ func (t *readyTree) first() (i, before int, through int64) {
 	for i := b; i < min(len(t.arrivals), b+readyBlock); i++ {
 		k := t.key(i)
 		if k == m {
-			return i, int(queued), through + int64(t.inputs(i))
+			return i, int(queued), inputs
 		}
 		if k != readyGone {
 			queued++
-			through += int64(t.inputs(i))
+			inputs += int64(t.inputs(i))
 		}
 	}
 	panic("schedulers: readyTree out of sync")

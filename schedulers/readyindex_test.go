@@ -74,7 +74,7 @@ func TestReadyTreeMatchesScan(t *testing.T) {
 				}
 			}
 			i, b, th := tree.first()
-			if i != want || (i >= 0 && (b != before || th != through)) || tree.queuedInputs() != all {
+			if i != want || (i >= 0 && (b != before || th+inputs[i] != through)) || tree.queuedInputs() != all {
 				t.Fatalf("run %d step %d: first = %d, %d before, %d inputs through, %d in all; want %d, %d, %d, %d",
 					it, step, i, b, th, tree.queuedInputs(), want, before, through, all)
 			}
