@@ -107,24 +107,40 @@ func (l *Lists) CountInputs(w *workloads.Workload) {
 		l.inputs[k].Reserve(len(lst))
 		for i, t := range lst {
 			if t >= 0 {
-				l.weigh(k, i, t, 1)
+				l.weigh(k, i, t)
 			}
 		}
 	}
 }
 
-// weigh adds sign × the inputs of task t at position i of a worker's list.
-func (l *Lists) weigh(worker, i, t int, sign int64) {
+// weigh adds the inputs of task t at position i of a worker's list.
+func (l *Lists) weigh(worker, i, t int) {
 	if l.wl == nil {
 		return
 	}
-	n := sign * int64(len(l.wl.Tasks[t].Inputs))
+	n := int64(len(l.wl.Tasks[t].Inputs))
 	f := &l.inputs[worker]
-	for f.Len() <= i {
+	for f.Len() < i {
 		f.Append(0)
 	}
-	f.Add(i, n)
+	if f.Len() == i { // the lists are weighed in order: no update walk
+		f.Append(n)
+	} else {
+		f.Add(i, n)
+	}
 	l.inLeft[worker] += n
+}
+
+// unweigh removes the inputs at position i of a worker's list, read from
+// the tree rather than from the task (a random access to the workload).
+func (l *Lists) unweigh(worker, i int) {
+	if l.wl == nil {
+		return
+	}
+	f := &l.inputs[worker]
+	n := f.Value(i)
+	f.Add(i, -n)
+	l.inLeft[worker] -= n
 }
 
 // InputsThrough is the number of inputs of a worker's remaining tasks up to
@@ -166,7 +182,7 @@ func (l *Lists) Take(worker, task int) {
 		panic("schedulers: task not in the worker's list")
 	}
 	lst[i] = -1
-	l.weigh(worker, i, task, -1)
+	l.unweigh(worker, i)
 	l.left[worker]--
 	l.skip(worker)
 }
@@ -223,7 +239,7 @@ func (l *Lists) Next(worker int) (int, bool) {
 	h := l.heads[worker]
 	t := lst[h]
 	lst[h] = -1
-	l.weigh(worker, h, t, -1)
+	l.unweigh(worker, h)
 	l.left[worker]--
 	l.skip(worker)
 	return t, true
@@ -254,8 +270,8 @@ func (l *Lists) steal(thief int) bool {
 	}
 	for i, t := range vl[cut:] {
 		if t >= 0 {
-			l.weigh(victim, cut+i, t, -1)
-			l.weigh(thief, len(tail), t, 1)
+			l.unweigh(victim, cut+i)
+			l.weigh(thief, len(tail), t)
 			l.place(t, len(tail))
 			tail = append(tail, t)
 		}

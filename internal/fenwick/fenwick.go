@@ -42,6 +42,18 @@ func (f *Tree) Add(p int, v int64) {
 	}
 }
 
+// Value is the value at position p (< Len()): its node less the nodes
+// covering the positions before it in its range, all near it in the
+// array (a prefix difference would walk to the front).
+func (f *Tree) Value(p int) int64 {
+	i := p + 1
+	v := f.t[i-1]
+	for j := i - 1; j > i-(i&-i); j -= j & -j {
+		v -= f.t[j-1]
+	}
+	return v
+}
+
 // Prefix is the sum of positions 0..n-1 (n <= Len()).
 func (f *Tree) Prefix(n int) int64 {
 	var s int64

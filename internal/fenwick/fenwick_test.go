@@ -29,6 +29,9 @@ func TestAgainstSlice(t *testing.T) {
 		if got := f.Prefix(n); got != s {
 			t.Fatalf("step %d: Prefix(%d) = %d, want %d", step, n, got, s)
 		}
+		if p := r.IntN(len(want)); f.Value(p) != want[p] {
+			t.Fatalf("step %d: Value(%d) = %d, want %d", step, p, f.Value(p), want[p])
+		}
 	}
 	if f.Len() != len(want) {
 		t.Fatalf("Len = %d, want %d", f.Len(), len(want))
