@@ -167,9 +167,11 @@ type DARTS struct {
 	// write-back validates without a load start (Observes).
 	homeWorkers bool
 
-	flat  []int32   // the inputs of the tasks with more than two, deduplicated, in one array
-	tasks []task    // per task, what a visit from a data's readers reads, in one place
-	users [][]int32 // per data, tasks reading it (slices of one array); pulled tasks are pruned lazily
+	flat    []int32    // the inputs of the tasks with more than two, deduplicated, in one array
+	tasks   []task     // per task, its inputs and state in one place
+	readers [][]reader // per data, the pool tasks reading it, and some that left (see readers.go)
+	inPool  bitset     // per task, in the pool
+	seated  bitset     // per entry a task may have in readers (see seat), whether it has it
 
 	pending []int32 // pushed, not yet in the pool
 	batch   int     // tasks of the last batch that arrived (NT_dynamic_outer)
@@ -179,16 +181,13 @@ type DARTS struct {
 	// the r-th pool task is found in O(log n). Only the fallbacks random
 	// and rank need it: the head is found from first, below which every
 	// slot is vacated (slots are only appended).
-	slot     []int32 // per pool task, its slot: slots grow with every entry, so it orders the tasks by their last entry (task_using_data_list order)
-	slots    []int32
+	slots    []int32 // a pool task's slot is its pos: slots grow with every entry, so it orders the tasks by their last entry (task_using_data_list order)
 	fen      []int32 // 1-based Fenwick tree over slots; nil with fallback head
 	first    int
 	poolN    int
 	taskLeft []int32 // per data, pool tasks reading it
 	opsLeft  []int32 // per data, inputs of the pool tasks reading it (the buffer checks of a scan)
 	known    []bool  // per data, in the lists already (read by a task that arrived)
-
-	planPos []int32 // per planned task, its index in its worker's plan
 
 	w []worker
 
@@ -202,11 +201,12 @@ type DARTS struct {
 	exact, slotLeaves bool
 }
 
-// task is what DARTS reads of a task when it visits the readers of a data,
-// in one cache line: its inputs (deduplicated) are in[:n] when it has at
-// most two, as most tasks have, else flat[in[0]:in[0]+n].
+// task is what DARTS keeps of a task, in 16 bytes (one cache line holds
+// four): its inputs (deduplicated) are in[:n] when it has at most two, as
+// most tasks have, else flat[in[0]:in[0]+n].
 type task struct {
 	in     [2]int32
+	pos    int32 // in the pool, its slot; planned, its index in its worker's plan
 	n      uint8
 	state  uint8
 	planOf uint16 // the worker whose plan holds it, when planned
@@ -260,7 +260,6 @@ func (d *DARTS) Init(v schedulers.View) error {
 	if err := d.index(wl); err != nil {
 		return err
 	}
-	d.slot = make([]int32, nt)
 	d.slots = make([]int32, 0, nt)
 	if d.opt.Fallback == "random" || d.opt.Fallback == "rank" {
 		d.fen = make([]int32, nt+1)
@@ -270,7 +269,6 @@ func (d *DARTS) Init(v schedulers.View) error {
 	d.taskLeft = make([]int32, nd+1)
 	d.opsLeft = make([]int32, nd+1)
 	d.known = make([]bool, nd)
-	d.planPos = make([]int32, nt)
 	d.nbMark = make([]uint32, nd)
 	d.nbPos = make([]int32, nd)
 	d.w = make([]worker, d.nw)
@@ -303,8 +301,8 @@ func (d *DARTS) Init(v schedulers.View) error {
 	return nil
 }
 
-// index records every task's inputs, deduplicated, and every data's
-// readers.
+// index records every task's inputs, deduplicated, and sizes the reader
+// sets.
 func (d *DARTS) index(wl *workloads.Workload) error {
 	d.tasks = make([]task, len(wl.Tasks))
 	readers := make([]int, len(wl.Data))
@@ -329,20 +327,7 @@ func (d *DARTS) index(wl *workloads.Workload) error {
 		}
 		d.tasks[i] = r
 	}
-	total := 0
-	for _, n := range readers {
-		total += n
-	}
-	all := make([]int32, total)
-	d.users = make([][]int32, len(wl.Data))
-	for x, n := range readers {
-		d.users[x], all = all[:0:n], all[n:]
-	}
-	for t := range d.tasks {
-		for _, x := range d.inputs(int32(t)) {
-			d.users[x] = append(d.users[x], int32(t))
-		}
-	}
+	d.initReaders(readers)
 	return nil
 }
 
@@ -432,7 +417,7 @@ func (d *DARTS) Pull(k int) (int, bool) {
 	for w.head < len(w.plan) {
 		t := w.plan[w.head]
 		w.head++
-		if r := d.tasks[t]; r.state != stPlan || int(r.planOf) != k || int(d.planPos[t]) != w.head-1 {
+		if !d.planned(k, t, w.head-1) {
 			continue // withdrawn by LUF
 		}
 		d.tasks[t].state = stGone
@@ -494,9 +479,9 @@ func (d *DARTS) decide(k int) {
 		// same walk that finds D's tasks counts D as on the worker for the
 		// others, once the planned ones have left the pool.
 		x, load := b0.data, !w.has[b0.data]
-		ts := d.walk(k, x, true, load, freed)
+		ts := d.walk(k, x, true, load, true)
 		// task_using_data_list order: the task that entered the pool last first.
-		slices.SortFunc(ts, func(a, b int32) int { return int(d.slot[b]) - int(d.slot[a]) })
+		slices.SortFunc(ts, func(a, b int32) int { return int(d.tasks[b].pos - d.tasks[a].pos) })
 		for _, t := range ts {
 			d.removeFromPool(t)
 			d.addToPlan(k, t)
@@ -506,9 +491,9 @@ func (d *DARTS) decide(k int) {
 		ops += d.unlist(k, x, false)
 	case b1.s > 0:
 		head, hs := int32(-1), int32(0)
-		for _, t := range d.users[b1.data] {
-			if d.tasks[t].state == stPool && d.missing(w, t) == 2 && !w.has[b1.data] && (head < 0 || d.slot[t] < hs) {
-				head, hs = t, d.slot[t]
+		for _, r := range d.prune(b1.data) {
+			if t := r.t; d.missing(w, t) == 2 && !w.has[b1.data] && (head < 0 || d.tasks[t].pos < hs) {
+				head, hs = t, d.tasks[t].pos
 			}
 		}
 		ops += d.planMarking(k, head)
@@ -667,11 +652,18 @@ func (d *DARTS) relist(k int, x int32) int {
 	return i + 1
 }
 
+// planned says whether entry i of worker k's plan, task t, is live (not
+// withdrawn by LUF since).
+func (d *DARTS) planned(k int, t int32, i int) bool {
+	r := d.tasks[t]
+	return r.state == stPlan && int(r.planOf) == k && int(r.pos) == i
+}
+
 func (d *DARTS) addToPlan(k int, t int32) {
 	w := &d.w[k]
 	d.tasks[t].state = stPlan
 	d.tasks[t].planOf = uint16(k)
-	d.planPos[t] = int32(len(w.plan))
+	d.tasks[t].pos = int32(len(w.plan))
 	w.plan = append(w.plan, t)
 	w.live++
 	for _, x := range d.inputs(t) {
@@ -680,7 +672,7 @@ func (d *DARTS) addToPlan(k int, t int32) {
 }
 
 func (d *DARTS) sortByPool(ts []int32) {
-	slices.SortFunc(ts, func(a, b int32) int { return int(d.slot[a] - d.slot[b]) })
+	slices.SortFunc(ts, func(a, b int32) int { return int(d.tasks[a].pos - d.tasks[b].pos) })
 }
 
 // addToPool puts t at the tail of the pool and counts it on every worker.
@@ -691,7 +683,7 @@ func (d *DARTS) addToPool(t int32) {
 
 func (d *DARTS) removeFromPool(t int32) {
 	d.count(t, -1)
-	s := d.slot[t]
+	s := d.tasks[t].pos
 	d.slots[s] = -1
 	if d.fen != nil {
 		for i := int(s) + 1; i < len(d.fen); i += i & -i {
@@ -699,15 +691,17 @@ func (d *DARTS) removeFromPool(t int32) {
 		}
 	}
 	d.poolN--
+	d.leave(t)
 	d.tasks[t].state = stNew // the caller sets the next state
 }
 
 // enter gives t, counted already, the pool's next slot.
 func (d *DARTS) enter(t int32) {
 	d.tasks[t].state = stPool
+	d.join(t)
 	s := int32(len(d.slots))
 	d.slots = append(d.slots, t)
-	d.slot[t] = s
+	d.tasks[t].pos = s
 	if d.fen != nil {
 		if len(d.slots) >= len(d.fen) {
 			d.growFenwick()
@@ -776,17 +770,16 @@ func (d *DARTS) missing(w *worker, t int32) int {
 	return m
 }
 
-// others returns t's inputs, how many of them other than x are not in
-// w.has, and the last of those.
-func (d *DARTS) others(w *worker, t, x int32) (in []int32, m int, o int32) {
-	in = d.inputs(t)
-	for _, y := range in {
+// others returns how many of t's inputs other than x are not in w.has,
+// and the last of those.
+func (d *DARTS) others(w *worker, t, x int32) (m int, o int32) {
+	for _, y := range d.inputs(t) {
 		if y != x && !w.has[y] {
 			m++
 			o = y
 		}
 	}
-	return in, m, o
+	return m, o
 }
 
 // countOn adds (sign 1) or removes (-1) pool task t's contribution to w's
@@ -840,61 +833,58 @@ func (d *DARTS) setFree(w *worker, t int32, in bool) {
 func (d *DARTS) setHas(k int, x int32, val bool) {
 	w := &d.w[k]
 	if !w.dormant {
-		d.walk(k, x, val, true, none)
+		d.walk(k, x, val, true, false)
 	}
 	w.has[x] = val
 }
 
-// What walk collects.
-const (
-	none    = iota
-	planned // worker k's planned tasks reading x
-	freed   // the pool tasks reading x whose other inputs are on worker k
-)
-
-// walk visits the tasks reading x that may still matter, dropping for good
-// the pulled ones (and the planned ones under plain LRU: without LUF they
-// never return to the pool). With move it moves worker k's counters of the
-// pool tasks it does not collect for x joining (val) or leaving its data
-// (w.has[x] still as it was); it returns what it collects, in d.tmp.
-func (d *DARTS) walk(k int, x int32, val, move bool, collect int) []int32 {
+// walk visits the pool tasks reading x. With move it moves worker k's
+// counters of those it does not collect for x joining (val) or leaving its
+// data (w.has[x] still as it was); with collect it returns, in d.tmp, those
+// whose other inputs are on worker k (x frees them).
+func (d *DARTS) walk(k int, x int32, val, move, collect bool) []int32 {
 	w := &d.w[k]
 	move = move && !w.dormant
 	ts := d.tmp[:0]
-	us := d.users[x]
-	j := 0
-	for _, t := range us {
-		switch d.tasks[t].state {
-		case stGone:
-			continue
-		case stPool:
-			if !move && collect != freed {
-				break
-			}
-			in, m, o := d.others(w, t, x)
-			switch {
-			case collect == freed && m == 0:
-				ts = append(ts, t)
-			case !move:
-			case val:
-				d.gain(w, t, x, in, m, o)
-			default:
-				d.lose(w, t, x, in, m, o)
-			}
-		case stPlan:
-			if !d.opt.LUF {
-				continue
-			}
-			if collect == planned && int(d.tasks[t].planOf) == k {
-				ts = append(ts, t)
-			}
-		}
-		us[j] = t
-		j++
+	if !move && !collect {
+		return ts
 	}
-	d.users[x] = us[:j]
+	// The common case (two inputs, no s1, no free list, nothing
+	// collected), nearly every visit on the 2D product: whether the task
+	// frees x or misses o as well, o's count moves.
+	pairs := !collect && w.s1 == nil && w.freeIdx == nil
+	sign := int32(-1)
+	if val {
+		sign = 1
+	}
+	rs := d.prune(x)
+	for _, r := range rs {
+		if pairs && r.o >= 0 {
+			w.frees[r.o] += sign
+			w.list.touch(r.o)
+			continue
+		}
+		m, o := 0, r.o // other inputs missing on k, and the last of them
+		switch {
+		case r.o >= 0:
+			if !w.has[r.o] {
+				m = 1
+			}
+		case r.o == many:
+			m, o = d.others(w, r.t, x)
+		}
+		switch {
+		case collect && m == 0:
+			ts = append(ts, r.t)
+		case !move:
+		case val:
+			d.gain(w, r, x, m, o)
+		default:
+			d.lose(w, r, x, m, o)
+		}
+	}
 	if move {
-		w.list.moved += j // about the keys it moved
+		w.list.moved += len(rs) // about the keys it moved
 		if w.s1 != nil {
 			w.list.touch(x) // gain and lose move its s1
 		}
@@ -902,18 +892,14 @@ func (d *DARTS) walk(k int, x int32, val, move bool, collect int) []int32 {
 	return ts
 }
 
-// gain moves pool task t's contribution when its missing input x arrives
-// on w (w.has[x] still false); in, m and o are d.others(w, t, x).
-func (d *DARTS) gain(w *worker, t, x int32, in []int32, m int, o int32) {
+// gain moves pool task r.t's contribution when its missing input x arrives
+// on w (w.has[x] still false); m of its other inputs are missing there, o
+// the last of them.
+func (d *DARTS) gain(w *worker, r reader, x int32, m int, o int32) {
 	switch m {
 	case 0: // missing x only: free now, so it counts for its other inputs too
-		d.setFree(w, t, true)
-		for _, y := range in {
-			if y != x {
-				w.frees[y]++
-				w.list.touch(y)
-			}
-		}
+		d.setFree(w, r.t, true)
+		d.freesOthers(w, r, x, 1)
 	case 1: // missing x and o: now missing only o
 		if w.s1 != nil {
 			w.s1[x]-- // walk touches x
@@ -922,22 +908,18 @@ func (d *DARTS) gain(w *worker, t, x int32, in []int32, m int, o int32) {
 		w.frees[o]++
 		w.list.touch(o)
 	case 2: // now missing two
-		d.countS1(w, in, x, 1)
+		d.countS1(w, r.t, x, 1)
 	}
 }
 
-// lose moves pool task t's contribution when its input x leaves w
-// (w.has[x] still true); in, m and o are d.others(w, t, x).
-func (d *DARTS) lose(w *worker, t, x int32, in []int32, m int, o int32) {
+// lose moves pool task r.t's contribution when its input x leaves w
+// (w.has[x] still true); m of its other inputs are missing there, o the
+// last of them.
+func (d *DARTS) lose(w *worker, r reader, x int32, m int, o int32) {
 	switch m {
 	case 0: // was free: now missing x only, so it counts for x alone
-		d.setFree(w, t, false)
-		for _, y := range in {
-			if y != x {
-				w.frees[y]--
-				w.list.touch(y)
-			}
-		}
+		d.setFree(w, r.t, false)
+		d.freesOthers(w, r, x, -1)
 	case 1: // was missing o: now missing o and x
 		w.frees[o]--
 		w.list.touch(o)
@@ -946,17 +928,34 @@ func (d *DARTS) lose(w *worker, t, x int32, in []int32, m int, o int32) {
 			w.s1[x]++ // walk touches x
 		}
 	case 2: // was missing two: now three
-		d.countS1(w, in, x, -1)
+		d.countS1(w, r.t, x, -1)
 	}
 }
 
-// countS1 adds sign to s1 of the inputs in other than x missing on w
-// (3inputs only).
-func (d *DARTS) countS1(w *worker, in []int32, x, sign int32) {
+// freesOthers adds sign to frees of r.t's inputs other than x.
+func (d *DARTS) freesOthers(w *worker, r reader, x, sign int32) {
+	switch r.o {
+	case alone:
+	case many:
+		for _, y := range d.inputs(r.t) {
+			if y != x {
+				w.frees[y] += sign
+				w.list.touch(y)
+			}
+		}
+	default:
+		w.frees[r.o] += sign
+		w.list.touch(r.o)
+	}
+}
+
+// countS1 adds sign to s1 of t's inputs other than x missing on w (3inputs
+// only).
+func (d *DARTS) countS1(w *worker, t, x, sign int32) {
 	if w.s1 == nil {
 		return
 	}
-	for _, y := range in {
+	for _, y := range d.inputs(t) {
 		if y != x && !w.has[y] {
 			w.s1[y] += sign
 			w.list.touch(y)

@@ -583,7 +583,7 @@ func (c *recount) check(after string) {
 		return
 	}
 	d := c.DARTS
-	nd := len(d.users)
+	nd := len(d.readers)
 	taskLeft, opsLeft := make([]int32, nd+1), make([]int32, nd+1) // the last, the lists' holes
 	pool := 0
 	for t := range d.tasks {
@@ -604,6 +604,9 @@ func (c *recount) check(after string) {
 	}
 	if pool != d.poolN {
 		fail("pool %d, counted %d", pool, d.poolN)
+	}
+	if err := d.checkReaders(); err != "" {
+		fail("%s", err)
 	}
 	if !slices.Equal(taskLeft, d.taskLeft) || !slices.Equal(opsLeft, d.opsLeft) {
 		fail("task_left %v / ops %v, counted %v / %v", taskLeft, opsLeft, d.taskLeft, d.opsLeft)
@@ -684,6 +687,46 @@ func (c *recount) check(after string) {
 			}
 		}
 	}
+}
+
+// checkReaders compares the reader sets with the pool: each data's set
+// holds its pool readers, with their other input, once each, and some
+// tasks out of the pool; an entry is seated exactly when it is in its set.
+func (d *DARTS) checkReaders() string {
+	seated := 0
+	for x, rs := range d.readers {
+		var got, want []int32
+		for _, r := range rs {
+			in := d.inputs(r.t)
+			if r != entryOf(r.t, int32(x), in) || !slices.Contains(in, int32(x)) || !d.seated.has(d.seat(r, int32(x))) {
+				return fmt.Sprintf("data %d: entry %+v, task inputs %v, seated %v", x, r, in, d.seated.has(d.seat(r, int32(x))))
+			}
+			if d.tasks[r.t].state == stPool {
+				got = append(got, r.t)
+			}
+		}
+		seated += len(rs)
+		for _, r := range rs {
+			if d.inPool.has(int(r.t)) != (d.tasks[r.t].state == stPool) {
+				return fmt.Sprintf("task %d: state %d, in pool %v", r.t, d.tasks[r.t].state, d.inPool.has(int(r.t)))
+			}
+		}
+		for t := range d.tasks {
+			if d.tasks[t].state == stPool && slices.Contains(d.inputs(int32(t)), int32(x)) {
+				want = append(want, int32(t))
+			}
+		}
+		if slices.Sort(got); !slices.Equal(got, want) {
+			return fmt.Sprintf("data %d: pool readers in its set %v, want each once: %v", x, got, want)
+		}
+	}
+	if n := d.inPool.count(); n != d.poolN {
+		return fmt.Sprintf("%d tasks marked in the pool, %d there", n, d.poolN)
+	}
+	if n := d.seated.count(); n != seated {
+		return fmt.Sprintf("%d entries seated, %d in the sets", n, seated)
+	}
+	return ""
 }
 
 // TestCountersMatchRecount: on random small instances, for every

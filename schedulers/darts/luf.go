@@ -112,17 +112,22 @@ func (d *DARTS) Observes(kind schedulers.EventKind) bool {
 }
 
 // withdraw takes the evicted x out of worker k's data and returns k's
-// planned tasks that read x to the pool's tail, in plan order. One walk over
-// x's tasks does both: the pool tasks move their counters, the planned ones
-// are counted when they enter the pool, without x.
+// planned tasks that read x to the pool's tail, in plan order: the walk
+// over x's pool tasks moves their counters, the planned ones are counted
+// when they enter the pool, without x.
 func (d *DARTS) withdraw(k int, x int32) {
 	w := &d.w[k]
-	ts := d.walk(k, x, false, w.has[x], planned)
+	d.walk(k, x, false, w.has[x], false)
 	w.has[x] = false
-	slices.SortFunc(ts, func(a, b int32) int { return int(d.planPos[a] - d.planPos[b]) })
+	ts := d.tmp[:0]
+	for i := w.head; i < len(w.plan); i++ {
+		if t := w.plan[i]; d.planned(k, t, i) && slices.Contains(d.inputs(t), x) {
+			ts = append(ts, t)
+		}
+	}
 	for _, t := range ts {
 		w.live--
-		for _, y := range d.inputs(int32(t)) {
+		for _, y := range d.inputs(t) {
 			w.planCnt[y]--
 		}
 		d.addToPool(t)
