@@ -838,9 +838,10 @@ func (d *DARTS) setHas(k int, x int32, val bool) {
 	w.has[x] = val
 }
 
-// walk visits the pool tasks reading x. With move it moves worker k's
-// counters of those it does not collect for x joining (val) or leaving its
-// data (w.has[x] still as it was); with collect it returns, in d.tmp, those
+// walk visits the pool tasks reading x, dropping from x's set the tasks
+// out of the pool (as prune). With move it moves worker k's counters of
+// those it does not collect for x joining (val) or leaving its data
+// (w.has[x] still as it was); with collect it returns, in d.tmp, those
 // whose other inputs are on worker k (x frees them).
 func (d *DARTS) walk(k int, x int32, val, move, collect bool) []int32 {
 	w := &d.w[k]
@@ -849,45 +850,94 @@ func (d *DARTS) walk(k int, x int32, val, move, collect bool) []int32 {
 	if !move && !collect {
 		return ts
 	}
-	// The common case (two inputs, no s1, no free list, nothing
-	// collected), nearly every visit on the 2D product: whether the task
-	// frees x or misses o as well, o's count moves.
-	pairs := !collect && w.s1 == nil && w.freeIdx == nil
-	sign := int32(-1)
-	if val {
-		sign = 1
+	rs := d.readers[x]
+	i, j := 0, 0
+	if w.s1 == nil && w.freeIdx == nil && w.list.stale {
+		i, j, ts = d.walkPairs(w, x, rs, val && move, !val && move, collect, ts)
 	}
-	rs := d.prune(x)
-	for _, r := range rs {
-		if pairs && r.o >= 0 {
-			w.frees[r.o] += sign
-			w.list.touch(r.o)
+	for ; i < len(rs); i++ {
+		r := rs[i]
+		if !d.inPool.has(int(r.t)) {
+			d.seated.del(d.seat(r, x))
 			continue
 		}
-		m, o := 0, r.o // other inputs missing on k, and the last of them
-		switch {
-		case r.o >= 0:
-			if !w.has[r.o] {
-				m = 1
-			}
-		case r.o == many:
-			m, o = d.others(w, r.t, x)
-		}
-		switch {
-		case collect && m == 0:
-			ts = append(ts, r.t)
-		case !move:
-		case val:
-			d.gain(w, r, x, m, o)
-		default:
-			d.lose(w, r, x, m, o)
-		}
+		rs[j] = r
+		j++
+		ts = d.visit(w, r, x, val, move, collect, ts)
 	}
+	d.readers[x] = rs[:j]
 	if move {
-		w.list.moved += len(rs) // about the keys it moved
+		w.list.moved += j // about the keys it moved
 		if w.s1 != nil {
 			w.list.touch(x) // gain and lose move its s1
 		}
+	}
+	return ts
+}
+
+// walkPairs is walk's loop, without calls so that it runs in registers,
+// for its common case: tasks with two inputs (nearly every visit on the 2D
+// product), no s1 nor free list, and a stale list (touch does nothing). It
+// stops at the first entry of another kind, returning its index, the
+// entries kept so far and ts. A task is collected when its other input o is
+// on w; else, or when nothing is collected, o's count moves (up or down),
+// whether the task frees x or misses o as well.
+func (d *DARTS) walkPairs(w *worker, x int32, rs []reader, up, down, collect bool, ts []int32) (i, j int, _ []int32) {
+	has, frees, inPool, seated := w.has, w.frees, d.inPool, d.seated
+	delta := int32(0)
+	switch {
+	case up:
+		delta = 1
+	case down:
+		delta = -1
+	}
+	n := len(ts)
+	ts = slices.Grow(ts, len(rs))[:n+len(rs)] // room for every task: append would be a call
+	for ; i < len(rs); i++ {
+		r := rs[i]
+		o := r.o
+		if o < 0 {
+			break
+		}
+		if !inPool.has(int(r.t)) {
+			b := 0 // as seat
+			if x > o {
+				b = 1
+			}
+			seated.del(2*int(r.t) + b)
+			continue
+		}
+		rs[j] = r
+		j++
+		if collect && has[o] {
+			ts[n] = r.t
+			n++
+		} else {
+			frees[o] += delta
+		}
+	}
+	return i, j, ts[:n]
+}
+
+// visit is walk's step for pool task r.t, appended to ts when collected.
+func (d *DARTS) visit(w *worker, r reader, x int32, val, move, collect bool, ts []int32) []int32 {
+	m, o := 0, r.o // other inputs missing on w, and the last of them
+	switch {
+	case r.o >= 0:
+		if !w.has[r.o] {
+			m = 1
+		}
+	case r.o == many:
+		m, o = d.others(w, r.t, x)
+	}
+	switch {
+	case collect && m == 0:
+		ts = append(ts, r.t)
+	case !move:
+	case val:
+		d.gain(w, r, x, m, o)
+	default:
+		d.lose(w, r, x, m, o)
 	}
 	return ts
 }
