@@ -3,6 +3,8 @@ package batch
 import (
 	"math/bits"
 	"slices"
+
+	"github.com/memsched/memsched/internal/bitset"
 )
 
 // nodeIndex orders the nodes by a time per core count c (t_k without
@@ -22,7 +24,7 @@ type nodeIndex struct {
 	now     int64
 	keyOf   func(c, k int) int64 // the time of node k for c cores (c from 1)
 	orders  []corder
-	since   []uint64 // the nodes whose running jobs changed since the last resetTo
+	since   bitset.Set // the nodes whose running jobs changed since the last resetTo
 	cur     cursor
 	scratch []entry
 }
@@ -90,8 +92,8 @@ func (s *sortedNodes) move(k int, t int64) {
 // listed (at is the time a node had when last placed).
 type corder struct {
 	sortedNodes
-	free   []uint64 // the nodes with time <= now (not listed)
-	dirty  []uint64
+	free   bitset.Set // the nodes with time <= now (not listed)
+	dirty  bitset.Set
 	ndirty int     // nodes marked in dirty
 	now    int64   // the clock this order was advanced to
 	base   *corder // a copy of this order at the last resetTo
@@ -106,19 +108,18 @@ const never = int64(1) << 62
 func newNodeIndex(nodes, cores int, keyOf func(c, k int) int64) *nodeIndex {
 	x := &nodeIndex{n: nodes, keyOf: keyOf, now: -1}
 	x.orders = make([]corder, cores)
-	words := (nodes + 63) / 64
-	x.since = make([]uint64, words)
+	x.since = bitset.New(nodes)
 	for c := range x.orders {
 		o := &x.orders[c]
 		o.at = make([]int64, nodes)
 		o.ord = make([]entry, 0, nodes)
-		o.free = make([]uint64, words)
-		o.dirty = make([]uint64, words)
+		o.free = bitset.New(nodes)
+		o.dirty = bitset.New(nodes)
 		o.now = -1
 		// No node is in ord yet: mark them all free, and dirty.
 		for k := 0; k < nodes; k++ {
-			o.free[k>>6] |= 1 << (k & 63)
-			o.dirty[k>>6] |= 1 << (k & 63)
+			o.free.Add(k)
+			o.dirty.Add(k)
 		}
 		o.ndirty = nodes
 	}
@@ -133,9 +134,8 @@ func (x *nodeIndex) touch(k int) {
 }
 
 func (x *nodeIndex) touchOrder(o *corder, k int) {
-	w, b := k>>6, uint64(1)<<(k&63)
-	if o.dirty[w]&b == 0 {
-		o.dirty[w] |= b
+	if !o.dirty.Has(k) {
+		o.dirty.Add(k)
 		o.ndirty++
 	}
 }
@@ -144,7 +144,7 @@ func (x *nodeIndex) touchOrder(o *corder, k int) {
 func (x *nodeIndex) advance(now int64) { x.now = now }
 
 // runChanged notes that node k's running jobs changed.
-func (x *nodeIndex) runChanged(k int) { x.since[k>>6] |= 1 << (k & 63) }
+func (x *nodeIndex) runChanged(k int) { x.since.Add(k) }
 
 // resetTo sets the clock after the plan was reset to the running jobs,
 // where the times depend only on them and the clock: each order goes back
@@ -161,12 +161,9 @@ func (x *nodeIndex) resetTo(now int64) {
 			copy(o.free, b.free)
 			o.now = b.now
 			copy(o.dirty, x.since)
-			o.ndirty = 0
-			for _, w := range o.dirty {
-				o.ndirty += bits.OnesCount64(w)
-			}
+			o.ndirty = o.dirty.Count()
 		} else { // the first reset: every node
-			o.base = &corder{sortedNodes: sortedNodes{at: make([]int64, x.n), ord: make([]entry, 0, x.n)}, free: make([]uint64, len(o.free))}
+			o.base = &corder{sortedNodes: sortedNodes{at: make([]int64, x.n), ord: make([]entry, 0, x.n)}, free: bitset.New(x.n)}
 			for k := 0; k < x.n; k++ {
 				x.touchOrder(o, k)
 			}
@@ -181,25 +178,16 @@ func (x *nodeIndex) resetTo(now int64) {
 	clear(x.since)
 }
 
-func (o *corder) isFree(k int) bool { return o.free[k>>6]&(1<<(k&63)) != 0 }
+func (o *corder) isFree(k int) bool { return o.free.Has(k) }
 
-func (o *corder) setFree(k int, free bool) {
-	if free {
-		o.free[k>>6] |= 1 << (k & 63)
-	} else {
-		o.free[k>>6] &^= 1 << (k & 63)
-	}
-}
+func (o *corder) setFree(k int, free bool) { o.free.Put(k, free) }
 
 // sync brings order c (0-based) up to date with the nodes and the clock.
 func (x *nodeIndex) sync(c int) *corder {
 	o := &x.orders[c]
 	if x.now < o.now { // the clock went back: place every node again
 		for k := 0; k < x.n; k++ {
-			if o.dirty[k>>6]&(1<<(k&63)) == 0 {
-				o.dirty[k>>6] |= 1 << (k & 63)
-				o.ndirty++
-			}
+			x.touchOrder(o, k)
 		}
 	} else if x.now > o.now {
 		// The nodes whose time is reached leave the list: a prefix.
@@ -249,7 +237,7 @@ func (x *nodeIndex) fixEach(c int, o *corder) {
 func (x *nodeIndex) rebuild(c int, o *corder) {
 	kept := 0
 	for _, e := range o.ord {
-		if k := e.k(); o.dirty[k>>6]&(1<<(k&63)) == 0 {
+		if k := e.k(); !o.dirty.Has(k) {
 			o.ord[kept] = e
 			kept++
 		}

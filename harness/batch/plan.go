@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/memsched/memsched/internal/bitset"
 	sched "github.com/memsched/memsched/schedulers/batch"
 	"github.com/memsched/memsched/workloads/jobs"
 )
@@ -47,13 +48,13 @@ type plan struct {
 	// whenever they never overlap more than C deep (interval graphs are
 	// perfect): counting cores is exact, and the cores are picked at start.
 	prof    [][]step
-	planned []int      // per node: reservations beyond the running jobs'
-	stale   []bool     // per node: a job started or ended since the reset
-	bfNow   bool       // Rules.Backfill == "now"
-	fat     []int64    // bfNow: per c and node ([(c-1)*nodes+k]), when c cores are free for good
-	hole    []int64    // bfNow: per c and node, how long c cores stay free from now
-	fatOK   []bool     // per node: fat and hole are up to date
-	idle    [][]uint64 // bfNow: per c, bitset of the nodes with c cores idle now
+	planned []int        // per node: reservations beyond the running jobs'
+	stale   []bool       // per node: a job started or ended since the reset
+	bfNow   bool         // Rules.Backfill == "now"
+	fat     []int64      // bfNow: per c and node ([(c-1)*nodes+k]), when c cores are free for good
+	hole    []int64      // bfNow: per c and node, how long c cores stay free from now
+	fatOK   []bool       // per node: fat and hole are up to date
+	idle    []bitset.Set // bfNow: per c, bitset of the nodes with c cores idle now
 	nowCur  bfNowCursor
 	maxUsed []int // per node: the profile's maximum
 
@@ -112,9 +113,9 @@ func newPlan(cl Cluster, bf, bfNow, loadNow bool, running func() int) *plan {
 		p.fat = make([]int64, n*C)
 		p.hole = make([]int64, n*C)
 		p.fatOK = make([]bool, n)
-		p.idle = make([][]uint64, C)
+		p.idle = make([]bitset.Set, C)
 		for c := range p.idle {
-			p.idle[c] = make([]uint64, (n+63)/64)
+			p.idle[c] = bitset.New(n)
 		}
 		p.idx = newNodeIndex(n, C, func(c, k int) int64 { return p.freeAt(k, c) })
 	case bf:
@@ -207,11 +208,7 @@ func (p *plan) nowChanged(k int) {
 		p.fatOK[k] = false
 		free := p.C - p.prof[k][0].used
 		for c := 1; c <= p.C; c++ {
-			if c <= free {
-				p.idle[c-1][k>>6] |= 1 << (k & 63)
-			} else {
-				p.idle[c-1][k>>6] &^= 1 << (k & 63)
-			}
+			p.idle[c-1].Put(k, c <= free)
 		}
 	}
 }
@@ -261,7 +258,7 @@ func (p *plan) fillFreeAt(k int) {
 }
 
 // idleAt reports whether c cores of node k are idle now (bfNow).
-func (p *plan) idleAt(k, c int) bool { return p.idle[c-1][k>>6]&(1<<(k&63)) != 0 }
+func (p *plan) idleAt(k, c int) bool { return p.idle[c-1].Has(k) }
 
 // holeNow is how long c cores of node k stay free from now.
 func (p *plan) holeNow(k, c int) int64 {

@@ -75,6 +75,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/memsched/memsched/internal/bitset"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
 )
@@ -170,8 +171,8 @@ type DARTS struct {
 	flat    []int32    // the inputs of the tasks with more than two, deduplicated, in one array
 	tasks   []task     // per task, its inputs and state in one place
 	readers [][]reader // per data, the pool tasks reading it, and some that left (see readers.go)
-	inPool  bitset     // per task, in the pool
-	seated  bitset     // per entry a task may have in readers (see seat), whether it has it
+	inPool  bitset.Set // per task, in the pool
+	seated  bitset.Set // per entry a task may have in readers (see seat), whether it has it
 
 	pending []int32 // pushed, not yet in the pool
 	batch   int     // tasks of the last batch that arrived (NT_dynamic_outer)
@@ -857,8 +858,8 @@ func (d *DARTS) walk(k int, x int32, val, move, collect bool) []int32 {
 	}
 	for ; i < len(rs); i++ {
 		r := rs[i]
-		if !d.inPool.has(int(r.t)) {
-			d.seated.del(d.seat(r, x))
+		if !d.inPool.Has(int(r.t)) {
+			d.seated.Del(d.seat(r, x))
 			continue
 		}
 		rs[j] = r
@@ -899,12 +900,12 @@ func (d *DARTS) walkPairs(w *worker, x int32, rs []reader, up, down, collect boo
 		if o < 0 {
 			break
 		}
-		if !inPool.has(int(r.t)) {
+		if !inPool.Has(int(r.t)) {
 			b := 0 // as seat
 			if x > o {
 				b = 1
 			}
-			seated.del(2*int(r.t) + b)
+			seated.Del(2*int(r.t) + b)
 			continue
 		}
 		rs[j] = r

@@ -698,8 +698,8 @@ func (d *DARTS) checkReaders() string {
 		var got, want []int32
 		for _, r := range rs {
 			in := d.inputs(r.t)
-			if r != entryOf(r.t, int32(x), in) || !slices.Contains(in, int32(x)) || !d.seated.has(d.seat(r, int32(x))) {
-				return fmt.Sprintf("data %d: entry %+v, task inputs %v, seated %v", x, r, in, d.seated.has(d.seat(r, int32(x))))
+			if r != entryOf(r.t, int32(x), in) || !slices.Contains(in, int32(x)) || !d.seated.Has(d.seat(r, int32(x))) {
+				return fmt.Sprintf("data %d: entry %+v, task inputs %v, seated %v", x, r, in, d.seated.Has(d.seat(r, int32(x))))
 			}
 			if d.tasks[r.t].state == stPool {
 				got = append(got, r.t)
@@ -707,8 +707,8 @@ func (d *DARTS) checkReaders() string {
 		}
 		seated += len(rs)
 		for _, r := range rs {
-			if d.inPool.has(int(r.t)) != (d.tasks[r.t].state == stPool) {
-				return fmt.Sprintf("task %d: state %d, in pool %v", r.t, d.tasks[r.t].state, d.inPool.has(int(r.t)))
+			if d.inPool.Has(int(r.t)) != (d.tasks[r.t].state == stPool) {
+				return fmt.Sprintf("task %d: state %d, in pool %v", r.t, d.tasks[r.t].state, d.inPool.Has(int(r.t)))
 			}
 		}
 		for t := range d.tasks {
@@ -720,10 +720,10 @@ func (d *DARTS) checkReaders() string {
 			return fmt.Sprintf("data %d: pool readers in its set %v, want each once: %v", x, got, want)
 		}
 	}
-	if n := d.inPool.count(); n != d.poolN {
+	if n := d.inPool.Count(); n != d.poolN {
 		return fmt.Sprintf("%d tasks marked in the pool, %d there", n, d.poolN)
 	}
-	if n := d.seated.count(); n != seated {
+	if n := d.seated.Count(); n != seated {
 		return fmt.Sprintf("%d entries seated, %d in the sets", n, seated)
 	}
 	return ""

@@ -1,8 +1,9 @@
 package darts
 
 import (
-	"math/bits"
 	"slices"
+
+	"github.com/memsched/memsched/internal/bitset"
 )
 
 // The reader sets: per data x, readers[x] holds the pool tasks reading x,
@@ -28,24 +29,6 @@ const (
 	many  int32 = -2
 )
 
-// bitset is a set of small integers.
-type bitset []uint64
-
-func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
-
-func (b bitset) has(i int) bool { return b[i>>6]&(1<<(i&63)) != 0 }
-func (b bitset) add(i int)      { b[i>>6] |= 1 << (i & 63) }
-func (b bitset) del(i int)      { b[i>>6] &^= 1 << (i & 63) }
-
-// count returns the number of members.
-func (b bitset) count() int {
-	n := 0
-	for _, w := range b {
-		n += bits.OnesCount64(w)
-	}
-	return n
-}
-
 // initReaders sizes the sets (nr[x] readers of data x, in one array) and
 // the bitsets.
 func (d *DARTS) initReaders(nr []int) {
@@ -58,8 +41,8 @@ func (d *DARTS) initReaders(nr []int) {
 	for x, n := range nr {
 		d.readers[x], all = all[:0:n], all[n:]
 	}
-	d.inPool = newBitset(len(d.tasks))
-	d.seated = newBitset(2*len(d.tasks) + len(d.flat))
+	d.inPool = bitset.New(len(d.tasks))
+	d.seated = bitset.New(2*len(d.tasks) + len(d.flat))
 }
 
 // seat is the index in d.seated of entry r of x's set. With two inputs the
@@ -91,27 +74,27 @@ func entryOf(t, x int32, in []int32) reader {
 // join marks t in the pool and adds it to the sets of its inputs where it
 // has no entry left.
 func (d *DARTS) join(t int32) {
-	d.inPool.add(int(t))
+	d.inPool.Add(int(t))
 	in := d.inputs(t)
 	for _, x := range in {
 		r := entryOf(t, x, in)
-		if s := d.seat(r, x); !d.seated.has(s) {
-			d.seated.add(s)
+		if s := d.seat(r, x); !d.seated.Has(s) {
+			d.seated.Add(s)
 			d.readers[x] = append(d.readers[x], r)
 		}
 	}
 }
 
 // leave marks t out of the pool: walks drop its entries.
-func (d *DARTS) leave(t int32) { d.inPool.del(int(t)) }
+func (d *DARTS) leave(t int32) { d.inPool.Del(int(t)) }
 
 // prune drops from x's set the entries of tasks out of the pool.
 func (d *DARTS) prune(x int32) []reader {
 	rs := d.readers[x]
 	j := 0
 	for _, r := range rs {
-		if !d.inPool.has(int(r.t)) {
-			d.seated.del(d.seat(r, x))
+		if !d.inPool.Has(int(r.t)) {
+			d.seated.Del(d.seat(r, x))
 			continue
 		}
 		rs[j] = r
