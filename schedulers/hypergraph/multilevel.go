@@ -126,13 +126,16 @@ func (w *worker) bestNeighbour(g *hg, u int32, part []int8, cmap []int32, maxW i
 			continue
 		}
 		size := int32(len(ps))
+		filter := false
 		if part != nil {
 			// A cut edge acts as two edges, one per side, as after a
 			// bisection: pins of a small remainder attract each other.
-			size = w.sideCnt[2*e+int32(part[u])]
+			su := int32(part[u])
+			size = w.sideCnt[2*e+su]
 			if size < 2 {
 				continue
 			}
+			filter = w.sideCnt[2*e+1-su] > 0 // else every pin is on u's side
 		}
 		s := float64(g.ew[e]) / float64(size-1)
 		if w.sampled && len(ps) > sampleAbove {
@@ -140,7 +143,7 @@ func (w *worker) bestNeighbour(g *hg, u int32, part []int8, cmap []int32, maxW i
 		}
 		// The hottest loop of the package: u rates itself too (skipped
 		// below) rather than testing every pin.
-		if part == nil {
+		if !filter {
 			for _, p := range ps {
 				if rating[p] == 0 {
 					touched = append(touched, p)
@@ -437,7 +440,7 @@ func (w *worker) grow(g *hg, part []int8, lm, strict [2]int64, target0 int64, or
 	for f.pw[0] < target0 {
 		var v int32
 		if h := &f.heaps[1]; len(h.items) > 0 {
-			v = h.items[0]
+			v = h.top()
 		} else {
 			for next < len(order) && part[order[next]] == 0 {
 				next++

@@ -3,52 +3,65 @@ package hypergraph
 // gainHeap is an addressable max-heap of vertices keyed by their FM gain.
 // It stands in for FM's gain buckets: edge weights here are bytes, so
 // gains span ~10^10 values and an array of buckets would be mostly empty.
+// Each entry carries a copy of its key, so that comparisons read the heap
+// array only instead of a random gain per entry.
 type gainHeap struct {
-	items []int32
+	items []heapItem
 	pos   []int32 // shared by both sides' heaps: a vertex is in at most one
-	gain  []int64
 }
 
-func (h *gainHeap) less(i, j int) bool { return h.gain[h.items[i]] > h.gain[h.items[j]] }
-
-func (h *gainHeap) swap(i, j int) {
-	h.items[i], h.items[j] = h.items[j], h.items[i]
-	h.pos[h.items[i]] = int32(i)
-	h.pos[h.items[j]] = int32(j)
+type heapItem struct {
+	gain int64
+	v    int32
 }
 
+// up and down move the entry at i to its place, shifting the entries it
+// passes by one step (as swaps would, with half the writes).
 func (h *gainHeap) up(i int) {
+	items, pos := h.items, h.pos
+	it := items[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h.less(i, p) {
-			return
+		if it.gain <= items[p].gain {
+			break
 		}
-		h.swap(i, p)
+		items[i] = items[p]
+		pos[items[i].v] = int32(i)
 		i = p
 	}
+	items[i] = it
+	pos[it.v] = int32(i)
 }
 
 func (h *gainHeap) down(i int) {
-	n := len(h.items)
+	items, pos := h.items, h.pos
+	n := len(items)
+	it := items[i]
 	for {
 		l := 2*i + 1
 		if l >= n {
-			return
+			break
 		}
 		best := l
-		if r := l + 1; r < n && h.less(r, l) {
+		if r := l + 1; r < n && items[r].gain > items[l].gain {
 			best = r
 		}
-		if !h.less(best, i) {
-			return
+		if items[best].gain <= it.gain {
+			break
 		}
-		h.swap(i, best)
+		items[i] = items[best]
+		pos[items[i].v] = int32(i)
 		i = best
 	}
+	items[i] = it
+	pos[it.v] = int32(i)
 }
 
-func (h *gainHeap) push(v int32) {
-	h.items = append(h.items, v)
+// top is the vertex of highest gain; the heap must not be empty.
+func (h *gainHeap) top() int32 { return h.items[0].v }
+
+func (h *gainHeap) push(v int32, gain int64) {
+	h.items = append(h.items, heapItem{gain, v})
 	h.pos[v] = int32(len(h.items) - 1)
 	h.up(len(h.items) - 1)
 }
@@ -56,26 +69,35 @@ func (h *gainHeap) push(v int32) {
 func (h *gainHeap) remove(v int32) {
 	i := int(h.pos[v])
 	last := len(h.items) - 1
-	if i != last {
-		h.swap(i, last)
-	}
-	h.items = h.items[:last]
 	h.pos[v] = -1
 	if i != last {
+		// The last entry fills the hole and moves to its place.
+		h.items[i] = h.items[last]
+		h.items = h.items[:last]
 		h.down(i)
 		h.up(i)
+		return
 	}
+	h.items = h.items[:last]
 }
 
-func (h *gainHeap) fix(v int32) {
+// fix sets the key of v. A key that grew can only move up and one that
+// shrank only down, so only that direction is tried (the other would
+// compare and not move).
+func (h *gainHeap) fix(v int32, gain int64) {
 	i := int(h.pos[v])
-	h.down(i)
-	h.up(i)
+	old := h.items[i].gain
+	h.items[i].gain = gain
+	if gain > old {
+		h.up(i)
+	} else {
+		h.down(i)
+	}
 }
 
 func (h *gainHeap) clear() {
-	for _, v := range h.items {
-		h.pos[v] = -1
+	for _, it := range h.items {
+		h.pos[it.v] = -1
 	}
 	h.items = h.items[:0]
 }
@@ -87,31 +109,32 @@ func (h *gainHeap) clear() {
 // back to the best prefix, comparing scores (overload, cut, strict
 // overload) so that an infeasible partition is first made feasible.
 type fm struct {
-	g       *hg
-	part    []int8
-	cnt     []int32 // cnt[2e+s]: pins of edge e on side s
-	pw      [2]int64
-	lmax    [2]int64 // bounds of this level
-	strict  [2]int64 // bounds of the finest level, to break ties
-	cutW    int64
-	gain    []int64
-	locked  []uint32 // == stamp: moved in this pass
-	stamp   uint32
-	pos     []int32
-	heaps   [2]gainHeap
-	moves   []int32
-	kcnt    []int32 // completionGain scratch, all zero between calls
-	touched []int32
-	cands   []edgeCand // completeEdges scratch
-	sorted  []edgeCand
-	bucket  []int32
+	g        *hg
+	part     []int8
+	cnt      [][2]int32 // cnt[e][s]: pins of edge e on side s
+	pw       [2]int64
+	lmax     [2]int64 // bounds of this level
+	strict   [2]int64 // bounds of the finest level, to break ties
+	cutW     int64
+	gain     []int64
+	edgeGain []int64  // startPass scratch: pinGain of each edge, per side
+	locked   []uint32 // == stamp: moved in this pass
+	stamp    uint32
+	pos      []int32
+	heaps    [2]gainHeap
+	moves    []int32
+	kcnt     []int32 // completionGain scratch, all zero between calls
+	touched  []int32
+	cands    []edgeCand // completeEdges scratch
+	sorted   []edgeCand
+	bucket   []int32
 }
 
 // reset binds the refiner to g and part (which it modifies in place).
 func (f *fm) reset(g *hg, part []int8, lmax, strict [2]int64) {
 	n, m := g.n(), g.m()
 	f.g, f.part, f.lmax, f.strict = g, part, lmax, strict
-	f.cnt = grow(f.cnt, 2*m)
+	f.cnt = grow(f.cnt, m)
 	clear(f.cnt)
 	f.gain = grow(f.gain, n)
 	f.locked = grow(f.locked, n)
@@ -124,7 +147,6 @@ func (f *fm) reset(g *hg, part []int8, lmax, strict [2]int64) {
 	for s := range f.heaps {
 		f.heaps[s].items = f.heaps[s].items[:0]
 		f.heaps[s].pos = f.pos
-		f.heaps[s].gain = f.gain
 	}
 	f.pw = [2]int64{}
 	for v, s := range part {
@@ -133,9 +155,9 @@ func (f *fm) reset(g *hg, part []int8, lmax, strict [2]int64) {
 	f.cutW = 0
 	for e := int32(0); int(e) < m; e++ {
 		for _, p := range g.edgePins(e) {
-			f.cnt[2*e+int32(part[p])]++
+			f.cnt[e][int32(part[p])]++
 		}
-		if f.cnt[2*e] > 0 && f.cnt[2*e+1] > 0 {
+		if f.cnt[e][0] > 0 && f.cnt[e][1] > 0 {
 			f.cutW += g.ew[e]
 		}
 	}
@@ -175,37 +197,49 @@ func (f *fm) score() score {
 	return score{f.overload(), f.cutW, excess(f.pw, f.strict)}
 }
 
-// computeGain is the cut decrease if v changed side.
-func (f *fm) computeGain(v int32) (gain int64, boundary bool) {
-	from := int32(f.part[v])
-	for _, e := range f.g.vertexEdges(v) {
-		w := f.g.ew[e]
-		if f.cnt[2*e+1-from] == 0 {
-			gain -= w
-		} else {
-			boundary = true
-			if f.cnt[2*e+from] == 1 {
-				gain += w
-			}
-		}
-	}
-	return gain, boundary
-}
-
 // startPass unlocks every vertex and fills the heaps with the boundary
 // vertices (all vertices of side all, if all >= 0, for rebalancing).
+//
+// Gains are summed from per-edge terms computed once: what an edge adds
+// to the gain of its pins on each side depends only on its pin counts.
+// A vertex is on the boundary iff its gain exceeds −incW[v]: an uncut
+// edge adds −w(e), a cut one 0 or w(e), and every edge weighs more than 0.
 func (f *fm) startPass(all int8) {
 	f.stamp++
 	f.moves = f.moves[:0]
 	f.heaps[0].clear()
 	f.heaps[1].clear()
-	for v := int32(0); int(v) < f.g.n(); v++ {
-		g, b := f.computeGain(v)
-		f.gain[v] = g
-		if b || f.part[v] == all {
-			f.heaps[f.part[v]].push(v)
+	g := f.g
+	f.edgeGain = grow(f.edgeGain, 2*g.m())
+	edgeGain, cnt, part, gain := f.edgeGain, f.cnt, f.part, f.gain
+	for e, w := range g.ew {
+		c0, c1 := cnt[e][0], cnt[e][1]
+		edgeGain[2*e] = pinGain(c0, c1, w)
+		edgeGain[2*e+1] = pinGain(c1, c0, w)
+	}
+	for v := int32(0); int(v) < g.n(); v++ {
+		s := int32(part[v])
+		var gv int64
+		for _, e := range g.vertexEdges(v) {
+			gv += edgeGain[2*e+s]
+		}
+		gain[v] = gv
+		if gv > -g.incW[v] || part[v] == all {
+			f.heaps[s].push(v, gv)
 		}
 	}
+}
+
+// pinGain is the cut decrease if one of the own pins of an edge of weight
+// w, with other pins on the other side, moved across.
+func pinGain(own, other int32, w int64) int64 {
+	switch {
+	case other == 0:
+		return -w
+	case own == 1:
+		return w
+	}
+	return 0
 }
 
 // adjust changes the gain of a free vertex and keeps the heaps in step;
@@ -216,9 +250,9 @@ func (f *fm) adjust(p int32, delta int64) {
 	}
 	f.gain[p] += delta
 	if f.pos[p] >= 0 {
-		f.heaps[f.part[p]].fix(p)
+		f.heaps[f.part[p]].fix(p, f.gain[p])
 	} else {
-		f.heaps[f.part[p]].push(p)
+		f.heaps[f.part[p]].push(p, f.gain[p])
 	}
 }
 
@@ -236,11 +270,16 @@ func (f *fm) move(v int32) {
 	f.pw[from] -= f.g.vw[v]
 	f.pw[to] += f.g.vw[v]
 	f.moves = append(f.moves, v)
-	for _, e := range f.g.vertexEdges(v) {
-		w := f.g.ew[e]
-		ps := f.g.edgePins(e)
-		cf, ct := &f.cnt[2*e+from], &f.cnt[2*e+to]
-		switch *ct {
+	g := f.g
+	for _, e := range g.vertexEdges(v) {
+		c := &f.cnt[e]
+		cf, ct := c[from], c[to]
+		c[from], c[to] = cf-1, ct+1
+		if ct >= 2 && cf >= 3 {
+			continue // no pin's gain changes (the rules below need ct < 2 or cf-1 < 2)
+		}
+		w, ps := g.ew[e], g.edgePins(e)
+		switch ct {
 		case 0: // e becomes cut: leaving no longer cuts it for the other pins
 			for _, p := range ps {
 				if p != v {
@@ -255,9 +294,7 @@ func (f *fm) move(v int32) {
 				}
 			}
 		}
-		*cf--
-		*ct++
-		switch *cf {
+		switch cf - 1 {
 		case 0: // e is now uncut: leaving would cut it again
 			for _, p := range ps {
 				if p != v {
@@ -284,8 +321,9 @@ func (f *fm) undo(v int32) {
 	f.pw[from] -= f.g.vw[v]
 	f.pw[to] += f.g.vw[v]
 	for _, e := range f.g.vertexEdges(v) {
-		f.cnt[2*e+from]--
-		f.cnt[2*e+to]++
+		c := &f.cnt[e]
+		c[from]--
+		c[to]++
 	}
 }
 
@@ -335,8 +373,8 @@ func (f *fm) pick() (int32, bool) {
 	var ok [2]bool
 	for s := int8(0); s < 2; s++ {
 		h := &f.heaps[s]
-		if len(h.items) > 0 && f.feasible(h.items[0], s) {
-			cand[s], ok[s] = h.items[0], true
+		if len(h.items) > 0 && f.feasible(h.top(), s) {
+			cand[s], ok[s] = h.top(), true
 		}
 	}
 	switch {
@@ -364,7 +402,7 @@ func (f *fm) rebalance() {
 		f.startPass(s)
 		h := &f.heaps[s]
 		for f.pw[s] > f.lmax[s] && len(h.items) > 0 {
-			v := h.items[0]
+			v := h.top()
 			if f.pw[1-s]+f.g.vw[v] > f.lmax[1-s] {
 				h.remove(v)
 				continue
@@ -402,7 +440,7 @@ func (f *fm) completeEdges() bool {
 	f.cands = f.cands[:0]
 	maxCount := int32(0)
 	for e := int32(0); int(e) < g.m(); e++ {
-		c0, c1 := f.cnt[2*e], f.cnt[2*e+1]
+		c0, c1 := f.cnt[e][0], f.cnt[e][1]
 		if c0 == 0 || c1 == 0 {
 			continue
 		}
@@ -418,7 +456,7 @@ func (f *fm) completeEdges() bool {
 	f.kcnt = grow(f.kcnt, g.m())
 	for _, c := range cands {
 		side := int32(c.side)
-		if f.cnt[2*c.e+side] == 0 || f.cnt[2*c.e+1-side] == 0 {
+		if f.cnt[c.e][side] == 0 || f.cnt[c.e][1-side] == 0 {
 			continue // no longer cut
 		}
 		// Balance first: it is cheap and decides most rejections.
@@ -500,10 +538,10 @@ func (f *fm) completionGain(e, s int32) int64 {
 	}
 	var gain int64
 	for _, e2 := range touched {
-		if f.cnt[2*e2+1-s] == 0 {
+		if f.cnt[e2][1-s] == 0 {
 			gain -= g.ew[e2]
 		}
-		if f.cnt[2*e2+s] == kcnt[e2] {
+		if f.cnt[e2][s] == kcnt[e2] {
 			gain += g.ew[e2]
 		}
 		kcnt[e2] = 0
@@ -522,12 +560,12 @@ func (f *fm) moveLight(v int32) {
 	f.pw[to] += f.g.vw[v]
 	f.moves = append(f.moves, v)
 	for _, e := range f.g.vertexEdges(v) {
-		if f.cnt[2*e+to] == 0 {
+		if f.cnt[e][to] == 0 {
 			f.cutW += f.g.ew[e]
 		}
-		f.cnt[2*e+from]--
-		f.cnt[2*e+to]++
-		if f.cnt[2*e+from] == 0 {
+		f.cnt[e][from]--
+		f.cnt[e][to]++
+		if f.cnt[e][from] == 0 {
 			f.cutW -= f.g.ew[e]
 		}
 	}

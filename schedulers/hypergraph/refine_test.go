@@ -1,0 +1,170 @@
+package hypergraph
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// swapHeap is the textbook addressable heap that gainHeap replaced (keys
+// read from a shared array, sifting by swaps): gainHeap must leave its
+// entries in exactly the same places, since FM breaks gain ties by heap
+// position and the partitions must not change.
+type swapHeap struct {
+	items []int32
+	pos   []int32
+	gain  []int64
+}
+
+func (h *swapHeap) less(i, j int) bool { return h.gain[h.items[i]] > h.gain[h.items[j]] }
+
+func (h *swapHeap) swap(i, j int) {
+	h.items[i], h.items[j] = h.items[j], h.items[i]
+	h.pos[h.items[i]] = int32(i)
+	h.pos[h.items[j]] = int32(j)
+}
+
+func (h *swapHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			return
+		}
+		h.swap(i, p)
+		i = p
+	}
+}
+
+func (h *swapHeap) down(i int) {
+	n := len(h.items)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		best := l
+		if r := l + 1; r < n && h.less(r, l) {
+			best = r
+		}
+		if !h.less(best, i) {
+			return
+		}
+		h.swap(i, best)
+		i = best
+	}
+}
+
+func (h *swapHeap) push(v int32) {
+	h.items = append(h.items, v)
+	h.pos[v] = int32(len(h.items) - 1)
+	h.up(len(h.items) - 1)
+}
+
+func (h *swapHeap) remove(v int32) {
+	i := int(h.pos[v])
+	last := len(h.items) - 1
+	if i != last {
+		h.swap(i, last)
+	}
+	h.items = h.items[:last]
+	h.pos[v] = -1
+	if i != last {
+		h.down(i)
+		h.up(i)
+	}
+}
+
+func (h *swapHeap) fix(v int32) {
+	i := int(h.pos[v])
+	h.down(i)
+	h.up(i)
+}
+
+// TestGainHeapMatchesSwapHeap runs random pushes, removals (of the top
+// mostly, as FM does) and key changes with many ties on both heaps and
+// compares their arrays after every operation.
+func TestGainHeapMatchesSwapHeap(t *testing.T) {
+	for seed := uint64(0); seed < 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 5))
+		n := 1 + r.IntN(200)
+		keys := int64(1 + r.IntN(20)) // few distinct keys: many ties
+		gain := make([]int64, n)
+		ref := &swapHeap{pos: make([]int32, n), gain: gain}
+		h := &gainHeap{pos: make([]int32, n)}
+		for v := range n {
+			ref.pos[v], h.pos[v] = -1, -1
+		}
+		for op := 0; op < 20*n; op++ {
+			v := int32(r.IntN(n))
+			switch in := ref.pos[v] >= 0; {
+			case !in:
+				gain[v] = r.Int64N(keys) - keys/2
+				ref.push(v)
+				h.push(v, gain[v])
+			case r.IntN(3) == 0:
+				if r.IntN(2) == 0 {
+					v = ref.items[0]
+				}
+				ref.remove(v)
+				h.remove(v)
+			default:
+				if d := r.Int64N(keys) - keys/2; d != 0 {
+					gain[v] += d
+					ref.fix(v)
+					h.fix(v, gain[v])
+				}
+			}
+			if len(h.items) != len(ref.items) {
+				t.Fatalf("seed %d op %d: %d entries, want %d", seed, op, len(h.items), len(ref.items))
+			}
+			for i, it := range h.items {
+				if it.v != ref.items[i] || it.gain != gain[it.v] || h.pos[it.v] != int32(i) {
+					t.Fatalf("seed %d op %d: entry %d is %+v (pos %d), want vertex %d of gain %d",
+						seed, op, i, it, h.pos[it.v], ref.items[i], gain[ref.items[i]])
+				}
+			}
+			if !slices.Equal(h.pos, ref.pos) {
+				t.Fatalf("seed %d op %d: positions differ", seed, op)
+			}
+		}
+	}
+}
+
+// TestStartPassGains checks the gains and the boundary sets that
+// startPass derives from per-edge terms against their definitions: the
+// cut decrease of moving v alone, and having a pin of some edge of v on
+// the other side.
+func TestStartPassGains(t *testing.T) {
+	for seed := uint64(0); seed < 50; seed++ {
+		r := rand.New(rand.NewPCG(seed, 6))
+		g := fromHypergraph(randomHypergraph(10+r.IntN(100), 5+r.IntN(100), 2+r.IntN(8), seed))
+		part := make([]int8, g.n())
+		for v := range part {
+			part[v] = int8(r.IntN(2))
+		}
+		var f fm
+		f.reset(g, part, [2]int64{g.totalW, g.totalW}, [2]int64{g.totalW, g.totalW})
+		for _, all := range []int8{-1, 0, 1} {
+			f.startPass(all)
+			cut := g.cut(part)
+			for v := range part {
+				part[v] ^= 1
+				want := cut - g.cut(part)
+				part[v] ^= 1
+				if f.gain[v] != want {
+					t.Fatalf("seed %d: gain of %d is %d, want %d", seed, v, f.gain[v], want)
+				}
+				boundary := false
+				for _, e := range g.vertexEdges(int32(v)) {
+					for _, p := range g.edgePins(e) {
+						boundary = boundary || part[p] != part[v]
+					}
+				}
+				inHeap := f.pos[v] >= 0 && f.heaps[part[v]].items[f.pos[v]].v == int32(v)
+				if inHeap != (boundary || part[v] == all) {
+					t.Fatalf("seed %d all %d: vertex %d in heap %v, boundary %v", seed, all, v, inHeap, boundary)
+				}
+			}
+		}
+	}
+}
