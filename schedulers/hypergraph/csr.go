@@ -11,7 +11,6 @@ type hg struct {
 	ew     []int64
 	vptr   []int32 // edges of vertex v: inc[vptr[v]:vptr[v+1]]
 	inc    []int32
-	incW   []int64 // incW[v]: the weight of v's edges (FM's boundary test)
 	totalW int64
 	maxVW  int64
 }
@@ -201,13 +200,10 @@ func (g *hg) buildIncidence() {
 	// vptr[p] serves as p's fill position, ending at p+1's start; the
 	// shift below restores the starts without a second array.
 	g.inc = grow(g.inc, len(g.pins))
-	g.incW = grow(g.incW, n)
-	clear(g.incW)
 	for e := int32(0); int(e) < g.m(); e++ {
 		for _, p := range g.edgePins(e) {
 			g.inc[g.vptr[p]] = e
 			g.vptr[p]++
-			g.incW[p] += g.ew[e]
 		}
 	}
 	copy(g.vptr[1:], g.vptr[:n])

@@ -118,10 +118,12 @@ type fm struct {
 	cutW     int64
 	gain     []int64
 	edgeGain []int64  // startPass scratch: pinGain of each edge, per side
+	incW     []int64  // incW[v]: the weight of v's edges (the boundary test)
 	locked   []uint32 // == stamp: moved in this pass
 	stamp    uint32
 	pos      []int32
 	heaps    [2]gainHeap
+	heapBuf  []heapItem // the heaps' entries: side 0's, then side 1's
 	moves    []int32
 	kcnt     []int32 // completionGain scratch, all zero between calls
 	touched  []int32
@@ -144,8 +146,9 @@ func (f *fm) reset(g *hg, part []int8, lmax, strict [2]int64) {
 	for i := range f.pos {
 		f.pos[i] = -1
 	}
+	f.heapBuf = grow(f.heapBuf, n)
 	for s := range f.heaps {
-		f.heaps[s].items = f.heaps[s].items[:0]
+		f.heaps[s].items = f.heapBuf[:0:0]
 		f.heaps[s].pos = f.pos
 	}
 	f.pw = [2]int64{}
@@ -153,12 +156,17 @@ func (f *fm) reset(g *hg, part []int8, lmax, strict [2]int64) {
 		f.pw[s] += g.vw[v]
 	}
 	f.cutW = 0
-	for e := int32(0); int(e) < m; e++ {
-		for _, p := range g.edgePins(e) {
-			f.cnt[e][int32(part[p])]++
+	f.incW = grow(f.incW, n)
+	clear(f.incW)
+	cnt, incW := f.cnt, f.incW
+	for e, w := range g.ew {
+		c := &cnt[e]
+		for _, p := range g.edgePins(int32(e)) {
+			c[part[p]&1]++
+			incW[p] += w
 		}
-		if f.cnt[e][0] > 0 && f.cnt[e][1] > 0 {
-			f.cutW += g.ew[e]
+		if c[0] > 0 && c[1] > 0 {
+			f.cutW += w
 		}
 	}
 }
@@ -202,13 +210,21 @@ func (f *fm) score() score {
 //
 // Gains are summed from per-edge terms computed once: what an edge adds
 // to the gain of its pins on each side depends only on its pin counts.
-// A vertex is on the boundary iff its gain exceeds −incW[v]: an uncut
+// A vertex is on the boundary iff its gain exceeds −f.incW[v]: an uncut
 // edge adds −w(e), a cut one 0 or w(e), and every edge weighs more than 0.
 func (f *fm) startPass(all int8) {
 	f.stamp++
 	f.moves = f.moves[:0]
 	f.heaps[0].clear()
 	f.heaps[1].clear()
+	// A heap holds vertices of its side at the start of the pass only
+	// (a moved vertex is locked), so one array of n entries holds both.
+	n0 := 0
+	for _, s := range f.part {
+		n0 += int(1 - s)
+	}
+	f.heaps[0].items = f.heapBuf[:0:n0]
+	f.heaps[1].items = f.heapBuf[n0:n0:len(f.part)]
 	g := f.g
 	f.edgeGain = grow(f.edgeGain, 2*g.m())
 	edgeGain, cnt, part, gain := f.edgeGain, f.cnt, f.part, f.gain
@@ -224,7 +240,7 @@ func (f *fm) startPass(all int8) {
 			gv += edgeGain[2*e+s]
 		}
 		gain[v] = gv
-		if gv > -g.incW[v] || part[v] == all {
+		if gv > -f.incW[v] || part[v] == all {
 			f.heaps[s].push(v, gv)
 		}
 	}
