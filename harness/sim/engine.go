@@ -195,10 +195,10 @@ type Engine struct {
 	home     int // index of the home node (the last)
 	workers  []*worker
 	kinds    []string    // worker kinds present, in order
-	compute  [][]float64 // per kind index, per task: seconds (NaN: cannot run)
+	tasks    []taskRec   // per task
+	spill    []int32     // the inputs of tasks with more than inlineInputs
+	compute  [][]float64 // per kind index from 1, per task: seconds (NaN: cannot run); kind 0's are in tasks
 	version  []uint32    // per data: bumped by each writing task
-	waiting  []int32     // unmet dependencies per task
-	popSeq   []int32     // per task: order in which tasks were popped
 	children [][]int
 	done     int
 	pops     int32
@@ -352,12 +352,11 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		e.workers = append(e.workers, &worker{id: i, node: ws.Node, kind: k, depth: depth, buffer: buffer})
 		e.nodes[ws.Node].workers = append(e.nodes[ws.Node].workers, i)
 	}
+	e.tasks = make([]taskRec, len(w.Tasks))
 	e.compute = make([][]float64, len(e.kinds))
-	for k := range e.compute {
+	for k := 1; k < len(e.compute); k++ {
 		e.compute[k] = make([]float64, len(w.Tasks))
 	}
-	e.waiting = make([]int32, len(w.Tasks))
-	e.popSeq = make([]int32, len(w.Tasks))
 	e.version = make([]uint32, nd)
 	noise := durationNoise(cfg.Seed, p.Runtime.DurationCV)
 	rates := make([]hardware.Rate, len(e.kinds)) // of the last kernel looked up
@@ -383,13 +382,20 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 				s = rates[k].Duration(t.Flops)
 				runnable = true
 			}
-			e.compute[k][i] = s * factor
+			if k == 0 {
+				e.tasks[i].dur = s * factor
+			} else {
+				e.compute[k][i] = s * factor
+			}
 		}
 		if !runnable {
 			return nil, fmt.Errorf("no worker of platform %s can run kernel %q (task %d): the platform's workers are %v", p.Name, t.Kernel, i, e.kinds)
 		}
 		e.flops += t.Flops
-		e.waiting[i] = int32(len(t.Deps))
+		if err := e.setTask(i, t); err != nil {
+			return nil, err
+		}
+		e.tasks[i].waiting = int32(len(t.Deps))
 		if len(t.Deps) > 0 && e.children == nil {
 			e.children = make([][]int, len(w.Tasks)) // a task graph
 		}
@@ -545,7 +551,7 @@ func (e *Engine) Begin() error {
 	// task.
 	e.timed(-1, func() error {
 		for i := range e.w.Tasks {
-			if e.waiting[i] == 0 {
+			if e.tasks[i].waiting == 0 {
 				e.sched.Push(i)
 			}
 		}

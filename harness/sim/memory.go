@@ -185,7 +185,7 @@ func (e *Engine) issueShared(ni, pending int) bool {
 		if pending >= maxPendingFetch {
 			return false
 		}
-		head := h >= 0 && !running && e.w.Tasks[h].Reads(r.data)
+		head := h >= 0 && !running && e.reads(h, r.data)
 		size := e.w.Data[r.data].Bytes
 		if !head && size == failed {
 			all = false
@@ -214,7 +214,7 @@ func (e *Engine) head(n *node) (task int, running bool) {
 	task = -1
 	for _, w := range n.workers {
 		wk := e.workers[w]
-		if len(wk.pipe) > 0 && (task < 0 || e.popSeq[wk.pipe[0]] < e.popSeq[task]) {
+		if len(wk.pipe) > 0 && (task < 0 || e.tasks[wk.pipe[0]].popSeq < e.tasks[task].popSeq) {
 			task, running = wk.pipe[0], wk.busy
 		}
 	}
@@ -226,17 +226,17 @@ func (e *Engine) head(n *node) (task int, running bool) {
 // a last resort, so workers sharing a memory cannot deadlock.
 func (e *Engine) forHead(n *node, d int) bool {
 	h, running := e.head(n)
-	return h >= 0 && !running && e.w.Tasks[h].Reads(d)
+	return h >= 0 && !running && e.reads(h, d)
 }
 
 // usedNow reports whether a task computing on the node, or its oldest
 // popped task, uses the data: what a last-resort eviction must keep.
 func (e *Engine) usedNow(n *node, d int) bool {
-	if h, _ := e.head(n); h >= 0 && e.w.Tasks[h].Reads(d) {
+	if h, _ := e.head(n); h >= 0 && e.reads(h, d) {
 		return true
 	}
 	for _, w := range n.workers {
-		if wk := e.workers[w]; wk.busy && e.w.Tasks[wk.pipe[0]].Reads(d) {
+		if wk := e.workers[w]; wk.busy && e.reads(wk.pipe[0], d) {
 			return true
 		}
 	}
@@ -491,10 +491,9 @@ func (e *Engine) afterLeave(ni, d int) {
 func (e *Engine) modeOn(n *node, d int) workloads.Mode {
 	mode, found := workloads.R, false
 	first := func(task int) bool {
-		t := &e.w.Tasks[task]
-		for k, in := range t.Inputs {
-			if in == d {
-				mode, found = t.Mode(k), true
+		for k, in := range e.inputs(task) {
+			if int(in) == d {
+				mode, found = e.mode(task, k), true
 				return false
 			}
 		}

@@ -155,7 +155,7 @@ func (e *Engine) fill(w int) {
 		for ready && mayPop(wk, n) {
 			task := e.pop(w)
 			e.popTask(w, task)
-			ready = e.rt.PopWhileFetching || n.holds(e.w.Tasks[task].Inputs)
+			ready = e.rt.PopWhileFetching || n.holds(e.inputs(task))
 			changed = true
 		}
 	}
@@ -167,7 +167,7 @@ func (e *Engine) readyPrefix(w int) int {
 	wk := e.workers[w]
 	n := e.nodes[wk.node]
 	for i, t := range wk.pipe {
-		if !n.holds(e.w.Tasks[t].Inputs) {
+		if !n.holds(e.inputs(t)) {
 			return i
 		}
 	}
@@ -175,7 +175,7 @@ func (e *Engine) readyPrefix(w int) int {
 }
 
 // holds reports whether every one of the data is on the node.
-func (n *node) holds(data []int) bool {
+func (n *node) holds(data []int32) bool {
 	for _, d := range data {
 		if n.state[d] != resident {
 			return false
@@ -192,25 +192,25 @@ func (e *Engine) addToBuffer(w, task int) {
 	if task < 0 || task >= len(e.w.Tasks) {
 		e.faultf("scheduler returned task %d, outside 0..%d", task, len(e.w.Tasks)-1)
 	}
-	if e.waiting[task] != 0 {
+	r := &e.tasks[task]
+	if r.waiting != 0 {
 		e.faultf("scheduler returned task %d whose dependencies are not done (or which was already returned)", task)
 	}
 	wk := e.workers[w]
-	if math.IsNaN(e.compute[wk.kind][task]) {
+	if math.IsNaN(e.duration(wk.kind, task)) {
 		e.faultf("scheduler gave task %d (kernel %s) to worker %d, a %s, which cannot run it", task, e.w.Tasks[task].Kernel, w, e.kinds[wk.kind])
 	}
-	e.waiting[task] = -1 // taken
+	r.waiting = -1 // taken
 	n := e.nodes[wk.node]
 	wk.buffer.add(task)
-	t := &e.w.Tasks[task]
-	for k, d := range t.Inputs {
+	for k, d := range e.inputs(task) {
 		n.want[d]++
 		switch n.state[d] {
 		case absent:
-			n.requestPrefetch(d, t.Mode(k))
+			n.requestPrefetch(int(d), e.mode(task, k))
 		case resident:
 			if !e.rt.TouchAtStart {
-				n.touch(d)
+				n.touch(int(d))
 			}
 		}
 	}
@@ -223,12 +223,11 @@ func (e *Engine) popTask(w, task int) {
 	n := e.nodes[wk.node]
 	wk.pipe = append(wk.pipe, task)
 	e.pops++
-	e.popSeq[task] = e.pops
+	e.tasks[task].popSeq = e.pops
 	if e.cfg.Decisions {
 		e.emit(Event{Ev: "pop", Worker: w, Node: wk.node, Task: task})
 	}
-	t := &e.w.Tasks[task]
-	for k, d := range t.Inputs {
+	for k, d := range e.inputs(task) {
 		if n.state[d] != resident && n.pin[d] == 0 {
 			e.stats.PopMissing++
 		}
@@ -237,10 +236,10 @@ func (e *Engine) popTask(w, task int) {
 		switch n.state[d] {
 		case absent:
 			n.prefReq[d] = false
-			n.fetchQ = append(n.fetchQ, request{d, false, t.Mode(k) == workloads.W})
+			n.fetchQ = append(n.fetchQ, request{int(d), false, e.mode(task, k) == workloads.W})
 		case resident:
 			if !e.rt.TouchAtStart {
-				n.touch(d)
+				n.touch(int(d))
 			}
 		}
 	}
@@ -255,15 +254,15 @@ func (e *Engine) startCompute(w int) {
 		return // idle, or the driver is blocked and launched no more kernels
 	}
 	task := wk.pipe[0]
-	t := &e.w.Tasks[task]
-	for k, d := range t.Inputs {
+	inputs := e.inputs(task)
+	for k, d := range inputs {
 		if n.state[d] != resident {
 			if n.state[d] == absent {
 				// Evicted while it waited: fetch it first (once: the
 				// request may be queued already, by afterLeave or by an
 				// earlier call; several workers share a node's queue).
-				r := request{d, false, t.Mode(k) == workloads.W}
-				i := slices.IndexFunc(n.fetchQ, func(q request) bool { return q.data == d })
+				r := request{int(d), false, e.mode(task, k) == workloads.W}
+				i := slices.IndexFunc(n.fetchQ, func(q request) bool { return q.data == r.data })
 				if i < 0 {
 					n.fetchQ = append(n.fetchQ, r)
 					i = len(n.fetchQ) - 1
@@ -281,12 +280,12 @@ func (e *Engine) startCompute(w int) {
 	}
 	wk.busy = true
 	if e.rt.TouchAtStart {
-		for _, d := range t.Inputs {
-			n.touch(d)
+		for _, d := range inputs {
+			n.touch(int(d))
 		}
 	}
 	var freed []int
-	if len(t.Modes) > 0 {
+	if e.tasks[task].written {
 		freed = e.acquire(wk.node, task)
 	}
 	i := e.emit(Event{Ev: "task_start", Worker: w, Node: wk.node, Task: task})
@@ -295,7 +294,7 @@ func (e *Engine) startCompute(w int) {
 		e.be.StartTask(w, task, i)
 		return
 	}
-	e.push(e.now+e.compute[wk.kind][task], w, task)
+	e.push(e.now+e.duration(wk.kind, task), w, task)
 	for _, o := range freed {
 		e.kick(o) // invalidation freed memory there
 	}
@@ -308,7 +307,8 @@ func (e *Engine) TaskDone(w, task int) {
 	n := e.nodes[wk.node]
 	wk.busy = false
 	wk.pipe = append(wk.pipe[:0], wk.pipe[1:]...) // in place: the pipeline is a few tasks
-	for _, d := range e.w.Tasks[task].Inputs {
+	inputs := e.inputs(task)
+	for _, d := range inputs {
 		n.pin[d]--
 	}
 	n.done++
@@ -316,9 +316,9 @@ func (e *Engine) TaskDone(w, task int) {
 	e.stats.Tasks++
 	e.stats.PerWorker[w]++
 	e.emit(Event{Ev: "task_end", Worker: w, Node: wk.node, Task: task})
-	for _, d := range e.w.Tasks[task].Inputs {
+	for _, d := range inputs {
 		if e.w.Data[d].Scratch && wk.node != e.home && n.pin[d] == 0 && n.want[d] == 0 && n.state[d] == resident {
-			e.discard(wk.node, d)
+			e.discard(wk.node, int(d))
 		}
 	}
 	e.observe(schedulers.Finished, w, task)
@@ -331,8 +331,8 @@ func (e *Engine) TaskDone(w, task int) {
 		children = e.children[task]
 	}
 	for _, c := range children {
-		e.waiting[c]--
-		if e.waiting[c] == 0 {
+		e.tasks[c].waiting--
+		if e.tasks[c].waiting == 0 {
 			e.timed(w, func() error { e.sched.Push(c); return nil })
 			released = true
 		}
@@ -385,9 +385,9 @@ func (e *Engine) discard(ni, d int) {
 // the workload lacks a dependency. It returns the nodes whose memory it
 // freed.
 func (e *Engine) acquire(node, task int) (freed []int) {
-	t := &e.w.Tasks[task]
-	for k, d := range t.Inputs {
-		if !t.Mode(k).Writes() || e.w.Data[d].Scratch {
+	for k, in := range e.inputs(task) {
+		d := int(in)
+		if !e.mode(task, k).Writes() || e.w.Data[d].Scratch {
 			continue // a scratch datum's value matters to nobody
 		}
 		e.version[d]++
