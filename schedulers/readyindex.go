@@ -291,13 +291,19 @@ const readyBlock = 16
 // copying their keys, which at a million queued tasks saves 20 bytes a
 // task and the copies of growing those arrays. So the owner changes a
 // task's record first, then tells the tree the key it had (update).
+// An arrival that remove took out is also marked readyLeft, so that the
+// scans of a block pass it without reading its task's record: Ready takes
+// most tasks near the front, whose blocks are mostly left arrivals.
 type readyTree struct {
 	ix       *ReadyIndex
 	worker   int32
-	arrivals []int32 // by arrival: the task
+	arrivals []int32 // by arrival: the task, readyLeft once removed
 	size     int     // leaves: a power of two, or 0
 	node     []readyNode
 }
+
+// readyLeft marks an arrival taken out by remove.
+const readyLeft = -1
 
 // readyNode is a node of a readyTree (1-based heap layout, leaves from
 // size on).
@@ -310,6 +316,9 @@ type readyNode struct {
 // key is arrival i's key: its task's while queued here, else readyGone.
 func (t *readyTree) key(i int) readyKey {
 	task := t.arrivals[i]
+	if task < 0 {
+		return readyGone
+	}
 	rt := &t.ix.tasks[task]
 	if rt.where != t.worker || int(rt.seq) != i {
 		return readyGone
@@ -332,7 +341,11 @@ func (t *readyTree) inputs(i int) int32 {
 // queued is the record of arrival i's task while it is queued here at
 // that arrival, else nil.
 func (t *readyTree) queued(i int) *readyTask {
-	if rt := &t.ix.tasks[t.arrivals[i]]; rt.where == t.worker && int(rt.seq) == i {
+	task := t.arrivals[i]
+	if task < 0 {
+		return nil
+	}
+	if rt := &t.ix.tasks[task]; rt.where == t.worker && int(rt.seq) == i {
 		return rt
 	}
 	return nil
@@ -375,6 +388,7 @@ func (t *readyTree) grow(n int) {
 // remove accounts for arrival i's task leaving, whose record already says
 // so; old is the key it had, n its inputs.
 func (t *readyTree) remove(i int, old readyKey, n int32) {
+	t.arrivals[i] = readyLeft
 	t.account(i, -1, -int64(n))
 	t.update(i, old)
 }
@@ -424,6 +438,9 @@ func (t *readyTree) rescan(b int) {
 	if t.ix.Prio == nil { // the keys are counts alone: compare those
 		tasks := t.ix.tasks
 		for a, task := range t.arrivals[lo:hi] {
+			if task == readyLeft {
+				continue
+			}
 			if rt := &tasks[task]; rt.where == t.worker && int(rt.seq) == lo+a && rt.missing < m.missing {
 				m.missing = rt.missing
 			}
