@@ -1,6 +1,10 @@
 package schedulers
 
-import "github.com/memsched/memsched/workloads"
+import (
+	"slices"
+
+	"github.com/memsched/memsched/workloads"
+)
 
 // belady is Belady's rule over a plan (thesis Theorem 1): evict the
 // candidate whose next use, in the order the worker will run its tasks
@@ -24,6 +28,7 @@ type belady struct {
 	mark  []uint32    // per data: == stamp when a candidate of this eviction
 	count []int32     // per data: index's scratch
 	first []use       // per candidate data: its first use
+	seq   []int32     // index's scratch, shared by the workers' first indexes (newBelady drops it)
 	stamp uint32
 }
 
@@ -43,43 +48,54 @@ func newBelady(w *workloads.Workload, lists *Lists) *belady {
 		b.gen[wk] = make([]uint32, nd)
 		b.index(wk)
 	}
+	b.seq = nil
 	return b
 }
 
 // index records the positions of a worker's list, forgetting the previous
 // list (after a steal gave it a new one). The positions are counted first,
 // then cut from one array: appended one by one, a million tasks' would
-// leave copies twice their size.
+// leave copies twice their size. The tasks' records, read at random in
+// plan order (cache misses), are read once: that pass lists each
+// position (complemented) followed by its distinct inputs, and the second
+// pass reads the list.
 func (b *belady) index(wk int) {
 	b.epoch[wk]++
 	count := b.count
 	clear(count)
+	lst := b.lists.lists[wk]
+	seq := slices.Grow(b.seq[:0], len(lst)+int(b.lists.InputsLeft(wk))) // a bound: each task, then its inputs
 	total := 0
-	b.each(wk, func(_ int, d int) { count[d]++; total++ })
-	backing := make([]int32, total)
-	b.each(wk, func(i int, d int) {
-		if b.gen[wk][d] != b.epoch[wk] {
-			b.gen[wk][d] = b.epoch[wk]
-			b.occ[wk][d], backing = backing[:0:count[d]], backing[count[d]:]
-			b.cur[wk][d] = 0
-		}
-		b.occ[wk][d] = append(b.occ[wk][d], int32(i))
-	})
-}
-
-// each calls f with the position and each distinct input of the worker's
-// remaining tasks, in list order.
-func (b *belady) each(wk int, f func(i, d int)) {
-	for i, t := range b.lists.lists[wk] {
+	for i, t := range lst {
 		if t < 0 {
 			continue
 		}
-		for j, d := range b.w.Tasks[t].Inputs {
-			if firstIndex(b.w.Tasks[t].Inputs, d) == j { // not a duplicate input
-				f(i, d)
+		seq = append(seq, ^int32(i))
+		in := b.w.Tasks[t].Inputs
+		for j, d := range in {
+			if firstIndex(in, d) == j { // not a duplicate input
+				seq = append(seq, int32(d))
+				count[d]++
+				total++
 			}
 		}
 	}
+	backing := make([]int32, total)
+	occ, cur, gen, epoch := b.occ[wk], b.cur[wk], b.gen[wk], b.epoch[wk]
+	var i int32
+	for _, e := range seq {
+		if e < 0 {
+			i = ^e
+			continue
+		}
+		if gen[e] != epoch {
+			gen[e] = epoch
+			occ[e], backing = backing[:0:count[e]], backing[count[e]:]
+			cur[e] = 0
+		}
+		occ[e] = append(occ[e], i)
+	}
+	b.seq = seq
 }
 
 func firstIndex(s []int, x int) int {
