@@ -65,9 +65,7 @@ func (s *Planned) Init(v View) error {
 	if s.Ready && s.Window <= 0 {
 		s.index = NewReadyIndex(v)
 		for w, l := range plans {
-			for _, t := range l {
-				s.index.Add(w, t)
-			}
+			s.index.AddAll(w, l)
 		}
 	}
 	if s.Belady {

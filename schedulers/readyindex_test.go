@@ -28,6 +28,9 @@ func TestReadyTreeMatchesScan(t *testing.T) {
 			if r.IntN(50) == 0 { // as Reserve does: leaves for arrivals to come
 				tree.grow(len(keys) + r.IntN(100))
 			}
+			if r.IntN(100) == 0 { // as AddAll does: every node anew from the records
+				tree.build()
+			}
 			switch op := r.IntN(10); {
 			case op < 3 || len(keys) == 0:
 				k, n := key(), r.IntN(4)
