@@ -109,27 +109,25 @@ func (h *gainHeap) clear() {
 // back to the best prefix, comparing scores (overload, cut, strict
 // overload) so that an infeasible partition is first made feasible.
 type fm struct {
-	g        *hg
-	part     []int8
-	cnt      [][2]int32 // cnt[e][s]: pins of edge e on side s
-	pw       [2]int64
-	lmax     [2]int64 // bounds of this level
-	strict   [2]int64 // bounds of the finest level, to break ties
-	cutW     int64
-	gain     []int64
-	edgeGain []int64  // startPass scratch: pinGain of each edge, per side
-	incW     []int64  // incW[v]: the weight of v's edges (the boundary test)
-	locked   []uint32 // == stamp: moved in this pass
-	stamp    uint32
-	pos      []int32
-	heaps    [2]gainHeap
-	heapBuf  []heapItem // the heaps' entries: side 0's, then side 1's
-	moves    []int32
-	kcnt     []int32 // completionGain scratch, all zero between calls
-	touched  []int32
-	cands    []edgeCand // completeEdges scratch
-	sorted   []edgeCand
-	bucket   []int32
+	g       *hg
+	part    []int8
+	cnt     [][2]int32 // cnt[e][s]: pins of edge e on side s
+	pw      [2]int64
+	lmax    [2]int64 // bounds of this level
+	strict  [2]int64 // bounds of the finest level, to break ties
+	cutW    int64
+	gain    []int64
+	locked  []uint32 // == stamp: moved in this pass
+	stamp   uint32
+	pos     []int32
+	heaps   [2]gainHeap
+	heapBuf []heapItem // the heaps' entries: side 0's, then side 1's
+	moves   []int32
+	kcnt    []int32 // completionGain scratch, all zero between calls
+	touched []int32
+	cands   []edgeCand // completeEdges scratch
+	sorted  []edgeCand
+	bucket  []int32
 }
 
 // reset binds the refiner to g and part (which it modifies in place).
@@ -156,14 +154,11 @@ func (f *fm) reset(g *hg, part []int8, lmax, strict [2]int64) {
 		f.pw[s] += g.vw[v]
 	}
 	f.cutW = 0
-	f.incW = grow(f.incW, n)
-	clear(f.incW)
-	cnt, incW := f.cnt, f.incW
+	cnt := f.cnt
 	for e, w := range g.ew {
 		c := &cnt[e]
 		for _, p := range g.edgePins(int32(e)) {
 			c[part[p]&1]++
-			incW[p] += w
 		}
 		if c[0] > 0 && c[1] > 0 {
 			f.cutW += w
@@ -208,10 +203,12 @@ func (f *fm) score() score {
 // startPass unlocks every vertex and fills the heaps with the boundary
 // vertices (all vertices of side all, if all >= 0, for rebalancing).
 //
-// Gains are summed from per-edge terms computed once: what an edge adds
-// to the gain of its pins on each side depends only on its pin counts.
-// A vertex is on the boundary iff its gain exceeds −f.incW[v]: an uncut
-// edge adds −w(e), a cut one 0 or w(e), and every edge weighs more than 0.
+// Gains are summed over the cut edges only: an uncut edge adds −w(e) to
+// the gain of each of its pins, a cut one 0, or w(e) to a lone pin on its
+// side, so a vertex's gain is −g.incW[v] plus, per cut edge, w(e) or
+// 2·w(e). Most vertices touch no cut edge: their gain is −g.incW[v], and
+// a vertex is on the boundary iff its gain exceeds that (every edge
+// weighs more than 0).
 func (f *fm) startPass(all int8) {
 	f.stamp++
 	f.moves = f.moves[:0]
@@ -226,36 +223,28 @@ func (f *fm) startPass(all int8) {
 	f.heaps[0].items = f.heapBuf[:0:n0]
 	f.heaps[1].items = f.heapBuf[n0:n0:len(f.part)]
 	g := f.g
-	f.edgeGain = grow(f.edgeGain, 2*g.m())
-	edgeGain, cnt, part, gain := f.edgeGain, f.cnt, f.part, f.gain
+	cnt, part, gain, incW := f.cnt, f.part, f.gain, g.incW
+	for v, w := range incW {
+		gain[v] = -w
+	}
 	for e, w := range g.ew {
-		c0, c1 := cnt[e][0], cnt[e][1]
-		edgeGain[2*e] = pinGain(c0, c1, w)
-		edgeGain[2*e+1] = pinGain(c1, c0, w)
-	}
-	for v := int32(0); int(v) < g.n(); v++ {
-		s := int32(part[v])
-		var gv int64
-		for _, e := range g.vertexEdges(v) {
-			gv += edgeGain[2*e+s]
+		c := cnt[e]
+		if c[0] == 0 || c[1] == 0 {
+			continue
 		}
-		gain[v] = gv
-		if gv > -f.incW[v] || part[v] == all {
-			f.heaps[s].push(v, gv)
+		for _, p := range g.edgePins(int32(e)) {
+			if c[part[p]] == 1 {
+				gain[p] += 2 * w
+			} else {
+				gain[p] += w
+			}
 		}
 	}
-}
-
-// pinGain is the cut decrease if one of the own pins of an edge of weight
-// w, with other pins on the other side, moved across.
-func pinGain(own, other int32, w int64) int64 {
-	switch {
-	case other == 0:
-		return -w
-	case own == 1:
-		return w
+	for v, gv := range gain[:len(part)] {
+		if gv > -incW[v] || part[v] == all {
+			f.heaps[part[v]].push(int32(v), gv)
+		}
 	}
-	return 0
 }
 
 // adjust changes the gain of a free vertex and keeps the heaps in step;
