@@ -90,9 +90,9 @@ func TestGainHeapMatchesSwapHeap(t *testing.T) {
 		keys := int64(1 + r.IntN(20)) // few distinct keys: many ties
 		gain := make([]int64, n)
 		ref := &swapHeap{pos: make([]int32, n), gain: gain}
-		h := &gainHeap{pos: make([]int32, n)}
+		h := &gainHeap{vs: make([]vertexState, n)}
 		for v := range n {
-			ref.pos[v], h.pos[v] = -1, -1
+			ref.pos[v], h.vs[v].pos = -1, -1
 		}
 		for op := 0; op < 20*n; op++ {
 			v := int32(r.IntN(n))
@@ -118,13 +118,15 @@ func TestGainHeapMatchesSwapHeap(t *testing.T) {
 				t.Fatalf("seed %d op %d: %d entries, want %d", seed, op, len(h.items), len(ref.items))
 			}
 			for i, it := range h.items {
-				if it.v != ref.items[i] || it.gain != gain[it.v] || h.pos[it.v] != int32(i) {
+				if it.v != ref.items[i] || it.gain != gain[it.v] || h.vs[it.v].pos != int32(i) {
 					t.Fatalf("seed %d op %d: entry %d is %+v (pos %d), want vertex %d of gain %d",
-						seed, op, i, it, h.pos[it.v], ref.items[i], gain[ref.items[i]])
+						seed, op, i, it, h.vs[it.v].pos, ref.items[i], gain[ref.items[i]])
 				}
 			}
-			if !slices.Equal(h.pos, ref.pos) {
-				t.Fatalf("seed %d op %d: positions differ", seed, op)
+			for v, st := range h.vs {
+				if st.pos != ref.pos[v] {
+					t.Fatalf("seed %d op %d: position of %d is %d, want %d", seed, op, v, st.pos, ref.pos[v])
+				}
 			}
 		}
 	}
@@ -151,8 +153,8 @@ func TestStartPassGains(t *testing.T) {
 				part[v] ^= 1
 				want := cut - g.cut(part)
 				part[v] ^= 1
-				if f.gain[v] != want {
-					t.Fatalf("seed %d: gain of %d is %d, want %d", seed, v, f.gain[v], want)
+				if f.vs[v].gain != want {
+					t.Fatalf("seed %d: gain of %d is %d, want %d", seed, v, f.vs[v].gain, want)
 				}
 				boundary := false
 				for _, e := range g.vertexEdges(int32(v)) {
@@ -160,7 +162,7 @@ func TestStartPassGains(t *testing.T) {
 						boundary = boundary || part[p] != part[v]
 					}
 				}
-				inHeap := f.pos[v] >= 0 && f.heaps[part[v]].items[f.pos[v]].v == int32(v)
+				inHeap := f.vs[v].pos >= 0 && f.heaps[part[v]].items[f.vs[v].pos].v == int32(v)
 				if inHeap != (boundary || part[v] == all) {
 					t.Fatalf("seed %d all %d: vertex %d in heap %v, boundary %v", seed, all, v, inHeap, boundary)
 				}
