@@ -11,7 +11,6 @@ type hg struct {
 	ew     []int64
 	vptr   []int32 // edges of vertex v: inc[vptr[v]:vptr[v+1]]
 	inc    []int32
-	incW   []int64 // incW[v]: the weight of v's edges (FM's gain of an interior vertex, negated)
 	totalW int64
 	maxVW  int64
 }
@@ -187,8 +186,7 @@ func samePins(other []int32, n int, stamp []int32, e int32) bool {
 }
 
 // buildIncidence fills vptr/inc from the edges (counting sort, so each
-// vertex lists its edges in increasing order) and incW: every FM pass on
-// g needs it, whatever the partition.
+// vertex lists its edges in increasing order).
 func (g *hg) buildIncidence() {
 	n := g.n()
 	g.vptr = grow(g.vptr, n+1)
@@ -202,14 +200,10 @@ func (g *hg) buildIncidence() {
 	// vptr[p] serves as p's fill position, ending at p+1's start; the
 	// shift below restores the starts without a second array.
 	g.inc = grow(g.inc, len(g.pins))
-	g.incW = grow(g.incW, n)
-	clear(g.incW)
 	for e := int32(0); int(e) < g.m(); e++ {
-		w := g.ew[e]
 		for _, p := range g.edgePins(e) {
 			g.inc[g.vptr[p]] = e
 			g.vptr[p]++
-			g.incW[p] += w
 		}
 	}
 	copy(g.vptr[1:], g.vptr[:n])

@@ -126,6 +126,7 @@ type fm struct {
 	strict  [2]int64 // bounds of the finest level, to break ties
 	cutW    int64
 	vs      []vertexState
+	incW    []int64 // incW[v]: the weight of v's edges (an interior vertex's gain, negated)
 	stamp   uint32
 	heaps   [2]gainHeap
 	heapBuf []heapItem // the heaps' entries: side 0's, then side 1's
@@ -158,11 +159,14 @@ func (f *fm) reset(g *hg, part []int8, lmax, strict [2]int64) {
 		f.pw[s] += g.vw[v]
 	}
 	f.cutW = 0
-	cnt := f.cnt
+	f.incW = grow(f.incW, n)
+	clear(f.incW)
+	cnt, incW := f.cnt, f.incW
 	for e, w := range g.ew {
 		c := &cnt[e]
 		for _, p := range g.edgePins(int32(e)) {
 			c[part[p]&1]++
+			incW[p] += w
 		}
 		if c[0] > 0 && c[1] > 0 {
 			f.cutW += w
@@ -209,10 +213,10 @@ func (f *fm) score() score {
 //
 // Gains are summed over the cut edges only: an uncut edge adds −w(e) to
 // the gain of each of its pins, a cut one 0, or w(e) to a lone pin on its
-// side, so a vertex's gain is −g.incW[v] plus, per cut edge, w(e) or
-// 2·w(e). Most vertices touch no cut edge: their gain is −g.incW[v], and
-// a vertex is on the boundary iff its gain exceeds that (every edge
-// weighs more than 0).
+// side, so a vertex's gain is −f.incW[v] plus, per cut edge, w(e) or
+// 2·w(e); it is on the boundary iff its gain exceeds −f.incW[v] (every
+// edge weighs more than 0). Walking the pins of the cut edges costs less
+// than walking every vertex's edges, even where most edges are cut.
 func (f *fm) startPass(all int8) {
 	f.stamp++
 	f.moves = f.moves[:0]
@@ -227,7 +231,7 @@ func (f *fm) startPass(all int8) {
 	f.heaps[0].items = f.heapBuf[:0:n0]
 	f.heaps[1].items = f.heapBuf[n0:n0:len(f.part)]
 	g := f.g
-	cnt, part, vs, incW := f.cnt, f.part, f.vs, g.incW
+	cnt, part, vs, incW := f.cnt, f.part, f.vs, f.incW
 	for v, w := range incW {
 		vs[v].gain = -w
 	}
@@ -471,9 +475,10 @@ func (f *fm) completeEdges() bool {
 		}
 		// Balance first: it is cheap and decides most rejections.
 		var ws int64
+		part, vw := f.part, g.vw // locals: not reloaded on every pin
 		for _, p := range g.edgePins(c.e) {
-			if int32(f.part[p]) == side {
-				ws += g.vw[p]
+			if int32(part[p]) == side {
+				ws += vw[p]
 			}
 		}
 		pw := f.pw
@@ -547,12 +552,13 @@ func (f *fm) completionGain(e, s int32) int64 {
 		}
 	}
 	var gain int64
+	cnt, ew, own, other := f.cnt, g.ew, s&1, (1-s)&1 // &1: no bounds checks on cnt[e2]
 	for _, e2 := range touched {
-		if f.cnt[e2][1-s] == 0 {
-			gain -= g.ew[e2]
+		if cnt[e2][other] == 0 {
+			gain -= ew[e2]
 		}
-		if f.cnt[e2][s] == kcnt[e2] {
-			gain += g.ew[e2]
+		if cnt[e2][own] == kcnt[e2] {
+			gain += ew[e2]
 		}
 		kcnt[e2] = 0
 	}
