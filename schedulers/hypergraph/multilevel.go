@@ -169,7 +169,9 @@ func (w *worker) bestNeighbour(g *hg, u int32, part []int8, cmap []int32, maxW i
 	for _, p := range touched {
 		r := rating[p]
 		rating[p] = 0
-		if p == u || (best >= 0 && (r < bestScore || (r == bestScore && prio[p] <= prio[best]))) {
+		// Ratings are positive, so without a best yet (bestScore 0) the
+		// first test passes every candidate; it rejects most of the others.
+		if r < bestScore || p == u || (r == bestScore && best >= 0 && prio[p] <= prio[best]) {
 			continue
 		}
 		// The weight bound is checked last: most candidates lose anyway.
