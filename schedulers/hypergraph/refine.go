@@ -270,6 +270,25 @@ func (f *fm) adjust(p int32, delta int64) {
 	}
 }
 
+// adjustAll adjusts the gains of the free pins ps by delta, as adjust
+// does one by one, without a call and reloads of f's fields per pin (the
+// moved vertex, locked, is skipped like any locked one).
+func (f *fm) adjustAll(ps []int32, delta int64) {
+	vs, part, stamp := f.vs, f.part, f.stamp
+	for _, p := range ps {
+		st := &vs[p]
+		if st.locked == stamp {
+			continue
+		}
+		st.gain += delta
+		if h := &f.heaps[part[p]&1]; st.pos >= 0 {
+			h.fix(p, st.gain)
+		} else {
+			h.push(p, st.gain)
+		}
+	}
+}
+
 // move moves v to the other side, locks it and updates the gains of its
 // neighbours with the classic FM delta rules on the pin counts.
 func (f *fm) move(v int32) {
@@ -295,11 +314,7 @@ func (f *fm) move(v int32) {
 		w, ps := g.ew[e], g.edgePins(e)
 		switch ct {
 		case 0: // e becomes cut: leaving no longer cuts it for the other pins
-			for _, p := range ps {
-				if p != v {
-					f.adjust(p, w)
-				}
-			}
+			f.adjustAll(ps, w)
 		case 1: // the lone pin on side to no longer uncuts e by leaving
 			for _, p := range ps {
 				if p != v && int32(f.part[p]) == to {
@@ -310,11 +325,7 @@ func (f *fm) move(v int32) {
 		}
 		switch cf - 1 {
 		case 0: // e is now uncut: leaving would cut it again
-			for _, p := range ps {
-				if p != v {
-					f.adjust(p, -w)
-				}
-			}
+			f.adjustAll(ps, -w)
 		case 1: // the lone pin left on side from would uncut e by leaving
 			for _, p := range ps {
 				if int32(f.part[p]) == from {
