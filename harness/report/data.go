@@ -279,7 +279,7 @@ func LoadSourced(files ...string) ([]run.Record, []string, error) {
 // with unknown keys are counted as stale and ignored, and records of other
 // suites are ignored. Without one, records are grouped by their own labels.
 // src names each record's file (nil when unknown); Files lists those that
-// contributed.
+// contributed, sorted.
 func NewSet(s *suite.Suite, recs []run.Record, src []string) *Set {
 	set := &Set{Suite: s, Cells: map[string]map[string]*Cell{}, Metric: "gflops", XAxis: "working_set"}
 	seenFile := map[string]bool{}
@@ -380,6 +380,9 @@ func NewSet(s *suite.Suite, recs []run.Record, src []string) *Set {
 		p.Panel = strings.Join(parts, " ")
 		set.Points = append(set.Points, p)
 	}
+	// In name order: a file's line order is the order its runs finished,
+	// which would otherwise decide the order here.
+	sort.Strings(set.Files)
 	sort.Slice(set.Points, func(i, j int) bool {
 		a, b := set.Points[i], set.Points[j]
 		if a.Panel != b.Panel {
