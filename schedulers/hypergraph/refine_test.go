@@ -132,20 +132,27 @@ func TestGainHeapMatchesSwapHeap(t *testing.T) {
 	}
 }
 
+// randomBisection is a random hypergraph split at random, and a refiner
+// bound to it under loose bounds.
+func randomBisection(seed, stream uint64) (*hg, []int8, *fm) {
+	r := rand.New(rand.NewPCG(seed, stream))
+	g := fromHypergraph(randomHypergraph(10+r.IntN(100), 5+r.IntN(100), 2+r.IntN(8), seed))
+	part := make([]int8, g.n())
+	for v := range part {
+		part[v] = int8(r.IntN(2))
+	}
+	f := &fm{}
+	f.reset(g, part, [2]int64{g.totalW, g.totalW}, [2]int64{g.totalW, g.totalW})
+	return g, part, f
+}
+
 // TestStartPassGains checks the gains and the boundary sets that
 // startPass derives from per-edge terms against their definitions: the
 // cut decrease of moving v alone, and having a pin of some edge of v on
 // the other side.
 func TestStartPassGains(t *testing.T) {
 	for seed := uint64(0); seed < 50; seed++ {
-		r := rand.New(rand.NewPCG(seed, 6))
-		g := fromHypergraph(randomHypergraph(10+r.IntN(100), 5+r.IntN(100), 2+r.IntN(8), seed))
-		part := make([]int8, g.n())
-		for v := range part {
-			part[v] = int8(r.IntN(2))
-		}
-		var f fm
-		f.reset(g, part, [2]int64{g.totalW, g.totalW}, [2]int64{g.totalW, g.totalW})
+		g, part, f := randomBisection(seed, 6)
 		for _, all := range []int8{-1, 0, 1} {
 			f.startPass(all)
 			cut := g.cut(part)
@@ -175,14 +182,7 @@ func TestStartPassGains(t *testing.T) {
 // decrease of moving every pin of a cut edge on one side across.
 func TestCompletionGain(t *testing.T) {
 	for seed := uint64(0); seed < 50; seed++ {
-		r := rand.New(rand.NewPCG(seed, 7))
-		g := fromHypergraph(randomHypergraph(10+r.IntN(100), 5+r.IntN(100), 2+r.IntN(8), seed))
-		part := make([]int8, g.n())
-		for v := range part {
-			part[v] = int8(r.IntN(2))
-		}
-		var f fm
-		f.reset(g, part, [2]int64{g.totalW, g.totalW}, [2]int64{g.totalW, g.totalW})
+		g, part, f := randomBisection(seed, 7)
 		f.kcnt = grow(f.kcnt, g.m())
 		cut := g.cut(part)
 		for e := int32(0); int(e) < g.m(); e++ {
