@@ -182,8 +182,8 @@ func hfpRun(w *workloads.Workload, opts HFPOptions, pairMin int) [][]int {
 	}
 
 	var pkgs [][]int
-	for i := range h.alive {
-		if h.alive[i] {
+	for i := range h.size {
+		if h.alive(int32(i)) {
 			pkgs = append(pkgs, h.appendTasks(make([]int, 0, h.size[i]), int32(i)))
 		}
 	}
@@ -211,9 +211,8 @@ type hfp struct {
 	// capacity of its array: data[i][len:cap] is the first half, hsplit[i]
 	// long, then the second (see halves).
 	hsplit []int32
-	taskIn csr // each task's own inputs (never modified)
-	alive  []bool
-	nAlive int
+	taskIn csr     // each task's own inputs (never modified)
+	nAlive int     // packages alive (see alive)
 	w      []int64 // weight: bytes of D(P_i)
 
 	// pk[d] holds the slots of the live packages holding d, increasing.
@@ -260,7 +259,6 @@ func newHFP(w *workloads.Workload, memory int64, flip bool) *hfp {
 		bytes:   dataBytes(w),
 		data:    make([][]int32, m),
 		taskIn:  in,
-		alive:   make([]bool, m),
 		nAlive:  m,
 		pk:      readersOf(len(w.Data), m, in.row),
 		owner:   make([]int32, m),
@@ -278,7 +276,6 @@ func newHFP(w *workloads.Workload, memory int64, flip bool) *hfp {
 	}
 	for i := range m {
 		h.data[i] = h.taskIn.row(i) // merges replace entries, never the arrays
-		h.alive[i] = true
 		h.owner[i] = int32(i)
 		d := int64(len(h.data[i]))
 		h.sumD += d
@@ -289,6 +286,10 @@ func newHFP(w *workloads.Workload, memory int64, flip bool) *hfp {
 	}
 	return h
 }
+
+// alive tells whether slot i holds a package: one merged into another or
+// removed to P_nc has no task left.
+func (h *hfp) alive(i int32) bool { return h.size[i] > 0 }
 
 // fits is the phase-1 test weight(D(P_i) ∪ D(P_j)) <= M.
 func (h *hfp) fits(i, j int32, shared int64) bool {
@@ -332,7 +333,7 @@ func (h *hfp) fastStart(S []int32, K int) {
 	single := func(c int32) bool { return h.size[c] == 1 }
 	head := make([]int32, len(h.pk))
 	for _, i := range S {
-		if !h.alive[i] || !single(i) {
+		if !h.alive(i) || !single(i) {
 			continue // merged earlier in this pass
 		}
 		j := int32(-1)
@@ -390,7 +391,6 @@ func (h *hfp) merge(i, j int32, flip bool) {
 	h.count(i)
 	h.concat(i, j)
 	h.data[j] = nil
-	h.alive[j] = false
 	h.owner[j] = i
 	h.nAlive--
 	if h.onGrow != nil {
@@ -404,7 +404,6 @@ func (h *hfp) remove(i int32) {
 	h.uncount(i)
 	h.data[i] = nil
 	h.size[i] = 0
-	h.alive[i] = false
 	h.owner[i] = -1
 	h.nAlive--
 }
@@ -488,7 +487,7 @@ func (b *sizeBuckets) smallest(h *hfp) []int32 {
 		size := int32(b.sizes[0])
 		live := b.by[size][:0]
 		for _, i := range b.by[size] {
-			if h.alive[i] && h.size[i] == size {
+			if h.size[i] == size { // alive (sizes are at least 1) and not grown since
 				live = append(live, i)
 			}
 		}
