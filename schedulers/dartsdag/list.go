@@ -7,18 +7,18 @@ import "slices"
 // the next compaction), and every live entry carries an order key that
 // increases along the list, so that a decision that looks at a few data
 // only can still break ties by list position (the first listed wins).
+// Keys increase along the whole array, dead entries included (an append
+// takes a key past the last, an insertion compacts first), so an entry is
+// live when its key is its data's.
 type dataList struct {
 	entries []listed
-	stampOf []uint32 // per data, the stamp of its live entry; 0 when absent
-	keyOf   []uint64 // per data, the order key of its live entry
-	stamp   uint32
+	keyOf   []uint64 // per data, the order key of its live entry; 0 when absent
 	dead    int
 }
 
 type listed struct {
-	data  int32
-	stamp uint32
-	key   uint64
+	data int32
+	key  uint64
 }
 
 // Order keys are spaced keyGap apart when (re)labelled or appended; an
@@ -30,12 +30,12 @@ const (
 )
 
 func newDataList(nd int) dataList {
-	return dataList{stampOf: make([]uint32, nd), keyOf: make([]uint64, nd)}
+	return dataList{keyOf: make([]uint64, nd)}
 }
 
-func (l *dataList) has(x int32) bool { return l.stampOf[x] != 0 }
+func (l *dataList) has(x int32) bool { return l.keyOf[x] != 0 }
 
-func (l *dataList) live(e listed) bool { return l.stampOf[e.data] == e.stamp }
+func (l *dataList) live(e listed) bool { return l.keyOf[e.data] == e.key }
 
 // before reports whether x is listed before y (both listed).
 func (l *dataList) before(x, y int32) bool { return l.keyOf[x] < l.keyOf[y] }
@@ -75,19 +75,8 @@ func (l *dataList) insert(r int, x int32) {
 }
 
 func (l *dataList) entry(x int32, key uint64) listed {
-	l.stamp++
-	if l.stamp == 0 { // wrapped: no dead entry may keep a stamp a live one reuses
-		l.compact()
-		for _, e := range l.entries {
-			l.stampOf[e.data] = 1
-		}
-		for i := range l.entries {
-			l.entries[i].stamp = 1
-		}
-		l.stamp = 2
-	}
-	l.stampOf[x], l.keyOf[x] = l.stamp, key
-	return listed{x, l.stamp, key}
+	l.keyOf[x] = key
+	return listed{x, key}
 }
 
 // relabel spaces the keys of the (compacted) list keyGap apart again.
@@ -103,8 +92,8 @@ func (l *dataList) relabel() {
 // drop takes x out of the list if it is there. The list compacts itself
 // once most of its entries are dead (decisions no longer walk it).
 func (l *dataList) drop(x int32) {
-	if l.stampOf[x] != 0 {
-		l.stampOf[x] = 0
+	if l.keyOf[x] != 0 {
+		l.keyOf[x] = 0
 		if l.dead++; l.dead > 64 && 2*l.dead > len(l.entries) {
 			l.compact()
 		}
