@@ -257,22 +257,11 @@ func (f *fm) startPass(all int8) {
 
 // adjust changes the gain of a free vertex and keeps the heaps in step;
 // a free vertex outside the heaps has just become a boundary vertex.
-func (f *fm) adjust(p int32, delta int64) {
-	st := &f.vs[p]
-	if st.locked == f.stamp {
-		return
-	}
-	st.gain += delta
-	if st.pos >= 0 {
-		f.heaps[f.part[p]].fix(p, st.gain)
-	} else {
-		f.heaps[f.part[p]].push(p, st.gain)
-	}
-}
+func (f *fm) adjust(p int32, delta int64) { f.adjustAll([]int32{p}, delta) }
 
 // adjustAll adjusts the gains of the free pins ps by delta, as adjust
-// does one by one, without a call and reloads of f's fields per pin (the
-// moved vertex, locked, is skipped like any locked one).
+// does one by one, in one loop (the moved vertex, locked, is skipped like
+// any locked one).
 func (f *fm) adjustAll(ps []int32, delta int64) {
 	vs, part, stamp := f.vs, f.part, f.stamp
 	for _, p := range ps {
