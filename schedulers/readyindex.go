@@ -273,7 +273,8 @@ func (r *ReadyIndex) next(worker int) (task, before int) {
 			panic("schedulers: ReadyIndex.Next on a worker with no task")
 		}
 		least := q.key(i)
-		for a := i; a < q.blockEnd(i); a++ {
+		_, end := q.block(i / readyBlock)
+		for a := i; a < end; a++ {
 			k := q.key(a)
 			if k == readyGone {
 				continue
@@ -355,6 +356,7 @@ type readyNode struct {
 
 // key is arrival i's key: its task's while queued here, else readyGone.
 func (t *readyTree) key(i int) readyKey {
+	// queued(i) written out, so that key stays inlinable.
 	task := t.arrivals[i]
 	if task < 0 {
 		return readyGone
@@ -436,7 +438,8 @@ func (t *readyTree) build() {
 	t.grow(len(t.arrivals))
 	for b := range t.size {
 		leaf := readyNode{key: readyGone}
-		for i := b * readyBlock; i < min(len(t.arrivals), (b+1)*readyBlock); i++ {
+		lo, hi := t.block(b)
+		for i := lo; i < hi; i++ {
 			if rt := t.queued(i); rt != nil {
 				leaf.key = least(leaf.key, t.key(i))
 				leaf.queued++
@@ -491,14 +494,17 @@ func (t *readyTree) update(i int, old readyKey) {
 	}
 }
 
-// blockEnd is the end of the arrivals under arrival i's leaf.
-func (t *readyTree) blockEnd(i int) int { return min(len(t.arrivals), (i/readyBlock+1)*readyBlock) }
+// block is the range of the arrivals under leaf b.
+func (t *readyTree) block(b int) (lo, hi int) {
+	return b * readyBlock, min(len(t.arrivals), (b+1)*readyBlock)
+}
 
 // rescan recomputes the least key of leaf b's arrivals.
 func (t *readyTree) rescan(b int) {
-	lo, hi := b*readyBlock, min(len(t.arrivals), (b+1)*readyBlock)
+	lo, hi := t.block(b)
 	m := readyGone
 	if t.ix.Prio == nil { // the keys are counts alone: compare those
+		// queued(a) written out: this loop is most of Ready's time.
 		tasks := t.ix.tasks
 		for a, task := range t.arrivals[lo:hi] {
 			if task == readyLeft {
@@ -545,8 +551,8 @@ func (t *readyTree) first() (i, before int, inputs int64) {
 			j++
 		}
 	}
-	b := (j - t.size) * readyBlock
-	for i := b; i < min(len(t.arrivals), b+readyBlock); i++ {
+	lo, hi := t.block(j - t.size)
+	for i := lo; i < hi; i++ {
 		k := t.key(i)
 		if k == m {
 			return i, int(queued), inputs
