@@ -68,6 +68,34 @@ type View interface {
 	CountArray(ops int)
 }
 
+// Sharer is implemented by views whose runs may share what a scheduler
+// computes from the workload and platform alone (a sweep's runs of one
+// point: hMETIS+R's partition, a file generated beforehand in the papers'
+// protocol). Share returns what compute returns, computed once for all the
+// runs that ask with the same key: the key must name every input of
+// compute, compute must not use the run's random source or state, and the
+// value, shared by concurrent runs, is read only.
+// Operations compute counts are replayed to the runs that did not compute,
+// so a model-charged run costs the same either way; a run charged its
+// measured wall time always computes.
+type Sharer interface {
+	Share(key string, compute func() (any, error)) (any, error)
+}
+
+// Shared computes through the view's Sharer if it has one, else at once.
+func Shared[T any](v View, key string, compute func() (T, error)) (T, error) {
+	s, ok := v.(Sharer)
+	if !ok {
+		return compute()
+	}
+	r, err := s.Share(key, func() (any, error) { return compute() })
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return r.(T), nil
+}
+
 // Presence is the read-only set of data present (loaded or being loaded)
 // on a memory node, kept by the executor.
 type Presence struct{ present []bool }

@@ -30,6 +30,9 @@ type Config struct {
 	Trace       func(sim.Event)
 	Decisions   bool            // Trace also gets pop and sched events (sim.Config.Decisions)
 	Context     context.Context // cancels the run (nil: never)
+	// Share computes once what the schedulers of several runs compute from
+	// the workload alone (sim.Config.Share; a sweep's runs of a point).
+	Share func(key string, compute func() (any, error)) (any, error)
 	// Spec, when set, is the scheduler to run instead of looking Scheduler
 	// up in the registry (a scheduler under test, not registered).
 	Spec *schedulers.Spec
@@ -113,7 +116,7 @@ func Run(cfg Config) (rec Record, err error) {
 		Buffer: spec.BufferDepth(params, p.Runtime.Buffer), NodeBuffer: spec.NodeBuffer,
 		Pipeline: p.Runtime.Pipeline, Seed: cfg.Seed,
 		Clock: monotonic, ChargeSchedTime: cfg.ChargeSched,
-		Trace: cfg.Trace, Decisions: cfg.Decisions, Context: cfg.Context,
+		Trace: cfg.Trace, Decisions: cfg.Decisions, Context: cfg.Context, Share: cfg.Share,
 	}
 	t0 := time.Now()
 	st, device, err := ex(sc)

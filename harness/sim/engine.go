@@ -104,6 +104,10 @@ type Config struct {
 	// Context, when set, cancels the run (a sweep's per-run timeout): Run
 	// checks it between events and returns its error.
 	Context context.Context
+	// Share, when set, computes once what several runs' schedulers compute
+	// from the workload alone (schedulers.Sharer): a sweep shares it among
+	// the runs of a point. Nil: every run computes.
+	Share func(key string, compute func() (any, error)) (any, error)
 }
 
 // Event is one trace record. Node is a memory node (hardware.Platform's

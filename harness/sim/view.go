@@ -18,6 +18,38 @@ func (e *Engine) Workers() int                  { return len(e.workers) }
 func (e *Engine) Now() float64                  { return e.now }
 func (e *Engine) Rand() *rand.Rand              { return e.rng }
 
+// Share is schedulers.Sharer: what compute returns, computed once among the
+// runs that share Config.Share. The operations compute counts are kept with
+// the result and counted again by the runs that did not compute it, so a
+// model-charged run costs the same whoever computed. A run charged its
+// measured wall time, or run on real GPUs, computes itself: its charge is
+// the time the computation takes.
+func (e *Engine) Share(key string, compute func() (any, error)) (any, error) {
+	if e.cfg.Share == nil || e.charge == chargeMeasured || e.be != nil {
+		return compute()
+	}
+	type counted struct {
+		v          any
+		ops, array int64
+	}
+	here := false
+	r, err := e.cfg.Share(key, func() (any, error) {
+		here = true
+		ops0, arr0 := e.stats.SchedOps, e.stats.SchedArrayOps
+		v, err := compute()
+		return counted{v, e.stats.SchedOps - ops0, e.stats.SchedArrayOps - arr0}, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	c := r.(counted)
+	if !here {
+		e.stats.SchedOps += c.ops
+		e.stats.SchedArrayOps += c.array
+	}
+	return c.v, nil
+}
+
 // WorkerKind is hardware.GPU or hardware.CPU.
 func (e *Engine) WorkerKind(w int) string { return e.kinds[e.workers[w].kind] }
 

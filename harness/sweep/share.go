@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/suite"
@@ -15,16 +17,82 @@ import (
 // and lets it go after the last of them: generating the FMM octree's
 // interactions once per run was half of its suites' CPU time. Workloads are
 // read only, so concurrent runs share them as they share a suite's file.
+// What schedulers compute from the workload alone and share
+// (schedulers.Sharer: hMETIS+R's partition) lives and goes with it.
 type sharedWorkloads struct {
 	mu      sync.Mutex
 	entries map[string]*sharedWorkload
 }
 
 type sharedWorkload struct {
-	once  sync.Once
-	w     *workloads.Workload
-	err   error
-	users int // runs that have not released it yet
+	users    int // runs that have not released it yet
+	workload *flight
+	plans    map[string]*flight // by the scheduler's key
+}
+
+// A flight is a value computed once by the first run that needs it; the
+// runs that need it meanwhile wait, lending their slot.
+type flight struct {
+	done chan struct{}
+	v    any
+	err  error
+}
+
+// fly computes f's value if first, else waits for it under the lease.
+func (f *flight) fly(first bool, l *lease, compute func() (any, error)) (any, error) {
+	if first {
+		func() {
+			defer close(f.done)
+			defer func() { // as execute reports a run's panic, for every run waiting
+				if p := recover(); p != nil {
+					f.err = fmt.Errorf("panic: %v", p)
+				}
+			}()
+			f.v, f.err = compute()
+		}()
+	} else {
+		l.wait(f.done)
+	}
+	return f.v, f.err
+}
+
+// A lease is a run's slot among the sweep's Jobs. A run waiting for what
+// another run computes gives its slot back meanwhile, so that another run
+// starts instead of a core idling, and takes one again before going on; a
+// waiting run thus never holds a slot, and the runs holding the slots
+// always progress. The time it waits does not count against its timeout.
+type lease struct {
+	slots  chan struct{}
+	waited atomic.Int64 // nanoseconds spent in past waits
+	since  atomic.Int64 // the current wait's start (UnixNano), 0 if none
+}
+
+func (l *lease) wait(done <-chan struct{}) {
+	select {
+	case <-done:
+		return
+	default:
+	}
+	if l == nil {
+		<-done
+		return
+	}
+	t0 := time.Now()
+	l.since.Store(t0.UnixNano())
+	<-l.slots
+	<-done
+	l.slots <- struct{}{}
+	l.waited.Add(int64(time.Since(t0)))
+	l.since.Store(0)
+}
+
+// waitedSoFar is the time the run has waited, the current wait included.
+func (l *lease) waitedSoFar() time.Duration {
+	w := time.Duration(l.waited.Load())
+	if t := l.since.Load(); t != 0 {
+		w += time.Since(time.Unix(0, t))
+	}
+	return w
 }
 
 // shareWorkloads counts the runs of todo that use each generated workload.
@@ -34,7 +102,7 @@ func shareWorkloads(todo []suite.Run) *sharedWorkloads {
 		if r.Generated() {
 			k := specKey(r)
 			if s.entries[k] == nil {
-				s.entries[k] = &sharedWorkload{}
+				s.entries[k] = &sharedWorkload{plans: map[string]*flight{}}
 			}
 			s.entries[k].users++
 		}
@@ -48,26 +116,37 @@ func specKey(r suite.Run) string {
 }
 
 // config builds r's configuration on its shared workload, generating it if
-// r is the first of its runs to start; release must follow the run.
-func (s *sharedWorkloads) config(r suite.Run) (run.Config, error) {
+// r is the first of its runs to start, and lets its scheduler share what it
+// computes with the point's other runs; release must follow the run.
+func (s *sharedWorkloads) config(r suite.Run, l *lease) (run.Config, error) {
 	if !r.Generated() {
 		return r.Config()
 	}
 	s.mu.Lock()
 	e := s.entries[specKey(r)]
-	s.mu.Unlock()
-	e.once.Do(func() {
-		defer func() { // as execute reports a run's panic, for every run of the workload
-			if p := recover(); p != nil {
-				e.err = fmt.Errorf("panic: %v", p)
-			}
-		}()
-		e.w, e.err = r.Workload()
-	})
-	if e.err != nil {
-		return run.Config{}, e.err
+	first := e.workload == nil
+	if first {
+		e.workload = &flight{done: make(chan struct{})}
 	}
-	return r.ConfigWith(e.w), nil
+	f := e.workload
+	s.mu.Unlock()
+	w, err := f.fly(first, l, func() (any, error) { return r.Workload() })
+	if err != nil {
+		return run.Config{}, err
+	}
+	cfg := r.ConfigWith(w.(*workloads.Workload))
+	cfg.Share = func(key string, compute func() (any, error)) (any, error) {
+		s.mu.Lock()
+		f := e.plans[key]
+		first := f == nil
+		if first {
+			f = &flight{done: make(chan struct{})}
+			e.plans[key] = f
+		}
+		s.mu.Unlock()
+		return f.fly(first, l, compute)
+	}
+	return cfg, nil
 }
 
 // release says that r no longer needs its workload; the last run of a

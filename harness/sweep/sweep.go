@@ -225,32 +225,30 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	// A write error stops launching runs, as an interruption does.
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	jobs := make(chan suite.Run)
+	// A run starts when it gets one of Jobs slots (see lease).
 	results := make(chan run.Record)
 	shared := shareWorkloads(todo)
-	var wg sync.WaitGroup
-	for w := 0; w < opt.Jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range jobs {
-				results <- execute(r, shared, opt.Runner, timeout)
-			}
-		}()
-	}
-	interrupted := 0 // written before jobs closes, read after results closes
+	slots := make(chan struct{}, opt.Jobs)
+	interrupted := 0 // written before results closes, read after
 	go func() {
-		defer close(jobs)
+		var wg sync.WaitGroup
+		defer func() { wg.Wait(); close(results) }()
 		for i, r := range todo {
 			select {
 			case <-ctx.Done():
 				interrupted = len(todo) - i
 				return
-			case jobs <- r:
+			case slots <- struct{}{}:
 			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rec := execute(r, shared, &lease{slots: slots}, opt.Runner, timeout)
+				<-slots
+				results <- rec
+			}()
 		}
 	}()
-	go func() { wg.Wait(); close(results) }()
 
 	var werr error
 	unsynced := 0
@@ -457,7 +455,7 @@ type outcome struct {
 // execute runs one configuration with failure isolation: errors, panics
 // (also outside run.Run, e.g. in workload generation) and timeouts become
 // error rows carrying the run's identity.
-func execute(r suite.Run, shared *sharedWorkloads, runner func(run.Config) (run.Record, error), timeout time.Duration) run.Record {
+func execute(r suite.Run, shared *sharedWorkloads, l *lease, runner func(run.Config) (run.Record, error), timeout time.Duration) run.Record {
 	// The run's own context: an interrupted sweep lets runs in flight
 	// finish, a timed-out run is cancelled.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -470,7 +468,7 @@ func execute(r suite.Run, shared *sharedWorkloads, runner func(run.Config) (run.
 			}
 		}()
 		defer shared.release(r) // also after a timeout: the run goes on until it sees ctx
-		cfg, err := shared.config(r)
+		cfg, err := shared.config(r, l)
 		if err != nil {
 			done <- outcome{err: err}
 			return
@@ -482,11 +480,23 @@ func execute(r suite.Run, shared *sharedWorkloads, runner func(run.Config) (run.
 	var o outcome
 	if timeout > 0 {
 		timer := time.NewTimer(timeout)
-		select {
-		case o = <-done:
-			timer.Stop()
-		case <-timer.C:
-			o.err = fmt.Errorf("timeout after %s", timeout)
+		var waited time.Duration // given back to the run so far
+		for over := false; !over; {
+			select {
+			case o = <-done:
+				timer.Stop()
+				over = true
+			case <-timer.C:
+				// The time the run waited for another run's
+				// computation is not its own: give it back.
+				if w := l.waitedSoFar(); w > waited {
+					timer.Reset(w - waited)
+					waited = w
+					continue
+				}
+				o.err = fmt.Errorf("timeout after %s", timeout)
+				over = true
+			}
 		}
 	} else {
 		o = <-done

@@ -19,6 +19,8 @@
 package hypergraph
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -193,4 +195,38 @@ func Imbalance(h *Hypergraph, parts []int, k int) float64 {
 		return 0
 	}
 	return float64(slices.Max(load))*float64(k)/float64(total) - 1
+}
+
+// Sum is a SHA-256 of New's arguments: two hypergraphs with the same sum
+// are the same (with a nil edgeWeights, every edge weighs 1), vertex and
+// edge numbers included.
+func Sum(weights []int64, edges [][]int, edgeWeights []int64) [sha256.Size]byte {
+	h := sha256.New()
+	var b []byte
+	put := func(x int64) {
+		if b = binary.LittleEndian.AppendUint64(b, uint64(x)); len(b) >= 4096 {
+			h.Write(b)
+			b = b[:0]
+		}
+	}
+	put(int64(len(weights)))
+	for _, x := range weights {
+		put(x)
+	}
+	put(int64(len(edges)))
+	for i, e := range edges {
+		put(int64(len(e)))
+		for _, v := range e {
+			put(int64(v))
+		}
+		if edgeWeights == nil {
+			put(1) // New's default
+		} else {
+			put(edgeWeights[i])
+		}
+	}
+	h.Write(b)
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
 }

@@ -1,12 +1,15 @@
 package static
 
 import (
+	"encoding/binary"
+	"fmt"
+
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/schedulers/hypergraph"
 )
 
 func init() {
-	schedulers.Register(schedulers.Spec{Name: "hmetis+r", Version: 3,
+	schedulers.Register(schedulers.Spec{Name: "hmetis+r", Version: 4,
 		Doc: "hMETIS+R (thesis Alg. 7): partition the task hypergraph (one hyperedge per data, weighted by bytes; vertices weighted by expected duration) into K balanced parts, part k on GPU k in submission order, Ready, stealing half of the most loaded GPU's remaining tasks from its tail",
 		Params: []schedulers.Param{
 			{Name: "ready", Kind: "bool", Default: "true", Doc: "Ready reordering at run time"},
@@ -16,9 +19,11 @@ func init() {
 			{Name: "vcycles", Kind: "int", Default: "2", Doc: "hMETIS Vcycle mode (1, 2, 3; -1 none)"},
 			{Name: "partitioner", Kind: "string", Default: "auto", Choices: []string{"auto", "builtin", "bounded", "external"},
 				Doc: "auto: an installed hmetis/shmetis/khmetis/KaHyPar if on PATH, else the built-in partitioner bounding its work (bounded: sampled ratings of large edges, shared coarsenings, as hMETIS and KaHyPar bound theirs; 0.9 s instead of 22 s on the 90,000-task hypergraph, same cut); builtin: the built-in one rating every pin; the record names which ran"},
+			{Name: "partition_seed", Kind: "string", Default: "hypergraph", Choices: []string{"hypergraph", "run"},
+				Doc: "hypergraph: the partitioner's seed derives from the hypergraph, so a hypergraph always gets the same partition, as a partition file generated beforehand (the scripts' HMETIS=3) is the same for every run reading it; the 'hMETIS+R' and 'no part. time' blocks then differ only by the partitioning time, and a sweep partitions once for both; run: the run's random source (memsched <= version 3 of this scheduler), each block and repetition its own partition"},
 		},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-			s := &hmetisR{mode: p.String("partitioner")}
+			s := &hmetisR{mode: p.String("partitioner"), seedRun: p.String("partition_seed") == "run"}
 			s.Planned = schedulers.Planned{Name: "hmetis+r", Ready: p.Bool("ready"), Steal: p.Bool("steal"),
 				Plan: func(v schedulers.View) ([][]int, error) {
 					return s.partition(v, hypergraph.Options{Parts: v.Workers(), UBFactor: p.Float("ubfactor"),
@@ -32,8 +37,9 @@ func init() {
 // reports which partitioner ran, for the result record.
 type hmetisR struct {
 	schedulers.Planned
-	mode string // auto, builtin, bounded or external
-	tool string
+	mode    string // auto, builtin, bounded or external
+	seedRun bool   // partition_seed = run
+	tool    string
 }
 
 func (s *hmetisR) Partitioner() string { return s.tool }
@@ -49,10 +55,18 @@ func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int,
 		s.tool = "none (1 GPU)"
 		return plans, nil
 	}
+	// A task weighs its expected duration on worker 0 in nanoseconds (at
+	// least 1, so every task weighs): the performance model's, as HFP.c's
+	// hMETIS input file (starpu_task_expected_length on CUDA worker 0),
+	// not the run's drawn duration, so the hypergraph is the workload's.
 	weights := make([]int64, len(w.Tasks))
+	expected := schedulers.NewKernelTimes(v.Platform(), v.WorkerKind(0))
 	for i := range w.Tasks {
-		// Expected duration in nanoseconds, at least 1 so every task weighs.
-		weights[i] = max(1, int64(v.ComputeSeconds(0, i)*1e9))
+		secs, _, err := expected.Seconds(&w.Tasks[i])
+		if err != nil {
+			return nil, err
+		}
+		weights[i] = max(1, int64(secs*1e9))
 	}
 	users := w.Users()
 	var edges [][]int
@@ -63,13 +77,44 @@ func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int,
 			ew = append(ew, w.Data[d].Bytes)
 		}
 	}
-	h, err := hypergraph.New(weights, edges, ew)
+	compute := func() (partition, error) {
+		h, err := hypergraph.New(weights, edges, ew)
+		if err != nil {
+			return partition{}, err
+		}
+		parts, tool, err := s.run(h, opt)
+		return partition{parts, tool}, err
+	}
+	var r partition
+	var err error
+	if s.seedRun {
+		opt.Seed = v.Rand().Uint64()
+		r, err = compute()
+	} else {
+		// The seed and the sharing key both name the hypergraph and
+		// the options.
+		sum := hypergraph.Sum(weights, edges, ew)
+		opt.Seed = binary.LittleEndian.Uint64(sum[:8])
+		r, err = schedulers.Shared(v, fmt.Sprintf("hmetis+r %x %s %+v", sum, s.mode, opt), compute)
+	}
 	if err != nil {
 		return nil, err
 	}
-	opt.Seed = v.Rand().Uint64()
-	var parts []int
-	var tool string
+	s.tool = r.tool
+	for t, part := range r.parts {
+		plans[part] = append(plans[part], t)
+	}
+	return plans, nil
+}
+
+// A partition is what a partitioner returns, and its name.
+type partition struct {
+	parts []int
+	tool  string
+}
+
+// run partitions h with the partitioner the mode names.
+func (s *hmetisR) run(h *hypergraph.Hypergraph, opt hypergraph.Options) (parts []int, tool string, err error) {
 	switch s.mode {
 	case "builtin":
 		parts, err = hypergraph.Partition(h, opt)
@@ -87,12 +132,5 @@ func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int,
 			tool += "-bounded"
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	s.tool = tool
-	for t, part := range parts {
-		plans[part] = append(plans[part], t)
-	}
-	return plans, nil
+	return parts, tool, err
 }

@@ -2,6 +2,7 @@ package static_test
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,4 +90,51 @@ func TestMHFPBalancesGPUs(t *testing.T) {
 		t.Fatalf("tasks per GPU %v: unbalanced", rec.PerWorker)
 	}
 	t.Logf("mHFP N=20 250 MB 2 GPUs: %d fetches, %d prefetches, %.0f GFlop/s (thesis Fig. 4.7: 30 fetches)", rec.Fetches, rec.Prefetches, rec.GFlops)
+}
+
+// hMETIS+R's partition is the hypergraph's, as a partition file generated
+// beforehand: runs of other seeds (other drawn durations) get the same
+// one, and runs that share (a sweep's runs of a point) compute it once.
+func TestHMETISPartitionIsTheHypergraphs(t *testing.T) {
+	w, _ := workloads.Generate(workloads.Spec{Kind: "sparse2d", N: 20, Keep: 0.3, Seed: 1})
+	computed := 0
+	values := map[string]any{}
+	share := func(key string, compute func() (any, error)) (any, error) {
+		if v, ok := values[key]; ok {
+			return v, nil
+		}
+		computed++
+		v, err := compute()
+		values[key] = v
+		return v, err
+	}
+	var parts []int // per task, its GPU
+	for seed := uint64(1); seed <= 3; seed++ {
+		for _, shared := range []bool{false, true} {
+			p := platform(t, 4, 1<<30)
+			p.Runtime.DurationCV = 0.05
+			cfg := run.Config{Workload: w, Platform: p, Scheduler: "hmetis+r", Seed: seed,
+				Params: map[string]string{"partitioner": "builtin", "runs": "1", "ready": "false", "steal": "false"}}
+			if shared {
+				cfg.Share = share
+			}
+			gpu := make([]int, len(w.Tasks))
+			cfg.Trace = func(e sim.Event) {
+				if e.Ev == "task_start" {
+					gpu[e.Task] = e.Worker
+				}
+			}
+			if _, err := run.Run(cfg); err != nil {
+				t.Fatal(err)
+			}
+			if parts == nil {
+				parts = gpu
+			} else if !slices.Equal(gpu, parts) {
+				t.Errorf("seed %d: another partition", seed)
+			}
+		}
+	}
+	if computed != 1 {
+		t.Errorf("the shared partition was computed %d times", computed)
+	}
 }
