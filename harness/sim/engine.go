@@ -54,6 +54,7 @@ import (
 	"time"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/internal/bitset"
 	"github.com/memsched/memsched/internal/minheap"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
@@ -353,8 +354,13 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		if mates := e.nodes[ws.Node].workers; cfg.NodeBuffer && len(mates) > 0 {
 			buffer = e.workers[mates[0]].buffer
 		}
-		e.workers = append(e.workers, &worker{id: i, node: ws.Node, kind: k, depth: depth, buffer: buffer})
+		slot := len(e.nodes[ws.Node].workers)
+		e.workers = append(e.workers, &worker{id: i, node: ws.Node, slot: slot, kind: k, depth: depth, buffer: buffer})
 		e.nodes[ws.Node].workers = append(e.nodes[ws.Node].workers, i)
+	}
+	for _, n := range e.nodes {
+		n.stepping, n.starting = bitset.New(len(n.workers)), bitset.New(len(n.workers))
+		n.stepping.Fill(len(n.workers)) // every worker steps first
 	}
 	e.tasks = make([]taskRec, len(w.Tasks))
 	e.compute = make([][]float64, len(e.kinds))
@@ -655,6 +661,7 @@ func (e *Engine) timed(worker int, f func() error) error {
 		} else {
 			wk := e.workers[worker]
 			wk.blockedT = math.Max(wk.blockedT, e.now) + cost
+			e.wake(wk)
 			if e.cfg.Decisions {
 				e.emit(Event{Ev: "sched", Worker: worker, Node: wk.node, Until: wk.blockedT})
 			}

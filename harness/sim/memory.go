@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/internal/bitset"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
 )
@@ -57,6 +58,11 @@ type node struct {
 	// batch: the node's workers are being started together (kick), and
 	// refetch says one of them queued a fetch to handle after them.
 	batch, refetch bool
+	// kick's candidates among the workers, by position, where they share
+	// the node: every worker that is not inert is in stepping, every one
+	// idle with a popped task in starting, and kick drops the members it
+	// finds are not.
+	stepping, starting bitset.Set
 }
 
 func newNode(id int, ns hardware.Node, nd int) *node {
@@ -64,6 +70,14 @@ func newNode(id int, ns hardware.Node, nd int) *node {
 		state: make([]uint8, nd), present: make([]bool, nd), pin: make([]int32, nd), want: make([]int32, nd), reading: make([]int32, nd),
 		toHome: make([]bool, nd), prefReq: make([]bool, nd), lruPrev: make([]int32, nd), lruNext: make([]int32, nd),
 		lruHead: -1, lruTail: -1, barrier: -1, waitHome: -1}
+}
+
+// unblock lets the node's driver pop again: its workers may.
+func (e *Engine) unblock(n *node) {
+	if n.barrier >= 0 {
+		n.barrier = -1
+		n.stepping.Fill(len(n.workers))
+	}
 }
 
 // set changes the state of a datum on the node.
@@ -99,7 +113,7 @@ func (e *Engine) issue(ni int) {
 	waiting := false // an allocation waits for the device to drain
 	defer func() {
 		if !waiting {
-			n.barrier = -1 // the driver is not blocked
+			e.unblock(n) // the driver is not blocked
 		}
 	}()
 	for {
@@ -270,7 +284,7 @@ func (e *Engine) allocate(ni int, r request, head bool) (ok, wait bool) {
 			return false, true // blocked until the GPU drains: a task or copy ends
 		}
 	}
-	n.barrier = -1
+	e.unblock(n)
 	if full && !e.makeRoom(ni, size, r.prefetch, head) {
 		return false, false
 	}

@@ -12,6 +12,7 @@ import (
 // tasks and the task it computes.
 type worker struct {
 	id, node int
+	slot     int     // position among its node's workers
 	kind     int     // index into Engine.kinds
 	depth    int     // pipeline depth
 	buffer   *buffer // shared by the node's workers with Config.NodeBuffer
@@ -33,36 +34,62 @@ func (e *Engine) kickAll() {
 // that 48 cores do not handle the same queue 48 times per event.
 func (e *Engine) kick(n int) {
 	node := e.nodes[n]
-	shared := len(node.workers) > 1
-	for _, w := range node.workers {
-		if shared && e.inert(e.workers[w], node) {
-			continue // most of 48 cores, kicked at every event of their node
-		}
-		e.step(w, !shared)
+	if len(node.workers) == 1 {
+		e.step(node.workers[0], true)
+		return
 	}
-	if shared || len(node.workers) == 0 {
+	// Most of 48 cores, kicked at every event of their node, have nothing
+	// to do: the scan visits the candidates only, in worker order (it
+	// decides ties), including those a step makes candidates behind it.
+	for i := node.stepping.Next(0); i >= 0; i = node.stepping.Next(i + 1) {
+		w := node.workers[i]
+		if e.inert(e.workers[w], node) {
+			node.stepping.Del(i)
+			continue
+		}
+		e.step(w, false)
+	}
+	e.startTransfer(n)
+	if len(node.workers) == 0 {
+		return
+	}
+	node.allocated = false
+	node.batch = true // fetches requested again are handled once, below
+	for i := node.starting.Next(0); i >= 0; i = node.starting.Next(i + 1) {
+		w := node.workers[i]
+		if wk := e.workers[w]; wk.busy || len(wk.pipe) == 0 {
+			node.starting.Del(i)
+			continue
+		}
+		e.startCompute(w)
+	}
+	node.batch = false
+	if node.refetch {
+		node.refetch = false
 		e.startTransfer(n)
 	}
-	if shared {
-		node.allocated = false
-		node.batch = true // fetches requested again are handled once, below
-		for _, w := range node.workers {
-			if wk := e.workers[w]; !wk.busy && len(wk.pipe) > 0 {
-				e.startCompute(w)
-			}
-		}
-		node.batch = false
-		if node.refetch {
-			node.refetch = false
-			e.startTransfer(n)
-		}
+}
+
+// wake makes a worker a candidate of its node's kick again: something
+// inert reads changed, its pulling flag, pipeline or scheduling time.
+func (e *Engine) wake(wk *worker) { e.nodes[wk.node].stepping.Add(wk.slot) }
+
+// resized wakes the workers whose buffer length changed: may it pull, may
+// it pop. A buffer shared by the node's workers wakes them all.
+func (e *Engine) resized(wk *worker) {
+	if n := e.nodes[wk.node]; e.cfg.NodeBuffer {
+		n.stepping.Fill(len(n.workers))
+	} else {
+		n.stepping.Add(wk.slot)
 	}
 }
 
 // inert reports whether step would do nothing for a worker sharing its
 // node (the caller starts the node's requests and tasks): it is not held
 // by scheduling time, may not pull (its buffer is full, or the scheduler
-// had nothing for it) and cannot pop.
+// had nothing for it) and cannot pop. Where what it reads changes so that
+// a worker may no longer be inert, the worker is woken (wake, resized,
+// node.unblock): kick looks at the woken only.
 func (e *Engine) inert(wk *worker, n *node) bool {
 	return wk.blockedT <= e.now && !e.mayPull(wk) && !mayPop(wk, n)
 }
@@ -203,6 +230,7 @@ func (e *Engine) addToBuffer(w, task int) {
 	r.waiting = -1 // taken
 	n := e.nodes[wk.node]
 	wk.buffer.add(task)
+	e.resized(wk)
 	for k, d := range e.inputs(task) {
 		n.want[d]++
 		switch n.state[d] {
@@ -222,6 +250,9 @@ func (e *Engine) popTask(w, task int) {
 	wk := e.workers[w]
 	n := e.nodes[wk.node]
 	wk.pipe = append(wk.pipe, task)
+	if !wk.busy {
+		n.starting.Add(wk.slot)
+	}
 	e.pops++
 	e.tasks[task].popSeq = e.pops
 	if e.cfg.Decisions {
@@ -307,6 +338,8 @@ func (e *Engine) TaskDone(w, task int) {
 	n := e.nodes[wk.node]
 	wk.busy = false
 	wk.pipe = append(wk.pipe[:0], wk.pipe[1:]...) // in place: the pipeline is a few tasks
+	n.starting.Add(wk.slot)
+	e.wake(wk)
 	inputs := e.inputs(task)
 	for _, d := range inputs {
 		n.pin[d]--
@@ -340,6 +373,7 @@ func (e *Engine) TaskDone(w, task int) {
 	if released {
 		for _, o := range e.workers {
 			o.pulling = false
+			e.wake(o)
 		}
 		// The worker that released the tasks pulls first: in StarPU it
 		// pushes them itself and returns to its driver loop, while idle
@@ -349,6 +383,7 @@ func (e *Engine) TaskDone(w, task int) {
 		return
 	}
 	wk.pulling = false
+	e.wake(wk)
 	e.kick(wk.node)
 	// Memory freed on the node may unblock nothing elsewhere; other workers
 	// only need a kick when the scheduler may now have work for them
@@ -356,6 +391,7 @@ func (e *Engine) TaskDone(w, task int) {
 	for o, ok := range e.workers {
 		if o != w && ok.pulling && ok.buffer.len() == 0 {
 			ok.pulling = false
+			e.wake(ok)
 			e.kick(ok.node)
 		}
 	}
@@ -428,6 +464,14 @@ func (e *Engine) acquire(node, task int) (freed []int) {
 // pop takes the task a worker starts next out of its buffer: the
 // scheduler's choice (Popper), else the oldest.
 func (e *Engine) pop(w int) int {
+	wk := e.workers[w]
+	task := e.unbuffer(w)
+	e.resized(wk)
+	return task
+}
+
+// unbuffer takes the task pop returns out of the buffer.
+func (e *Engine) unbuffer(w int) int {
 	b := e.workers[w].buffer
 	if e.byTask != nil {
 		var task int

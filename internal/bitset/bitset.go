@@ -29,6 +29,34 @@ func (s Set) Put(i int, in bool) {
 	}
 }
 
+// Fill adds the integers below n (n at most the size s was made for).
+func (s Set) Fill(n int) {
+	for k := 0; k < n>>6; k++ {
+		s[k] = ^uint64(0)
+	}
+	if n&63 != 0 {
+		s[n>>6] |= 1<<(n&63) - 1
+	}
+}
+
+// Next returns the least member i or above, or -1 when there is none: a
+// scan in order that sees the members added behind it while it runs.
+func (s Set) Next(i int) int {
+	k := i >> 6
+	if k >= len(s) {
+		return -1
+	}
+	if w := s[k] >> (i & 63); w != 0 {
+		return i + bits.TrailingZeros64(w)
+	}
+	for k++; k < len(s); k++ {
+		if s[k] != 0 {
+			return k<<6 + bits.TrailingZeros64(s[k])
+		}
+	}
+	return -1
+}
+
 // Count returns the number of members.
 func (s Set) Count() int {
 	n := 0

@@ -42,3 +42,44 @@ func TestSetAgainstAMap(t *testing.T) {
 		}
 	}
 }
+
+// Next and Fill against a brute-force scan of a map, over random sets.
+func TestNextAndFill(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 20, 48, 63, 64, 65, 130, 200} {
+		for range 50 {
+			s, want := New(n), map[int]bool{}
+			if f := rng.IntN(n + 1); rng.IntN(4) == 0 {
+				s.Fill(f)
+				for i := range f {
+					want[i] = true
+				}
+			}
+			for range rng.IntN(n + 1) {
+				i := rng.IntN(n)
+				if rng.IntN(3) == 0 {
+					s.Del(i)
+					delete(want, i)
+				} else {
+					s.Add(i)
+					want[i] = true
+				}
+			}
+			for i := 0; i <= n+64; i++ {
+				next := -1
+				for j := i; j < n; j++ {
+					if want[j] {
+						next = j
+						break
+					}
+				}
+				if got := s.Next(i); got != next {
+					t.Fatalf("n=%d: Next(%d) = %d, want %d", n, i, got, next)
+				}
+			}
+			if s.Count() != len(want) {
+				t.Fatalf("n=%d: Count = %d, want %d", n, s.Count(), len(want))
+			}
+		}
+	}
+}
