@@ -63,13 +63,17 @@ type node struct {
 	// idle with a popped task in starting, and kick drops the members it
 	// finds are not.
 	stepping, starting bitset.Set
+	// headW is the worker whose first popped task is the node's oldest
+	// (head), -1 when none; headStale says to look for it again.
+	headW     int
+	headStale bool
 }
 
 func newNode(id int, ns hardware.Node, nd int) *node {
 	return &node{id: id, capacity: ns.Capacity, isHome: ns.Home, gpu: ns.GPU,
 		state: make([]uint8, nd), present: make([]bool, nd), pin: make([]int32, nd), want: make([]int32, nd), reading: make([]int32, nd),
 		toHome: make([]bool, nd), prefReq: make([]bool, nd), lruPrev: make([]int32, nd), lruNext: make([]int32, nd),
-		lruHead: -1, lruTail: -1, barrier: -1, waitHome: -1}
+		lruHead: -1, lruTail: -1, barrier: -1, waitHome: -1, headW: -1}
 }
 
 // unblock lets the node's driver pop again: its workers may.
@@ -223,16 +227,48 @@ func (e *Engine) issueShared(ni, pending int) bool {
 }
 
 // head is the node's oldest popped task (on a GPU, the next to compute),
-// -1 when none; running says whether it computes.
+// -1 when none; running says whether it computes. Tasks are popped
+// youngest last, so the head changes only when it ends or when a task is
+// popped onto a node that had none (popped, ended): the workers (48 cores)
+// are looked through again only after the head ended, not at every issue.
 func (e *Engine) head(n *node) (task int, running bool) {
-	task = -1
+	if check != nil {
+		check(e, n)
+	}
+	if n.headStale {
+		n.headW, n.headStale = e.oldest(n), false
+	}
+	if n.headW < 0 {
+		return -1, false
+	}
+	wk := e.workers[n.headW]
+	return wk.pipe[0], wk.busy
+}
+
+// oldest is the worker of the node whose first popped task was popped
+// first, -1 when none has one.
+func (e *Engine) oldest(n *node) int {
+	best, seq := -1, int32(0)
 	for _, w := range n.workers {
-		wk := e.workers[w]
-		if len(wk.pipe) > 0 && (task < 0 || e.tasks[wk.pipe[0]].popSeq < e.tasks[task].popSeq) {
-			task, running = wk.pipe[0], wk.busy
+		if wk := e.workers[w]; len(wk.pipe) > 0 && (best < 0 || e.tasks[wk.pipe[0]].popSeq < seq) {
+			best, seq = w, e.tasks[wk.pipe[0]].popSeq
 		}
 	}
-	return task, running
+	return best
+}
+
+// popped and ended keep the node's head (see head) when a worker pops a
+// task or ends its first.
+func (n *node) popped(w int) {
+	if n.headW < 0 {
+		n.headW = w // the only popped task: the stale flag is already false
+	}
+}
+
+func (n *node) ended(w int) {
+	if n.headW == w {
+		n.headStale = true
+	}
 }
 
 // forHead reports whether a fetch is for the node's oldest popped task,

@@ -22,6 +22,10 @@ type worker struct {
 	blockedT float64 // busy with charged scheduling time until then
 }
 
+// check, set by tests, holds a node's candidates (kick) and head against
+// a scan of its workers where kick or head reads them.
+var check func(e *Engine, n *node)
+
 func (e *Engine) kickAll() {
 	for n := range e.nodes {
 		e.kick(n)
@@ -34,6 +38,9 @@ func (e *Engine) kickAll() {
 // that 48 cores do not handle the same queue 48 times per event.
 func (e *Engine) kick(n int) {
 	node := e.nodes[n]
+	if check != nil {
+		check(e, node)
+	}
 	if len(node.workers) == 1 {
 		e.step(node.workers[0], true)
 		return
@@ -250,6 +257,7 @@ func (e *Engine) popTask(w, task int) {
 	wk := e.workers[w]
 	n := e.nodes[wk.node]
 	wk.pipe = append(wk.pipe, task)
+	n.popped(w)
 	if !wk.busy {
 		n.starting.Add(wk.slot)
 	}
@@ -339,6 +347,7 @@ func (e *Engine) TaskDone(w, task int) {
 	wk.busy = false
 	wk.pipe = append(wk.pipe[:0], wk.pipe[1:]...) // in place: the pipeline is a few tasks
 	n.starting.Add(wk.slot)
+	n.ended(w)
 	e.wake(wk)
 	inputs := e.inputs(task)
 	for _, d := range inputs {
