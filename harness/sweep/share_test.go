@@ -53,22 +53,7 @@ func TestRunsOfAPointShareItsWorkload(t *testing.T) {
 // must lend its slot, or the sweep would never end; the value is computed
 // once.
 func TestWaitingRunLendsItsSlot(t *testing.T) {
-	s := load(t, `[suite]
-name = "lend"
-seed = 1
-[platform]
-gpus = 1
-memory_mb = 100
-[workload]
-kind = "matmul2d"
-n = 4
-[[scheduler]]
-name = "dmdar"
-[[scheduler]]
-name = "dmdas"
-[[scheduler]]
-name = "eager"
-`)
+	s := load(t, lendSuite("", "dmdar", "dmdas", "eager"))
 	thirdRan := make(chan struct{})
 	var computed atomic.Int32
 	runner := func(cfg run.Config) (run.Record, error) {
@@ -108,21 +93,7 @@ name = "eager"
 // run's computation: the run computing for 3 s times out at 2 s, the one
 // that waited for it does not.
 func TestWaitingIsNotCountedInTheTimeout(t *testing.T) {
-	s := load(t, `[suite]
-name = "lend"
-seed = 1
-timeout = "2s"
-[platform]
-gpus = 1
-memory_mb = 100
-[workload]
-kind = "matmul2d"
-n = 4
-[[scheduler]]
-name = "dmdar"
-[[scheduler]]
-name = "dmdas"
-`)
+	s := load(t, lendSuite(`timeout = "2s"`, "dmdar", "dmdas"))
 	runner := func(cfg run.Config) (run.Record, error) {
 		cfg.Share("k", func() (any, error) {
 			time.Sleep(3 * time.Second)
@@ -147,4 +118,14 @@ name = "dmdas"
 	if len(recs) != 2 || timeouts != 1 {
 		t.Errorf("%d records, %d timeouts; want 2 records and the computing run's timeout only", len(recs), timeouts)
 	}
+}
+
+// lendSuite is a suite of one point (one workload) run by the schedulers.
+func lendSuite(suiteKeys string, schedulers ...string) string {
+	text := "[suite]\nname = \"lend\"\nseed = 1\n" + suiteKeys +
+		"\n[platform]\ngpus = 1\nmemory_mb = 100\n[workload]\nkind = \"matmul2d\"\nn = 4\n"
+	for _, name := range schedulers {
+		text += "[[scheduler]]\nname = \"" + name + "\"\n"
+	}
+	return text
 }
