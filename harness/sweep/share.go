@@ -25,9 +25,8 @@ type sharedWorkloads struct {
 }
 
 type sharedWorkload struct {
-	users    int // runs that have not released it yet
-	workload *flight
-	plans    map[string]*flight // by the scheduler's key
+	users   int                // runs that have not released it yet
+	flights map[string]*flight // "workload", and "plan " + a scheduler's key
 }
 
 // A flight is a value computed once by the first run that needs it; the
@@ -38,21 +37,28 @@ type flight struct {
 	err  error
 }
 
-// fly computes f's value if first, else waits for it under the lease.
-func (f *flight) fly(first bool, l *lease, compute func() (any, error)) (any, error) {
+// share returns the value of e's flight key: computed by the first run to
+// ask, waited for under their lease by the others.
+func (s *sharedWorkloads) share(e *sharedWorkload, key string, l *lease, compute func() (any, error)) (any, error) {
+	s.mu.Lock()
+	f := e.flights[key]
+	first := f == nil
 	if first {
-		func() {
-			defer close(f.done)
-			defer func() { // as execute reports a run's panic, for every run waiting
-				if p := recover(); p != nil {
-					f.err = fmt.Errorf("panic: %v", p)
-				}
-			}()
-			f.v, f.err = compute()
-		}()
-	} else {
-		l.wait(f.done)
+		f = &flight{done: make(chan struct{})}
+		e.flights[key] = f
 	}
+	s.mu.Unlock()
+	if !first {
+		l.wait(f.done)
+		return f.v, f.err
+	}
+	defer close(f.done)
+	defer func() { // as execute reports a run's panic, for every run waiting
+		if p := recover(); p != nil {
+			f.err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	f.v, f.err = compute()
 	return f.v, f.err
 }
 
@@ -72,10 +78,6 @@ func (l *lease) wait(done <-chan struct{}) {
 	case <-done:
 		return
 	default:
-	}
-	if l == nil {
-		<-done
-		return
 	}
 	t0 := time.Now()
 	l.since.Store(t0.UnixNano())
@@ -102,7 +104,7 @@ func shareWorkloads(todo []suite.Run) *sharedWorkloads {
 		if r.Generated() {
 			k := specKey(r)
 			if s.entries[k] == nil {
-				s.entries[k] = &sharedWorkload{plans: map[string]*flight{}}
+				s.entries[k] = &sharedWorkload{flights: map[string]*flight{}}
 			}
 			s.entries[k].users++
 		}
@@ -124,27 +126,14 @@ func (s *sharedWorkloads) config(r suite.Run, l *lease) (run.Config, error) {
 	}
 	s.mu.Lock()
 	e := s.entries[specKey(r)]
-	first := e.workload == nil
-	if first {
-		e.workload = &flight{done: make(chan struct{})}
-	}
-	f := e.workload
 	s.mu.Unlock()
-	w, err := f.fly(first, l, func() (any, error) { return r.Workload() })
+	w, err := s.share(e, "workload", l, func() (any, error) { return r.Workload() })
 	if err != nil {
 		return run.Config{}, err
 	}
 	cfg := r.ConfigWith(w.(*workloads.Workload))
 	cfg.Share = func(key string, compute func() (any, error)) (any, error) {
-		s.mu.Lock()
-		f := e.plans[key]
-		first := f == nil
-		if first {
-			f = &flight{done: make(chan struct{})}
-			e.plans[key] = f
-		}
-		s.mu.Unlock()
-		return f.fly(first, l, compute)
+		return s.share(e, "plan "+key, l, compute)
 	}
 	return cfg, nil
 }
