@@ -96,3 +96,22 @@ func TestCheckPartition(t *testing.T) {
 		t.Errorf("err = %v, want vertex 4 out of range", err)
 	}
 }
+
+// Sum names a hypergraph: equal for equal inputs (nil edge weights are
+// all 1), different when a pin moves to another edge or a weight changes.
+func TestSumNamesTheHypergraph(t *testing.T) {
+	w := []int64{1, 2, 3}
+	a := Sum(w, [][]int{{0, 1}, {2}}, []int64{1, 1})
+	if Sum(w, [][]int{{0, 1}, {2}}, nil) != a {
+		t.Error("nil edge weights differ from weights of 1")
+	}
+	for name, b := range map[string][32]byte{
+		"pin moved":     Sum(w, [][]int{{0}, {1, 2}}, []int64{1, 1}),
+		"edge weight":   Sum(w, [][]int{{0, 1}, {2}}, []int64{1, 2}),
+		"vertex weight": Sum([]int64{1, 2, 4}, [][]int{{0, 1}, {2}}, []int64{1, 1}),
+	} {
+		if b == a {
+			t.Errorf("%s: same sum", name)
+		}
+	}
+}

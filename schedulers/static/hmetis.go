@@ -20,7 +20,7 @@ func init() {
 			{Name: "partitioner", Kind: "string", Default: "auto", Choices: []string{"auto", "builtin", "bounded", "external"},
 				Doc: "auto: an installed hmetis/shmetis/khmetis/KaHyPar if on PATH, else the built-in partitioner bounding its work (bounded: sampled ratings of large edges, shared coarsenings, as hMETIS and KaHyPar bound theirs; 0.9 s instead of 22 s on the 90,000-task hypergraph, same cut); builtin: the built-in one rating every pin; the record names which ran"},
 			{Name: "partition_seed", Kind: "string", Default: "hypergraph", Choices: []string{"hypergraph", "run"},
-				Doc: "hypergraph: the partitioner's seed derives from the hypergraph, so a hypergraph always gets the same partition, as a partition file generated beforehand (the scripts' HMETIS=3) is the same for every run reading it; the 'hMETIS+R' and 'no part. time' blocks then differ only by the partitioning time, and a sweep partitions once for both; run: the run's random source (memsched <= version 3 of this scheduler), each block and repetition its own partition"},
+				Doc: "hypergraph: the partitioner's seed derives from the hypergraph, so a hypergraph always gets the same partition, as a partition file generated beforehand (the scripts' HMETIS=3) is the same for every run reading it; the 'hMETIS+R' and 'no part. time' blocks then differ only by the partitioning time, and a sweep partitions once for both; run: the run's random source, each block and repetition its own partition (as version 3 of this scheduler, which also weighed tasks by their drawn durations)"},
 		},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
 			s := &hmetisR{mode: p.String("partitioner"), seedRun: p.String("partition_seed") == "run"}
