@@ -2,8 +2,10 @@ package sim_test
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
+	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers/baseline"
 	"github.com/memsched/memsched/workloads"
@@ -46,5 +48,40 @@ func TestDecisionEvents(t *testing.T) {
 	}
 	if len(popped) != len(w.Tasks) {
 		t.Errorf("%d pops for %d tasks", len(popped), len(w.Tasks))
+	}
+}
+
+// A task whose inputs need no copy (mode W: an allocation) is ready at
+// once, and a GPU's driver, which polls, pops the next task at once: the
+// tasks here each write their own tile, and with a pipeline of 2 the GPU
+// pops its second task at time 0, when its first starts, and not when its
+// first ends. Cores run one task at a time (pipeline depth 1): each of two
+// cores sharing their memory pops its second task when its first ends.
+func TestPopAgainAfterAnAllocation(t *testing.T) {
+	cores, err := hardware.Load("epyc7642-ooc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cores.CPUs = 2
+	cores.SetMemoryMiB(64)
+	for _, c := range []struct {
+		p     *hardware.Platform
+		ahead int // tasks popped at time 0
+	}{{platform(t, 1, 1<<30), 2}, {cores, 2}} {
+		w := &workloads.Workload{}
+		for i := range c.ahead + 1 {
+			w.Data = append(w.Data, workloads.Data{ID: i, Bytes: 1 << 20})
+			w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: 1e9, Inputs: []int{i}, Modes: []workloads.Mode{workloads.W}})
+		}
+		var pops []float64
+		run(t, sim.Config{Workload: w, Platform: c.p, Scheduler: &baseline.Eager{}, Buffer: 1, Pipeline: 2,
+			Decisions: true, Trace: func(e sim.Event) {
+				if e.Ev == "pop" {
+					pops = append(pops, e.T)
+				}
+			}})
+		if len(pops) != len(w.Tasks) || slices.ContainsFunc(pops[:c.ahead], func(t float64) bool { return t != 0 }) || pops[c.ahead] <= 0 {
+			t.Errorf("%s: pops at %v; want %d at 0, then when a first task ends", c.p.Name, pops, c.ahead)
+		}
 	}
 }

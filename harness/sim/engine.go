@@ -522,6 +522,9 @@ func (e *Engine) Run() (st *Stats, err error) {
 		}
 		e.advance(ev.t)
 		if ev.task < 0 {
+			if wk := e.workers[ev.worker]; wk.wakeT == ev.t {
+				wk.wakeT = 0
+			}
 			e.kick(e.workers[ev.worker].node)
 			continue
 		}

@@ -23,3 +23,9 @@ func CheckCandidates(report func(string)) (stop func()) {
 	}
 	return func() { check = nil }
 }
+
+// OnKick calls f at every node kick until stop.
+func OnKick(f func()) (stop func()) {
+	check = func(*Engine, *node) { f() }
+	return func() { check = nil }
+}

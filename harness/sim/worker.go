@@ -20,6 +20,7 @@ type worker struct {
 	busy     bool    // computing pipe[0]
 	pulling  bool    // the scheduler has nothing for it for now
 	blockedT float64 // busy with charged scheduling time until then
+	wakeT    float64 // its pending wake-up event (0: none)
 }
 
 // check, set by tests, holds a node's candidates (kick) and head against
@@ -60,6 +61,8 @@ func (e *Engine) kick(n int) {
 	if len(node.workers) == 0 {
 		return
 	}
+	// Unlike a GPU (step), a core never pops again after an allocation
+	// started its task: it runs one task at a time (pipeline depth 1).
 	node.allocated = false
 	node.batch = true // fetches requested again are handled once, below
 	for i := node.starting.Next(0); i >= 0; i = node.starting.Next(i + 1) {
@@ -120,13 +123,13 @@ func (e *Engine) step(w int, issue bool) {
 	wk := e.workers[w]
 	n := e.nodes[wk.node]
 	if wk.blockedT > e.now {
-		e.push(wk.blockedT, w, -1)
+		e.wakeUp(w, wk)
 		return
 	}
 	for {
 		e.fill(w)
 		if wk.blockedT > e.now {
-			e.push(wk.blockedT, w, -1)
+			e.wakeUp(w, wk)
 			return
 		}
 		if !issue {
@@ -134,19 +137,46 @@ func (e *Engine) step(w int, issue bool) {
 		}
 		blocked := n.barrier >= 0
 		e.startTransfer(wk.node)
-		if !blocked || n.barrier >= 0 {
-			break
+		if blocked && n.barrier < 0 {
+			continue // the driver got unblocked: it pops and launches again
 		}
-		// The driver got unblocked: it pops and launches again.
-	}
-	e.startCompute(w)
-	if n.allocated {
+		e.startCompute(w)
+		if !n.allocated {
+			return
+		}
 		n.allocated = false
 		for _, o := range n.workers {
 			if o != w {
 				e.startCompute(o)
 			}
 		}
+		// The allocation of an input in mode W made popped tasks ready
+		// without an event, as no copy was needed: StarPU's driver, which
+		// polls, pops again at its next iteration (driver_cuda.c,
+		// _starpu_cuda_driver_run_once; _starpu_get_multi_worker_task pops
+		// once no popped task is transferring).
+		if !e.mayPopNow(w) {
+			return
+		}
+	}
+}
+
+// mayPopNow says step would pop a task: it pops again after an allocation
+// only then, so that its loop ends.
+func (e *Engine) mayPopNow(w int) bool {
+	wk := e.workers[w]
+	return wk.blockedT <= e.now && mayPop(wk, e.nodes[wk.node]) && (e.rt.PopWhileFetching || e.readyPrefix(w) == len(wk.pipe))
+}
+
+// wakeUp schedules the worker's wake-up at the end of its scheduling time,
+// once: a held worker is stepped at every kick of its node, and a wake-up
+// per step made duplicates that each kicked the node again, multiplying
+// with the node's held cores (48 cores under a measured charge grew to
+// tens of GB).
+func (e *Engine) wakeUp(w int, wk *worker) {
+	if wk.wakeT != wk.blockedT {
+		wk.wakeT = wk.blockedT
+		e.push(wk.blockedT, w, -1)
 	}
 }
 
