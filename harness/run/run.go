@@ -123,7 +123,7 @@ func Run(cfg Config) (rec Record, err error) {
 	if err != nil {
 		return rec, err
 	}
-	rec.SimWallS = time.Since(t0).Seconds()
+	rec.SimWallS = (time.Since(t0) + st.WallAdjust).Seconds()
 	rec.Provenance.Device = device
 	rec.MakespanS = st.Makespan
 	if st.Makespan > 0 {

@@ -150,10 +150,13 @@ type Stats struct {
 	// already being fetched for a popped task: in-flight prefetches count.
 	// It is the fetch count of the authors' visualisation (StarPU HFP.c
 	// get_data_to_load, starpu_data_is_on_node_excluding_prefetch).
-	PopMissing    int
-	Tasks         int
-	PerWorker     []int
-	SchedWall     time.Duration
+	PopMissing int
+	Tasks      int
+	PerWorker  []int
+	SchedWall  time.Duration
+	// WallAdjust is what shared computations change in the run's wall
+	// time (Engine.Share): the computation, measured once, less the wait.
+	WallAdjust    time.Duration
 	SchedOps      int64 // elementary operations the schedulers counted (View.Count)
 	SchedArrayOps int64 // array comparisons they counted (View.CountArray)
 }

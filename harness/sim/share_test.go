@@ -58,3 +58,38 @@ func TestSharedPlanCountsItsOperations(t *testing.T) {
 		t.Errorf("sched ops %v: every run should count the plan's 1000 operations", ops)
 	}
 }
+
+// A run that did not compute a shared value counts the computation's wall
+// time, measured once, in its scheduling time, and not its wait for the
+// value: here computing takes 1 s and waiting 5 s of a fake clock, which
+// advances only then.
+func TestSharedPlanCountsItsWallTime(t *testing.T) {
+	var now time.Duration
+	plan := func(v schedulers.View) ([][]int, error) {
+		order, err := schedulers.Shared(v, "plan", func() ([]int, error) {
+			now += time.Second
+			return []int{3, 1, 2, 0}, nil
+		})
+		return [][]int{append([]int(nil), order...)}, err
+	}
+	m := &memo{values: map[string]any{}}
+	wait := func(key string, compute func() (any, error)) (any, error) {
+		if _, ok := m.values[key]; ok {
+			now += 5 * time.Second
+		}
+		return m.share(key, compute)
+	}
+	var walls, adjusts []time.Duration
+	for range 2 {
+		st := run(t, sim.Config{Workload: unitGrid(2), Platform: platform(t, 1, 4),
+			Scheduler: &schedulers.Planned{Name: "shared", Plan: plan}, Buffer: 1, Pipeline: 1,
+			Share: wait, Clock: func() time.Duration { return now }})
+		walls, adjusts = append(walls, st.SchedWall), append(adjusts, st.WallAdjust)
+	}
+	if walls[0] != time.Second || walls[1] != time.Second {
+		t.Errorf("scheduling wall times %v; want 1 s each (computing, and its replay without the 5 s wait)", walls)
+	}
+	if adjusts[0] != 0 || adjusts[1] != -4*time.Second {
+		t.Errorf("run wall time adjustments %v; want 0 and -4 s (the replayed 1 s less the 5 s wait)", adjusts)
+	}
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/schedulers"
@@ -21,9 +22,12 @@ func (e *Engine) Rand() *rand.Rand              { return e.rng }
 // Share is schedulers.Sharer: what compute returns, computed once among the
 // runs that share Config.Share. The operations compute counts are kept with
 // the result and counted again by the runs that did not compute it, so a
-// model-charged run costs the same whoever computed. A run charged its
-// measured wall time, or run on real GPUs, computes itself: its charge is
-// the time the computation takes.
+// model-charged run costs the same whoever computed. So is its wall time:
+// a run that did not compute counts the computation's, measured once, in
+// its scheduling and run wall times, and not its wait for it (a waiting
+// run lends its sweep slot), so that these times do not depend on which
+// run computed. A run charged its measured wall time, or run on real GPUs,
+// computes itself: its charge is the time the computation takes.
 func (e *Engine) Share(key string, compute func() (any, error)) (any, error) {
 	if e.cfg.Share == nil || e.charge == chargeMeasured || e.be != nil {
 		return compute()
@@ -31,13 +35,15 @@ func (e *Engine) Share(key string, compute func() (any, error)) (any, error) {
 	type counted struct {
 		v          any
 		ops, array int64
+		wall       time.Duration
 	}
 	here := false
+	t0 := e.clock()
 	r, err := e.cfg.Share(key, func() (any, error) {
 		here = true
-		ops0, arr0 := e.stats.SchedOps, e.stats.SchedArrayOps
+		ops0, arr0, c0 := e.stats.SchedOps, e.stats.SchedArrayOps, e.clock()
 		v, err := compute()
-		return counted{v, e.stats.SchedOps - ops0, e.stats.SchedArrayOps - arr0}, err
+		return counted{v, e.stats.SchedOps - ops0, e.stats.SchedArrayOps - arr0, e.clock() - c0}, err
 	})
 	if err != nil {
 		return nil, err
@@ -46,8 +52,19 @@ func (e *Engine) Share(key string, compute func() (any, error)) (any, error) {
 	if !here {
 		e.stats.SchedOps += c.ops
 		e.stats.SchedArrayOps += c.array
+		adjust := c.wall - (e.clock() - t0) // the scheduler calls are timed: the call sharing counts its wait
+		e.stats.SchedWall += adjust
+		e.stats.WallAdjust += adjust
 	}
 	return c.v, nil
+}
+
+// clock reads Config.Clock (0 without one).
+func (e *Engine) clock() time.Duration {
+	if e.cfg.Clock == nil {
+		return 0
+	}
+	return e.cfg.Clock()
 }
 
 // WorkerKind is hardware.GPU or hardware.CPU.
