@@ -94,6 +94,7 @@ var configs = []config{
 	{"eager-cholesky-deps-1gpu-4cpus", "eager", nil, 1, 12, cholD, false},
 	{"dmda-lu-deps-ooc-4cpus", "dmda", nil, 0, 12, luD, false},
 	{"darts-2d-random-writec-2gpu", "darts", nil, 2, 50, workloads.Spec{Kind: "matmul2d", N: 5, Order: "random", WriteC: true}, false},
+	{"dmdar-2d-random-writec-2gpu", "dmdar", nil, 2, 100, workloads.Spec{Kind: "matmul2d", N: 8, Order: "random", WriteC: true}, false}, // a GPU pops again after an allocation (model 6)
 	{"dmdar-cholesky-deps-4gpu-nvlink", "dmdar", nil, 4, 12, cholD, true},
 	{"eager-2d-2gpu-noise", "eager", nil, 2, 50, mm2d, false},
 	// Thesis chapter 5's schedulers on task graphs (the gemini mesh, out of core).
