@@ -120,7 +120,7 @@ func newPlan(cl Cluster, bf, bfNow, loadNow bool, running func() int) *plan {
 		p.idx = newNodeIndex(n, C, func(c, k int) int64 { return p.freeAt(k, c) })
 	case bf:
 		p.runSorted = make([]int64, n*C)
-		p.idx = newNodeIndex(n, C, func(c, k int) int64 { return p.runSorted[k*C+c-1] })
+		p.idx = newNodeIndex(n, C, p.firstFree)
 	default:
 		p.idx = newNodeIndex(n, C, func(c, k int) int64 { return p.avail[k*C+c-1] })
 	}
@@ -180,6 +180,9 @@ func (p *plan) reset(now int64, runEnd []int64) {
 			pr = append(pr, step{e, used})
 		}
 		p.prof[k] = pr
+		if !p.bfNow && (p.planned[k] > 0 || p.stale[k]) {
+			p.touch(k) // reservations dropped: the index's time may be earlier
+		}
 		p.planned[k], p.maxUsed[k], p.stale[k] = 0, len(t), false
 		p.freeNow += p.C - len(t)
 		p.idleNow += p.C - len(t)
@@ -195,10 +198,30 @@ func (p *plan) touch(k int) {
 
 // changed marks node k's profile changed.
 func (p *plan) changed(k int) {
-	if p.bfNow {
+	if p.bf {
 		p.touch(k)
+	}
+	if p.bfNow {
 		p.nowChanged(k)
 	}
+}
+
+// firstFree is the index's time of node k for c cores with backfilling
+// into any future window: the first step of its profile with c cores free.
+// No window of c cores opens before, whatever the walltime, so it bounds
+// t_k from below with the planned reservations counted; a bound counting
+// the running jobs only had FCFS visit most nodes once the queue's
+// reservations filled the profiles (a week of thesis rules took over 30
+// minutes). A reservation only delays it, so a node the index has not
+// caught up with yet keeps a lower time, still a bound.
+func (p *plan) firstFree(c, k int) int64 {
+	limit := p.C - c
+	for _, s := range p.prof[k] {
+		if s.used <= limit {
+			return s.t
+		}
+	}
+	panic("batch: a profile that never frees its cores") // it ends at 0 cores used
 }
 
 // nowChanged updates what depends on the present of node k's profile: its
