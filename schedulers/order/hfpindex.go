@@ -41,6 +41,23 @@ type classIndex struct {
 	// (MaxInt64 if none)
 	pairLight  []int64
 	pairsRound uint32
+	pair       pairScratch // countPairs' arrays, kept between its calls
+}
+
+// pairScratch is what countPairs sorts and counts with, per class; it is
+// reused (it was garbage of the class count at every call).
+type pairScratch struct {
+	start, fill, byAnchor, partner []int32
+	light                          []lightest
+}
+
+// resize returns s with length n, reusing its array, zeroed if asked.
+func resize[T any](s []T, n int, zeroed bool) []T {
+	s = slices.Grow(s[:0], n)[:n]
+	if zeroed {
+		clear(s)
+	}
+	return s
 }
 
 // lightest keeps the two lightest packages of a set (weight, then slot).
@@ -198,7 +215,9 @@ func (h *hfp) countPairs(S []int32) {
 	ix.pairLight = slices.Grow(ix.pairLight[:0], len(S))[:len(S)]
 	paired := func(k int) bool { return ix.counted[k] && ix.start[k+1]-ix.start[k] == 2 }
 	// Bucket the paired packages by anchor (a counting sort).
-	start := make([]int32, nc+1)
+	sc := &ix.pair
+	sc.start = resize(sc.start, int(nc)+1, true)
+	start := sc.start
 	for k := range S {
 		if paired(k) {
 			start[ix.classesOf(k)[0]+1]++
@@ -207,8 +226,10 @@ func (h *hfp) countPairs(S []int32) {
 	for c := range nc {
 		start[c+1] += start[c]
 	}
-	fill := slices.Clone(start[:nc])
-	byAnchor := make([]int32, start[nc]) // indices into S
+	sc.fill = append(sc.fill[:0], start[:nc]...)
+	fill := sc.fill
+	sc.byAnchor = resize(sc.byAnchor, int(start[nc]), false) // indices into S
+	byAnchor := sc.byAnchor
 	for k := range S {
 		if paired(k) {
 			a := ix.classesOf(k)[0]
@@ -216,8 +237,9 @@ func (h *hfp) countPairs(S []int32) {
 			fill[a]++
 		}
 	}
-	light := make([]lightest, nc)
-	partner := make([]int32, nc) // == a+1: paired with anchor a
+	sc.light = resize(sc.light, int(nc), false) // set for a group's partners before use
+	sc.partner = resize(sc.partner, int(nc), true)
+	light, partner := sc.light, sc.partner // partner[c] == a+1: paired with anchor a
 	for a := range nc {
 		group := byAnchor[start[a]:start[a+1]]
 		if len(group) == 0 {
