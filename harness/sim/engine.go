@@ -150,15 +150,15 @@ type Stats struct {
 	// already being fetched for a popped task: in-flight prefetches count.
 	// It is the fetch count of the authors' visualisation (StarPU HFP.c
 	// get_data_to_load, starpu_data_is_on_node_excluding_prefetch).
-	PopMissing int
-	Tasks      int
-	PerWorker  []int
-	SchedWall  time.Duration
-	// WallAdjust is what shared computations change in the run's wall
-	// time (Engine.Share): the computation, measured once, less the wait.
-	WallAdjust    time.Duration
+	PopMissing    int
+	Tasks         int
+	PerWorker     []int
+	SchedWall     time.Duration
 	SchedOps      int64 // elementary operations the schedulers counted (View.Count)
 	SchedArrayOps int64 // array comparisons they counted (View.CountArray)
+	// WallAdjust is what shared computations change in the run's wall
+	// time (Engine.Share): the computation, measured once, less the wait.
+	WallAdjust time.Duration
 }
 
 // State of a datum on a node.
@@ -525,10 +525,11 @@ func (e *Engine) Run() (st *Stats, err error) {
 		}
 		e.advance(ev.t)
 		if ev.task < 0 {
-			if wk := e.workers[ev.worker]; wk.wakeT == ev.t {
+			wk := e.workers[ev.worker]
+			if wk.wakeT == ev.t {
 				wk.wakeT = 0
 			}
-			e.kick(e.workers[ev.worker].node)
+			e.kick(wk.node)
 			continue
 		}
 		e.TaskDone(ev.worker, ev.task)

@@ -165,7 +165,13 @@ func (e *Engine) step(w int, issue bool) {
 // only then, so that its loop ends.
 func (e *Engine) mayPopNow(w int) bool {
 	wk := e.workers[w]
-	return wk.blockedT <= e.now && mayPop(wk, e.nodes[wk.node]) && (e.rt.PopWhileFetching || e.readyPrefix(w) == len(wk.pipe))
+	return wk.blockedT <= e.now && mayPop(wk, e.nodes[wk.node]) && e.popReady(w)
+}
+
+// popReady says no popped task of the worker is still transferring (or the
+// driver pops anyway, Runtime.PopWhileFetching).
+func (e *Engine) popReady(w int) bool {
+	return e.rt.PopWhileFetching || e.readyPrefix(w) == len(e.workers[w].pipe)
 }
 
 // wakeUp schedules the worker's wake-up at the end of its scheduling time,
@@ -215,7 +221,7 @@ func (e *Engine) fill(w int) {
 		if !mayPop(wk, n) {
 			continue // changed says whether the buffer grew
 		}
-		ready := e.rt.PopWhileFetching || e.readyPrefix(w) == len(wk.pipe)
+		ready := e.popReady(w)
 		for ready && mayPop(wk, n) {
 			task := e.pop(w)
 			e.popTask(w, task)
