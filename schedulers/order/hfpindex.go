@@ -212,7 +212,7 @@ func (h *hfp) bestAll(S []int32, fit bool) int64 {
 func (h *hfp) countPairs(S []int32) {
 	ix := &h.ix
 	nc := int32(len(ix.rep))
-	ix.pairLight = slices.Grow(ix.pairLight[:0], len(S))[:len(S)]
+	ix.pairLight = resize(ix.pairLight, len(S), false)
 	paired := func(k int) bool { return ix.counted[k] && ix.start[k+1]-ix.start[k] == 2 }
 	// Bucket the paired packages by anchor (a counting sort).
 	sc := &ix.pair
@@ -365,7 +365,7 @@ func (h *hfp) search(i int32, k int, target int64, fit bool) int32 {
 	for _, d := range h.data[i] {
 		h.dmark[d] = h.dcur
 	}
-	pos := slices.Grow(h.pos[:0], len(walk))[:len(walk)]
+	pos := resize(h.pos, len(walk), false)
 	h.pos = pos
 	skipQ := func(lst []int32, p int32) int32 {
 		for int(p) < len(lst) && h.inQ[lst[p]] == h.round {
