@@ -52,8 +52,10 @@ type node struct {
 	// and issues nothing. barrier < 0: not blocked.
 	barrier int
 	done    int // tasks finished on this node
-	// allocated says an allocation for a write completed during a step:
-	// the node's other workers may start a task.
+	// allocated says an allocation (an access in mode W, no copy) completed
+	// since a GPU's step last looked: its popped tasks may have become ready
+	// without an event, so it pops again (step). Cores, which run one task
+	// at a time, have no room to: nodes shared by cores do not read it.
 	allocated bool
 	// batch: the node's workers are being started together (kick), and
 	// refetch says one of them queued a fetch to handle after them.

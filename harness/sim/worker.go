@@ -61,9 +61,6 @@ func (e *Engine) kick(n int) {
 	if len(node.workers) == 0 {
 		return
 	}
-	// Unlike a GPU (step), a core never pops again after an allocation
-	// started its task: it runs one task at a time (pipeline depth 1).
-	node.allocated = false
 	node.batch = true // fetches requested again are handled once, below
 	for i := node.starting.Next(0); i >= 0; i = node.starting.Next(i + 1) {
 		w := node.workers[i]
@@ -145,11 +142,6 @@ func (e *Engine) step(w int, issue bool) {
 			return
 		}
 		n.allocated = false
-		for _, o := range n.workers {
-			if o != w {
-				e.startCompute(o)
-			}
-		}
 		// The allocation of an input in mode W made popped tasks ready
 		// without an event, as no copy was needed: StarPU's driver, which
 		// polls, pops again at its next iteration (driver_cuda.c,
