@@ -74,8 +74,11 @@ func TestSharedPlanCountsItsWallTime(t *testing.T) {
 	}
 	m := &memo{values: map[string]any{}}
 	wait := func(key string, compute func() (any, error)) (any, error) {
-		if _, ok := m.values[key]; ok {
-			now += 5 * time.Second
+		m.mu.Lock()
+		_, computed := m.values[key]
+		m.mu.Unlock()
+		if computed {
+			now += 5 * time.Second // waiting for it
 		}
 		return m.share(key, compute)
 	}
