@@ -60,7 +60,7 @@ type Record struct {
 	Tasks         int     `json:"tasks"`
 	PerWorker     []int   `json:"tasks_per_worker"`
 	SchedWallS    float64 `json:"sched_wall_s"`
-	SchedOps      int64   `json:"sched_ops,omitempty"`       // operations counted for sched_cost = "model"
+	SchedOps      int64   `json:"sched_ops,omitempty"`       // operations counted for sched_cost = "model" (both saturate at 2⁶³−1)
 	SchedArrayOps int64   `json:"sched_array_ops,omitempty"` // array comparisons counted for sched_cost = "model"
 	SimWallS      float64 `json:"sim_wall_s"`
 	Partition     string  `json:"partitioner,omitempty"`

@@ -48,6 +48,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"github.com/memsched/memsched/internal/saturating"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -679,11 +680,14 @@ func (e *Engine) timed(worker int, f func() error) error {
 }
 
 // Count is how a scheduler reports the elementary operations its call
-// performs in the papers' StarPU implementation (View.Count).
-func (e *Engine) Count(ops int) { e.stats.SchedOps += int64(ops) }
+// performs in the papers' StarPU implementation (View.Count). The counts
+// saturate rather than wrap.
+func (e *Engine) Count(ops int) { e.stats.SchedOps = saturating.Add(e.stats.SchedOps, int64(ops)) }
 
 // CountArray reports array comparisons (View.CountArray).
-func (e *Engine) CountArray(ops int) { e.stats.SchedArrayOps += int64(ops) }
+func (e *Engine) CountArray(ops int) {
+	e.stats.SchedArrayOps = saturating.Add(e.stats.SchedArrayOps, int64(ops))
+}
 
 // observe tells an observing scheduler, timing the call like any other: a
 // memory event names the node, charged to its first worker (the data

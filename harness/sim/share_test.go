@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -94,5 +95,22 @@ func TestSharedPlanCountsItsWallTime(t *testing.T) {
 	}
 	if adjusts[0] != 0 || adjusts[1] != -4*time.Second {
 		t.Errorf("run wall time adjustments %v; want 0 and -4 s (the replayed 1 s less the 5 s wait)", adjusts)
+	}
+}
+
+// Counts saturate instead of wrapping negative: StarPU's HFP modelled at a
+// million tasks counts past 2⁶³ comparisons.
+func TestCountsSaturate(t *testing.T) {
+	plan := func(v schedulers.View) ([][]int, error) {
+		v.Count(math.MaxInt)
+		v.Count(math.MaxInt)
+		v.CountArray(math.MaxInt - 1)
+		v.CountArray(2)
+		return [][]int{{0, 1, 2, 3}}, nil
+	}
+	st := run(t, sim.Config{Workload: unitGrid(2), Platform: platform(t, 1, 4),
+		Scheduler: &schedulers.Planned{Name: "counting", Plan: plan}, Buffer: 1, Pipeline: 1})
+	if st.SchedOps != math.MaxInt64 || st.SchedArrayOps != math.MaxInt64 {
+		t.Errorf("counts %d and %d, want both %d", st.SchedOps, st.SchedArrayOps, int64(math.MaxInt64))
 	}
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/memsched/memsched/internal/saturating"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -50,8 +51,8 @@ func (e *Engine) Share(key string, compute func() (any, error)) (any, error) {
 	}
 	c := r.(counted)
 	if !here {
-		e.stats.SchedOps += c.ops
-		e.stats.SchedArrayOps += c.array
+		e.stats.SchedOps = saturating.Add(e.stats.SchedOps, c.ops)
+		e.stats.SchedArrayOps = saturating.Add(e.stats.SchedArrayOps, c.array)
 		adjust := c.wall - (e.clock() - t0) // the scheduler calls are timed: the call sharing counts its wait
 		e.stats.SchedWall += adjust
 		e.stats.WallAdjust += adjust

@@ -1,6 +1,7 @@
 package order
 
 import (
+	"github.com/memsched/memsched/internal/saturating"
 	"iter"
 	"slices"
 
@@ -126,7 +127,7 @@ func hfpRun(w *workloads.Workload, opts HFPOptions, pairMin int) [][]int {
 			opts.Count(int((h.sumD*h.sumD - h.sumD2) / 2))
 			for _, i := range S {
 				d := int64(len(h.data[i]))
-				searchOps += 2 * (int64(h.nAlive)*d + d*h.sumD)
+				searchOps = saturating.Add(searchOps, saturating.Mul(2*d, int64(h.nAlive)+h.sumD))
 			}
 		}
 		if firstIter && opts.FastStart {
@@ -177,7 +178,7 @@ func hfpRun(w *workloads.Workload, opts HFPOptions, pairMin int) [][]int {
 			}
 		}
 		if opts.Count != nil {
-			opts.Count(int(max(merged, 1) * searchOps))
+			opts.Count(int(saturating.Mul(max(merged, 1), searchOps)))
 		}
 	}
 
