@@ -2,6 +2,7 @@ package dartsdag
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -121,5 +122,19 @@ func (d *DARTS) checkRecount(n *node) {
 			panic(fmt.Sprintf("darts-dag: node %d, data %d: S_0 %d (%d ps), S_1 %d; recount %d (%d ps), %d",
 				n.id, x, n.s0.n[x], n.s0w[x], n.s1.n[x], s0[x], s0w[x], s1[x]))
 		}
+	}
+}
+
+// checkPriority compares max_prio with a scan of all the data's ready
+// readers, without fillPriority's stop at the data's highest priority.
+func (d *DARTS) checkPriority(n *node, c *candidate, want uint8) {
+	prio := math.Inf(-1)
+	for _, t := range d.readers.of[c.data] {
+		if n.dur[t] >= 0 && n.miss[t] == want {
+			prio = max(prio, d.prio[t])
+		}
+	}
+	if prio != c.prio {
+		panic(fmt.Sprintf("darts-dag: node %d: max_prio of data %d is %g, the full scan says %g", n.id, c.data, c.prio, prio))
 	}
 }

@@ -114,7 +114,8 @@ type DARTS struct {
 	readers readers   // per data, the ready tasks reading it
 	state   []uint8
 	prio    []float64
-	work    []int64 // per task, expected duration in ps on the fastest kind (task_left)
+	prioCap []float64 // per data, the highest priority of a task reading it
+	work    []int64   // per task, expected duration in ps on the fastest kind (task_left)
 
 	ready     *schedulers.PrioQueue
 	readySeq  []uint64 // per ready task, when it entered readyTasks
@@ -196,6 +197,15 @@ func (d *DARTS) Init(v schedulers.View) error {
 		d.inputs[i] = in
 	}
 	d.readers = newReaders(nd, d.inputs, first)
+	d.prioCap = make([]float64, nd)
+	for x := range d.prioCap {
+		d.prioCap[x] = math.Inf(-1)
+	}
+	for t, in := range d.inputs {
+		for _, x := range in {
+			d.prioCap[x] = max(d.prioCap[x], prio[t])
+		}
+	}
 	d.state = make([]uint8, nt)
 	d.readySeq = make([]uint64, nt)
 	d.planStamp = make([]uint32, nt)
@@ -749,10 +759,18 @@ func (d *DARTS) fillPriority(n *node, c *candidate) {
 	if c.nfree > 0 {
 		want = 1
 	}
+	// The scan stops at the data's highest priority, which no reader can
+	// pass: at once where every task has the same (independent tasks),
+	// instead of reading all of a data's ready readers at each decision.
 	for _, t := range d.readers.of[c.data] {
 		if n.dur[t] >= 0 && n.miss[t] == want && d.prio[t] > c.prio {
-			c.prio = d.prio[t]
+			if c.prio = d.prio[t]; c.prio == d.prioCap[c.data] {
+				break
+			}
 		}
+	}
+	if checking {
+		d.checkPriority(n, c, want)
 	}
 	n.prioOf[c.data], n.prioOK[c.data] = c.prio, true
 }
