@@ -7,15 +7,18 @@ import "github.com/memsched/memsched/internal/minheap"
 // pushed among equals; the tail the lowest priority, latest pushed among
 // equals; the back of the highest priority is its latest pushed task.
 // Every operation is O(log n); removing a task anywhere is O(1) (the heaps
-// drop it lazily).
+// drop it lazily). The tail and back heaps are built at their first pop: a
+// queue popped at its head only (DARTS's, AP's) keeps one heap, a third of
+// the memory (72 MB for a million ready tasks).
 type PrioQueue struct {
-	prio []float64
-	head minheap.Heap[headItem]
-	tail minheap.Heap[tailItem]
-	back minheap.Heap[backItem]
-	seq  []uint64 // per task: its push while queued, 0 when not queued
-	next uint64
-	n    int
+	prio             []float64
+	head             minheap.Heap[headItem]
+	tail             minheap.Heap[tailItem]
+	back             minheap.Heap[backItem]
+	hasTail, hasBack bool
+	seq              []uint64 // per task: its push while queued, 0 when not queued
+	next             uint64
+	n                int
 }
 
 type qItem struct {
@@ -54,28 +57,40 @@ func (q *PrioQueue) Push(t int) {
 	q.next++
 	q.seq[t] = q.next
 	q.n++
-	it := qItem{task: t, prio: q.prio[t], seq: q.next}
-	q.head.Push(headItem(it))
-	q.tail.Push(tailItem(it))
-	q.back.Push(backItem(it))
-	if len(q.tail) > 4*q.n+1024 || len(q.head) > 4*q.n+1024 {
+	q.push(qItem{task: t, prio: q.prio[t], seq: q.next})
+	if len(q.tail) > 4*q.n+1024 || len(q.head) > 4*q.n+1024 || len(q.back) > 4*q.n+1024 {
 		q.compact()
 	}
 }
 
-// compact drops the removed tasks the heaps still hold.
-func (q *PrioQueue) compact() {
+// push adds an item to the heaps the queue keeps.
+func (q *PrioQueue) push(it qItem) {
+	q.head.Push(headItem(it))
+	if q.hasTail {
+		q.tail.Push(tailItem(it))
+	}
+	if q.hasBack {
+		q.back.Push(backItem(it))
+	}
+}
+
+// live lists the queued items; the head heap holds them all.
+func (q *PrioQueue) live() []qItem {
 	live := make([]qItem, 0, q.n)
 	for _, it := range q.head {
 		if q.seq[it.task] == it.seq {
 			live = append(live, qItem(it))
 		}
 	}
+	return live
+}
+
+// compact drops the removed tasks the heaps still hold.
+func (q *PrioQueue) compact() {
+	live := q.live()
 	q.head, q.tail, q.back = q.head[:0], q.tail[:0], q.back[:0]
 	for _, it := range live {
-		q.head.Push(headItem(it))
-		q.tail.Push(tailItem(it))
-		q.back.Push(backItem(it))
+		q.push(it)
 	}
 }
 
@@ -112,6 +127,15 @@ func (q *PrioQueue) PopHead() (int, bool) {
 // PopTail removes and returns the lowest-priority task, the latest pushed
 // among equals.
 func (q *PrioQueue) PopTail() (int, bool) {
+	if !q.hasTail {
+		// Items are ordered totally (by sequence among equal priorities),
+		// so a heap built now pops what one kept since the start would.
+		q.hasTail = true
+		for _, it := range q.live() {
+			q.tail = append(q.tail, tailItem(it))
+		}
+		q.tail.Init()
+	}
 	for len(q.tail) > 0 {
 		it := q.tail.Pop()
 		if q.seq[it.task] == it.seq {
@@ -125,6 +149,13 @@ func (q *PrioQueue) PopTail() (int, bool) {
 // PopBackHighest removes and returns the latest pushed task of the highest
 // priority (StarPU's _starpu_prio_deque_deque_task_for_worker).
 func (q *PrioQueue) PopBackHighest() (int, bool) {
+	if !q.hasBack {
+		q.hasBack = true
+		for _, it := range q.live() {
+			q.back = append(q.back, backItem(it))
+		}
+		q.back.Init()
+	}
 	for len(q.back) > 0 {
 		it := q.back.Pop()
 		if q.seq[it.task] == it.seq {

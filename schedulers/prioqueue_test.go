@@ -1,0 +1,79 @@
+package schedulers
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The queue pops what a scan of the queued tasks picks, whichever of its
+// heaps a sequence of operations builds, and whenever: the tail and back
+// heaps start at their first pop, after pushes, removals and compactions.
+func TestPrioQueueMatchesScan(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		const n = 300 // few tasks, many operations: the heaps fill with removed ones and compact
+		prio := make([]float64, n)
+		for i := range prio {
+			prio[i] = float64(r.IntN(5)) // many equal priorities: the order among equals matters
+		}
+		q := NewPrioQueue(prio)
+		pushed := map[int]int{} // queued task → its push order
+		order := 0
+		pick := func(better func(a, b int) bool) int {
+			best := -1
+			for t := range pushed {
+				if best < 0 || better(t, best) {
+					best = t
+				}
+			}
+			return best
+		}
+		head := func(a, b int) bool { return prio[a] > prio[b] || prio[a] == prio[b] && pushed[a] < pushed[b] }
+		tail := func(a, b int) bool { return prio[a] < prio[b] || prio[a] == prio[b] && pushed[a] > pushed[b] }
+		back := func(a, b int) bool { return prio[a] > prio[b] || prio[a] == prio[b] && pushed[a] > pushed[b] }
+		tailFrom, backFrom := r.IntN(20000), r.IntN(20000) // operations before the first such pop
+		for op := range 40000 {
+			switch k := r.IntN(10); {
+			case k < 5:
+				task := r.IntN(n)
+				if _, ok := pushed[task]; !ok {
+					order++
+					pushed[task] = order
+					q.Push(task)
+				}
+			case k < 7:
+				task := r.IntN(n)
+				_, want := pushed[task]
+				if q.Remove(task) != want {
+					t.Fatalf("seed %d op %d: Remove(%d) disagrees with the queue's contents", seed, op, task)
+				}
+				delete(pushed, task)
+			default:
+				var got int
+				var ok bool
+				var want int
+				switch {
+				case k == 7 && op >= tailFrom:
+					want = pick(tail)
+					got, ok = q.PopTail()
+				case k == 8 && op >= backFrom:
+					want = pick(back)
+					got, ok = q.PopBackHighest()
+				default:
+					want = pick(head)
+					got, ok = q.PopHead()
+				}
+				if !ok {
+					got = -1
+				}
+				if got != want {
+					t.Fatalf("seed %d op %d (kind %d): popped %d, the scan %d", seed, op, k, got, want)
+				}
+				delete(pushed, want)
+			}
+			if q.Len() != len(pushed) {
+				t.Fatalf("seed %d op %d: Len %d, %d queued", seed, op, q.Len(), len(pushed))
+			}
+		}
+	}
+}
