@@ -30,3 +30,25 @@ func BenchmarkCholesky50GPUs(b *testing.B) {
 		})
 	}
 }
+
+// The 360,000 independent tasks of issue 17's scaling goal (2D product
+// N = 600, 4 GPUs, 500 MiB): every task is ready at once, in every tree.
+func Benchmark2D600(b *testing.B) {
+	p, err := hardware.Load("v100-gemini")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p.GPUs = 4
+	p.SetMemoryMiB(500)
+	w, err := workloads.Generate(workloads.Spec{Kind: workloads.KindMatmul2D, N: 600})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := memrun.Run(memrun.Config{Workload: w, Platform: p, Scheduler: "multreeprio", Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(w.Tasks))*float64(b.N)/b.Elapsed().Seconds(), "tasks/s")
+}

@@ -31,7 +31,7 @@ type Critical struct {
 	cp    *workloads.CriticalPath
 	kinds []string // kinds present, one tree each
 	trees []*ordtree.Tree[key]
-	keys  [][]key
+	keys  taskKeys
 	seq   int
 }
 
@@ -55,7 +55,7 @@ func (c *Critical) Init(v schedulers.View) error {
 		}
 	}
 	c.cp = wl.Analyse(func(t int) float64 { return duration(xi[t], c.dur) })
-	c.keys = make([][]key, len(wl.Tasks))
+	c.keys = newTaskKeys(len(wl.Tasks), len(c.trees))
 	return nil
 }
 
@@ -63,13 +63,13 @@ func (c *Critical) Init(v schedulers.View) error {
 func (c *Critical) Push(t int) {
 	k := key{score: c.cp.Criticality(t), seq: c.seq, task: t}
 	c.seq++
-	c.keys[t] = make([]key, len(c.trees))
 	for i, kind := range c.kinds {
-		c.keys[t][i] = key{score: -1}
-		if !math.IsInf(modelSeconds(c.v, t, kind), 1) {
-			c.keys[t][i] = k
-			c.trees[i].Insert(k)
+		if math.IsInf(modelSeconds(c.v, t, kind), 1) {
+			c.keys.put(i, key{score: -1, seq: k.seq, task: t})
+			continue
 		}
+		c.keys.put(i, k)
+		c.trees[i].Insert(k)
 	}
 }
 
@@ -83,8 +83,8 @@ func (c *Critical) Pull(w int) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	for i, kk := range c.keys[k.task] {
-		if kk.score >= 0 {
+	for i := range c.trees {
+		if kk, in := c.keys.of(k.task, i); in {
 			c.trees[i].Delete(kk)
 		}
 	}

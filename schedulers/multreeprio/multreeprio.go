@@ -16,6 +16,7 @@ package multreeprio
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/internal/ordtree"
@@ -101,7 +102,7 @@ type Scheduler struct {
 	cp    *workloads.CriticalPath
 
 	trees []*ordtree.Tree[key]
-	keys  [][]key // per task, per group: its key (score < 0: not in that tree)
+	keys  taskKeys // per task, per group: its key
 	seq   int
 
 	// Running maxima (§B, "so far"), per group where the paper writes P_m.
@@ -112,6 +113,13 @@ type Scheduler struct {
 
 	readyWork []float64 // per kind: model time of ready tasks whose fastest kind it is
 	startAt   []float64 // per worker: when its running task started (NaN: none)
+
+	// Scratch of metricsOf and TermsOf, per group: a push allocates only
+	// the terms it returns.
+	qP, sigma, starvingOf, pen []float64
+	nP                         []int
+	termsOut                   []*Terms
+	termsBuf                   []Terms
 }
 
 // New builds MulTreePrio from resolved parameters.
@@ -186,7 +194,7 @@ func (s *Scheduler) Init(v schedulers.View) error {
 	for g := range s.trees {
 		s.trees[g] = ordtree.New(less)
 	}
-	s.keys = make([][]key, n)
+	s.keys = newTaskKeys(n, len(s.groups))
 	s.qHighP = make([]float64, len(s.groups))
 	s.xiLong = make([]float64, len(s.groups))
 	s.nodHigh = make([]float64, len(s.groups))
@@ -242,7 +250,9 @@ type metrics struct {
 }
 
 func (s *Scheduler) metricsOf(t int) metrics {
-	m := metrics{qP: make([]float64, len(s.groups)), nP: make([]int, len(s.groups)), sigma: make([]float64, len(s.groups)), nSucc: len(s.succ[t])}
+	// The slices are scratch: valid until the next call.
+	s.qP, s.nP, s.sigma = zeroed(s.qP, len(s.groups)), zeroed(s.nP, len(s.groups)), zeroed(s.sigma, len(s.groups))
+	m := metrics{qP: s.qP, nP: s.nP, sigma: s.sigma, nSucc: len(s.succ[t])}
 	for _, c := range s.succ[t] {
 		m.qTot += duration(s.xi[c], "min")
 		for g := range s.groups {
@@ -301,6 +311,16 @@ func (s *Scheduler) isStarving(g int) float64 {
 	return 0
 }
 
+// zeroed is s resized to n and cleared, reusing its array.
+func zeroed[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
 func ratio(a, b float64) float64 {
 	if b <= 0 {
 		return 0
@@ -334,6 +354,18 @@ func (t Terms) Score(cpBonus bool) float64 {
 // a node that cannot run it. Without static, the normalisers first take
 // the task's own values ("so far", §A.7 #3).
 func (s *Scheduler) TermsOf(t int) []*Terms {
+	out := slices.Clone(s.terms(t))
+	for g, tm := range out {
+		if tm != nil {
+			c := *tm
+			out[g] = &c
+		}
+	}
+	return out
+}
+
+// terms is TermsOf in scratch space, valid until the next call.
+func (s *Scheduler) terms(t int) []*Terms {
 	if !s.static && !s.after {
 		s.observeMaxima(t)
 	}
@@ -341,7 +373,8 @@ func (s *Scheduler) TermsOf(t int) []*Terms {
 		defer s.observeMaxima(t)
 	}
 	m := s.metricsOf(t)
-	starving := make([]float64, len(s.groups))
+	s.starvingOf = zeroed(s.starvingOf, len(s.groups))
+	starving := s.starvingOf
 	if !s.static {
 		for g := range s.groups {
 			starving[g] = s.isStarving(g)
@@ -362,7 +395,8 @@ func (s *Scheduler) TermsOf(t int) []*Terms {
 		b6 = s.cp.Criticality(t)
 	}
 	// P1 sums the other nodes' terms: the sum over all nodes less the own.
-	pen := make([]float64, len(s.groups))
+	s.pen = zeroed(s.pen, len(s.groups))
+	pen := s.pen
 	penSum := 0.0
 	for o := range s.groups {
 		if m.sigma[o] > 0 {
@@ -370,14 +404,15 @@ func (s *Scheduler) TermsOf(t int) []*Terms {
 			penSum += pen[o]
 		}
 	}
-	out := make([]*Terms, len(s.groups))
+	s.termsOut, s.termsBuf = zeroed(s.termsOut, len(s.groups)), zeroed(s.termsBuf, len(s.groups))
+	out := s.termsOut
 	for g := range s.groups {
 		xi := s.xi[t][s.kindOf[g]]
 		if math.IsInf(xi, 1) {
 			continue
 		}
 		sigma := m.sigma[g]
-		tm := &Terms{}
+		tm := &s.termsBuf[g]
 		tm.B[0], tm.B[1], tm.B[5] = b1, b2, b6
 		tm.B[2] = 1 - 1/sigma
 		if m.sBest > 1 {
@@ -398,15 +433,13 @@ func (s *Scheduler) Groups() []int { return s.groups }
 // Push scores a newly ready task and inserts it in the tree of every node
 // that can run it.
 func (s *Scheduler) Push(t int) {
-	terms := s.TermsOf(t)
-	s.keys[t] = make([]key, len(s.groups))
-	for g, tm := range terms {
+	for g, tm := range s.terms(t) {
 		if tm == nil {
-			s.keys[t][g] = key{score: -1}
+			s.keys.put(g, key{score: -1, seq: s.seq, task: t})
 			continue
 		}
 		k := key{score: tm.Score(s.cpBonus), seq: s.seq, task: t}
-		s.keys[t][g] = k
+		s.keys.put(g, k)
 		s.trees[g].Insert(k)
 	}
 	s.seq++
@@ -483,12 +516,11 @@ func (s *Scheduler) Pull(w int) (int, bool) {
 	if chosen < 0 {
 		return 0, false
 	}
-	for o, key := range s.keys[chosen] {
-		if key.score >= 0 {
+	for o := range s.trees {
+		if key, in := s.keys.of(chosen, o); in {
 			s.trees[o].Delete(key)
 		}
 	}
-	s.keys[chosen] = nil
 	s.readyWork[s.fastest(chosen)] -= duration(s.xi[chosen], "min")
 	return chosen, true
 }
@@ -499,8 +531,8 @@ func (s *Scheduler) rescoreTree(g int) {
 	s.trees[g].Ascend(func(k key) bool { keys = append(keys, k); return true })
 	for _, k := range keys {
 		s.trees[g].Delete(k)
-		nk := key{score: s.TermsOf(k.task)[g].Score(s.cpBonus), seq: k.seq, task: k.task}
-		s.keys[k.task][g] = nk
+		nk := key{score: s.terms(k.task)[g].Score(s.cpBonus), seq: k.seq, task: k.task}
+		s.keys.put(g, nk)
 		s.trees[g].Insert(nk)
 	}
 }
