@@ -1,5 +1,7 @@
 package hypergraph
 
+import "github.com/memsched/memsched/internal/scratch"
+
 // hg is the compact form the partitioner works on: pins and incidences in
 // CSR arrays of int32, edges with at least two distinct pins only, and no
 // two edges with the same pin set (they are merged, weights added), since
@@ -63,7 +65,7 @@ func (sc *contractor) contract(g *hg, cmap []int32, nc int) *hg {
 		c.totalW += w
 		c.maxVW = max(c.maxVW, w)
 	}
-	stamp := grow(sc.stamp, nc)
+	stamp := scratch.Resize(sc.stamp, nc)
 	for i := range stamp {
 		stamp[i] = -1
 	}
@@ -139,7 +141,7 @@ func (sc *contractor) newHG(nc int) *hg {
 	if k := len(sc.spare); k > 0 {
 		c, sc.spare = sc.spare[k-1], sc.spare[:k-1]
 	}
-	c.vw = grow(c.vw, nc)
+	c.vw = scratch.Resize(c.vw, nc)
 	clear(c.vw)
 	c.eptr = append(c.eptr[:0], 0)
 	c.ew = c.ew[:0]
@@ -152,7 +154,7 @@ func (sc *contractor) newMap(n int) []int32 {
 	if k := len(sc.spareMaps); k > 0 {
 		m := sc.spareMaps[k-1]
 		sc.spareMaps = sc.spareMaps[:k-1]
-		return grow(m, n)
+		return scratch.Resize(m, n)
 	}
 	return make([]int32, n)
 }
@@ -189,7 +191,7 @@ func samePins(other []int32, n int, stamp []int32, e int32) bool {
 // vertex lists its edges in increasing order).
 func (g *hg) buildIncidence() {
 	n := g.n()
-	g.vptr = grow(g.vptr, n+1)
+	g.vptr = scratch.Resize(g.vptr, n+1)
 	clear(g.vptr)
 	for _, p := range g.pins {
 		g.vptr[p+1]++
@@ -199,7 +201,7 @@ func (g *hg) buildIncidence() {
 	}
 	// vptr[p] serves as p's fill position, ending at p+1's start; the
 	// shift below restores the starts without a second array.
-	g.inc = grow(g.inc, len(g.pins))
+	g.inc = scratch.Resize(g.inc, len(g.pins))
 	for e := int32(0); int(e) < g.m(); e++ {
 		for _, p := range g.edgePins(e) {
 			g.inc[g.vptr[p]] = e

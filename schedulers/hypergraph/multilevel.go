@@ -2,6 +2,7 @@ package hypergraph
 
 import (
 	"cmp"
+	"github.com/memsched/memsched/internal/scratch"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -64,10 +65,10 @@ type worker struct {
 // clusters remain.
 func (w *worker) cluster(g *hg, part []int8, target int, maxW int64, rng *rand.Rand) ([]int32, int) {
 	n := g.n()
-	w.rating = grow(w.rating, n)
+	w.rating = scratch.Resize(w.rating, n)
 	clear(w.rating)
-	w.prio = grow(w.prio, n)
-	w.order = grow(w.order, n)
+	w.prio = scratch.Resize(w.prio, n)
+	w.order = scratch.Resize(w.order, n)
 	for v := range n {
 		w.prio[v] = rng.Uint32()
 		w.order[v] = int32(v)
@@ -77,9 +78,9 @@ func (w *worker) cluster(g *hg, part []int8, target int, maxW int64, rng *rand.R
 	for i := range cmap {
 		cmap[i] = -1
 	}
-	w.cw = grow(w.cw, n)
+	w.cw = scratch.Resize(w.cw, n)
 	if part != nil {
-		w.sideCnt = grow(w.sideCnt, 2*g.m())
+		w.sideCnt = scratch.Resize(w.sideCnt, 2*g.m())
 		clear(w.sideCnt)
 		for e := int32(0); int(e) < g.m(); e++ {
 			for _, p := range g.edgePins(e) {
@@ -217,8 +218,8 @@ func (w *worker) sample(ps []int32, u, e int32) []int32 {
 // edge of its own.
 func (w *worker) clusterEdges(g *hg, part []int8, target int, maxW int64, rng *rand.Rand) ([]int32, int) {
 	n, m := g.n(), g.m()
-	w.order = grow(w.order, m)
-	w.prio = grow(w.prio, m)
+	w.order = scratch.Resize(w.order, m)
+	w.prio = scratch.Resize(w.prio, m)
 	order, key := w.order, w.prio
 	for e := range order {
 		order[e] = int32(e)

@@ -1,5 +1,7 @@
 package hypergraph
 
+import "github.com/memsched/memsched/internal/scratch"
+
 // gainHeap is an addressable max-heap of vertices keyed by their FM gain.
 // It stands in for FM's gain buckets: edge weights here are bytes, so
 // gains span ~10^10 values and an array of buckets would be mostly empty.
@@ -142,14 +144,14 @@ type fm struct {
 func (f *fm) reset(g *hg, part []int8, lmax, strict [2]int64) {
 	n, m := g.n(), g.m()
 	f.g, f.part, f.lmax, f.strict = g, part, lmax, strict
-	f.cnt = grow(f.cnt, m)
+	f.cnt = scratch.Resize(f.cnt, m)
 	clear(f.cnt)
-	f.vs = grow(f.vs, n)
+	f.vs = scratch.Resize(f.vs, n)
 	for i := range f.vs {
 		f.vs[i] = vertexState{pos: -1}
 	}
 	f.stamp = 0
-	f.heapBuf = grow(f.heapBuf, n)
+	f.heapBuf = scratch.Resize(f.heapBuf, n)
 	for s := range f.heaps {
 		f.heaps[s].items = f.heapBuf[:0:0]
 		f.heaps[s].vs = f.vs
@@ -159,7 +161,7 @@ func (f *fm) reset(g *hg, part []int8, lmax, strict [2]int64) {
 		f.pw[s] += g.vw[v]
 	}
 	f.cutW = 0
-	f.incW = grow(f.incW, n)
+	f.incW = scratch.Resize(f.incW, n)
 	clear(f.incW)
 	cnt, incW := f.cnt, f.incW
 	for e, w := range g.ew {
@@ -172,13 +174,6 @@ func (f *fm) reset(g *hg, part []int8, lmax, strict [2]int64) {
 			f.cutW += w
 		}
 	}
-}
-
-func grow[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
 }
 
 func (f *fm) overload() int64 {
@@ -467,7 +462,7 @@ func (f *fm) completeEdges() bool {
 	}
 	cands := f.sortByCount(maxCount)
 	improved := false
-	f.kcnt = grow(f.kcnt, g.m())
+	f.kcnt = scratch.Resize(f.kcnt, g.m())
 	for _, c := range cands {
 		side := int32(c.side)
 		if f.cnt[c.e][side] == 0 || f.cnt[c.e][1-side] == 0 {
@@ -517,7 +512,7 @@ type edgeCand struct {
 // count), with a counting sort: counts are bounded by the edge sizes, and
 // the comparison sort this replaces was a tenth of the refinement's time.
 func (f *fm) sortByCount(maxCount int32) []edgeCand {
-	f.bucket = grow(f.bucket, int(maxCount)+2)
+	f.bucket = scratch.Resize(f.bucket, int(maxCount)+2)
 	clear(f.bucket)
 	for _, c := range f.cands {
 		f.bucket[c.count+1]++
@@ -525,7 +520,7 @@ func (f *fm) sortByCount(maxCount int32) []edgeCand {
 	for i := 1; i < len(f.bucket); i++ {
 		f.bucket[i] += f.bucket[i-1]
 	}
-	f.sorted = grow(f.sorted, len(f.cands))
+	f.sorted = scratch.Resize(f.sorted, len(f.cands))
 	for _, c := range f.cands {
 		f.sorted[f.bucket[c.count]] = c
 		f.bucket[c.count]++

@@ -1,6 +1,7 @@
 package hypergraph
 
 import (
+	"github.com/memsched/memsched/internal/scratch"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -183,7 +184,7 @@ func TestStartPassGains(t *testing.T) {
 func TestCompletionGain(t *testing.T) {
 	for seed := uint64(0); seed < 50; seed++ {
 		g, part, f := randomBisection(seed, 7)
-		f.kcnt = grow(f.kcnt, g.m())
+		f.kcnt = scratch.Resize(f.kcnt, g.m())
 		cut := g.cut(part)
 		for e := int32(0); int(e) < g.m(); e++ {
 			for s := int32(0); s < 2; s++ {

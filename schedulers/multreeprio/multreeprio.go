@@ -20,6 +20,7 @@ import (
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/internal/ordtree"
+	"github.com/memsched/memsched/internal/scratch"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
 )
@@ -251,7 +252,7 @@ type metrics struct {
 
 func (s *Scheduler) metricsOf(t int) metrics {
 	// The slices are scratch: valid until the next call.
-	s.qP, s.nP, s.sigma = zeroed(s.qP, len(s.groups)), zeroed(s.nP, len(s.groups)), zeroed(s.sigma, len(s.groups))
+	s.qP, s.nP, s.sigma = scratch.Zeroed(s.qP, len(s.groups)), scratch.Zeroed(s.nP, len(s.groups)), scratch.Zeroed(s.sigma, len(s.groups))
 	m := metrics{qP: s.qP, nP: s.nP, sigma: s.sigma, nSucc: len(s.succ[t])}
 	for _, c := range s.succ[t] {
 		m.qTot += duration(s.xi[c], "min")
@@ -311,16 +312,6 @@ func (s *Scheduler) isStarving(g int) float64 {
 	return 0
 }
 
-// zeroed is s resized to n and cleared, reusing its array.
-func zeroed[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	s = s[:n]
-	clear(s)
-	return s
-}
-
 func ratio(a, b float64) float64 {
 	if b <= 0 {
 		return 0
@@ -373,7 +364,7 @@ func (s *Scheduler) terms(t int) []*Terms {
 		defer s.observeMaxima(t)
 	}
 	m := s.metricsOf(t)
-	s.starvingOf = zeroed(s.starvingOf, len(s.groups))
+	s.starvingOf = scratch.Zeroed(s.starvingOf, len(s.groups))
 	starving := s.starvingOf
 	if !s.static {
 		for g := range s.groups {
@@ -395,7 +386,7 @@ func (s *Scheduler) terms(t int) []*Terms {
 		b6 = s.cp.Criticality(t)
 	}
 	// P1 sums the other nodes' terms: the sum over all nodes less the own.
-	s.pen = zeroed(s.pen, len(s.groups))
+	s.pen = scratch.Zeroed(s.pen, len(s.groups))
 	pen := s.pen
 	penSum := 0.0
 	for o := range s.groups {
@@ -404,7 +395,7 @@ func (s *Scheduler) terms(t int) []*Terms {
 			penSum += pen[o]
 		}
 	}
-	s.termsOut, s.termsBuf = zeroed(s.termsOut, len(s.groups)), zeroed(s.termsBuf, len(s.groups))
+	s.termsOut, s.termsBuf = scratch.Zeroed(s.termsOut, len(s.groups)), scratch.Zeroed(s.termsBuf, len(s.groups))
 	out := s.termsOut
 	for g := range s.groups {
 		xi := s.xi[t][s.kindOf[g]]

@@ -1,6 +1,7 @@
 package order
 
 import (
+	"github.com/memsched/memsched/internal/scratch"
 	"math"
 	"slices"
 )
@@ -49,15 +50,6 @@ type classIndex struct {
 type pairScratch struct {
 	start, fill, byAnchor, partner []int32
 	light                          []lightest
-}
-
-// resize returns s with length n, reusing its array, zeroed if asked.
-func resize[T any](s []T, n int, zeroed bool) []T {
-	s = slices.Grow(s[:0], n)[:n]
-	if zeroed {
-		clear(s)
-	}
-	return s
 }
 
 // lightest keeps the two lightest packages of a set (weight, then slot).
@@ -212,11 +204,11 @@ func (h *hfp) bestAll(S []int32, fit bool) int64 {
 func (h *hfp) countPairs(S []int32) {
 	ix := &h.ix
 	nc := int32(len(ix.rep))
-	ix.pairLight = resize(ix.pairLight, len(S), false)
+	ix.pairLight = scratch.Resize(ix.pairLight, len(S))
 	paired := func(k int) bool { return ix.counted[k] && ix.start[k+1]-ix.start[k] == 2 }
 	// Bucket the paired packages by anchor (a counting sort).
 	sc := &ix.pair
-	sc.start = resize(sc.start, int(nc)+1, true)
+	sc.start = scratch.Zeroed(sc.start, int(nc)+1)
 	start := sc.start
 	for k := range S {
 		if paired(k) {
@@ -228,7 +220,7 @@ func (h *hfp) countPairs(S []int32) {
 	}
 	sc.fill = append(sc.fill[:0], start[:nc]...)
 	fill := sc.fill
-	sc.byAnchor = resize(sc.byAnchor, int(start[nc]), false) // indices into S
+	sc.byAnchor = scratch.Resize(sc.byAnchor, int(start[nc])) // indices into S
 	byAnchor := sc.byAnchor
 	for k := range S {
 		if paired(k) {
@@ -237,8 +229,8 @@ func (h *hfp) countPairs(S []int32) {
 			fill[a]++
 		}
 	}
-	sc.light = resize(sc.light, int(nc), false) // set for a group's partners before use
-	sc.partner = resize(sc.partner, int(nc), true)
+	sc.light = scratch.Resize(sc.light, int(nc)) // set for a group's partners before use
+	sc.partner = scratch.Zeroed(sc.partner, int(nc))
 	light, partner := sc.light, sc.partner // partner[c] == a+1: paired with anchor a
 	for a := range nc {
 		group := byAnchor[start[a]:start[a+1]]
@@ -365,7 +357,7 @@ func (h *hfp) search(i int32, k int, target int64, fit bool) int32 {
 	for _, d := range h.data[i] {
 		h.dmark[d] = h.dcur
 	}
-	pos := resize(h.pos, len(walk), false)
+	pos := scratch.Resize(h.pos, len(walk))
 	h.pos = pos
 	skipQ := func(lst []int32, p int32) int32 {
 		for int(p) < len(lst) && h.inQ[lst[p]] == h.round {
