@@ -48,7 +48,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"github.com/memsched/memsched/internal/saturating"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -57,6 +56,7 @@ import (
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/internal/bitset"
 	"github.com/memsched/memsched/internal/minheap"
+	"github.com/memsched/memsched/internal/saturating"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
 )

@@ -1,12 +1,12 @@
 package sim
 
 import (
-	"github.com/memsched/memsched/internal/saturating"
 	"math"
 	"math/rand/v2"
 	"time"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/internal/saturating"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
 )

@@ -141,8 +141,7 @@ func (sc *contractor) newHG(nc int) *hg {
 	if k := len(sc.spare); k > 0 {
 		c, sc.spare = sc.spare[k-1], sc.spare[:k-1]
 	}
-	c.vw = scratch.Resize(c.vw, nc)
-	clear(c.vw)
+	c.vw = scratch.Zeroed(c.vw, nc)
 	c.eptr = append(c.eptr[:0], 0)
 	c.ew = c.ew[:0]
 	c.totalW, c.maxVW = 0, 0
@@ -191,8 +190,7 @@ func samePins(other []int32, n int, stamp []int32, e int32) bool {
 // vertex lists its edges in increasing order).
 func (g *hg) buildIncidence() {
 	n := g.n()
-	g.vptr = scratch.Resize(g.vptr, n+1)
-	clear(g.vptr)
+	g.vptr = scratch.Zeroed(g.vptr, n+1)
 	for _, p := range g.pins {
 		g.vptr[p+1]++
 	}

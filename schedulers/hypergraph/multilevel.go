@@ -2,10 +2,11 @@ package hypergraph
 
 import (
 	"cmp"
-	"github.com/memsched/memsched/internal/scratch"
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/memsched/memsched/internal/scratch"
 )
 
 // Tuning of one multilevel bisection, in the spirit of hMETIS's defaults
@@ -65,8 +66,7 @@ type worker struct {
 // clusters remain.
 func (w *worker) cluster(g *hg, part []int8, target int, maxW int64, rng *rand.Rand) ([]int32, int) {
 	n := g.n()
-	w.rating = scratch.Resize(w.rating, n)
-	clear(w.rating)
+	w.rating = scratch.Zeroed(w.rating, n)
 	w.prio = scratch.Resize(w.prio, n)
 	w.order = scratch.Resize(w.order, n)
 	for v := range n {
@@ -80,8 +80,7 @@ func (w *worker) cluster(g *hg, part []int8, target int, maxW int64, rng *rand.R
 	}
 	w.cw = scratch.Resize(w.cw, n)
 	if part != nil {
-		w.sideCnt = scratch.Resize(w.sideCnt, 2*g.m())
-		clear(w.sideCnt)
+		w.sideCnt = scratch.Zeroed(w.sideCnt, 2*g.m())
 		for e := int32(0); int(e) < g.m(); e++ {
 			for _, p := range g.edgePins(e) {
 				w.sideCnt[2*e+int32(part[p])]++

@@ -144,8 +144,7 @@ type fm struct {
 func (f *fm) reset(g *hg, part []int8, lmax, strict [2]int64) {
 	n, m := g.n(), g.m()
 	f.g, f.part, f.lmax, f.strict = g, part, lmax, strict
-	f.cnt = scratch.Resize(f.cnt, m)
-	clear(f.cnt)
+	f.cnt = scratch.Zeroed(f.cnt, m)
 	f.vs = scratch.Resize(f.vs, n)
 	for i := range f.vs {
 		f.vs[i] = vertexState{pos: -1}
@@ -161,8 +160,7 @@ func (f *fm) reset(g *hg, part []int8, lmax, strict [2]int64) {
 		f.pw[s] += g.vw[v]
 	}
 	f.cutW = 0
-	f.incW = scratch.Resize(f.incW, n)
-	clear(f.incW)
+	f.incW = scratch.Zeroed(f.incW, n)
 	cnt, incW := f.cnt, f.incW
 	for e, w := range g.ew {
 		c := &cnt[e]
@@ -512,8 +510,7 @@ type edgeCand struct {
 // count), with a counting sort: counts are bounded by the edge sizes, and
 // the comparison sort this replaces was a tenth of the refinement's time.
 func (f *fm) sortByCount(maxCount int32) []edgeCand {
-	f.bucket = scratch.Resize(f.bucket, int(maxCount)+2)
-	clear(f.bucket)
+	f.bucket = scratch.Zeroed(f.bucket, int(maxCount)+2)
 	for _, c := range f.cands {
 		f.bucket[c.count+1]++
 	}

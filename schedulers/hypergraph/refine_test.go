@@ -1,10 +1,11 @@
 package hypergraph
 
 import (
-	"github.com/memsched/memsched/internal/scratch"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/memsched/memsched/internal/scratch"
 )
 
 // swapHeap is the textbook addressable heap that gainHeap replaced (keys

@@ -1,12 +1,11 @@
 package order
 
 import (
-	"github.com/memsched/memsched/internal/saturating"
 	"iter"
 	"slices"
 
 	"github.com/memsched/memsched/internal/minheap"
-
+	"github.com/memsched/memsched/internal/saturating"
 	"github.com/memsched/memsched/workloads"
 )
 

@@ -1,9 +1,10 @@
 package order
 
 import (
-	"github.com/memsched/memsched/internal/scratch"
 	"math"
 	"slices"
+
+	"github.com/memsched/memsched/internal/scratch"
 )
 
 // classIndex groups, for one HFP iteration, the data of 𝕊's packages into
