@@ -1,5 +1,7 @@
 package workloads
 
+import "slices"
+
 // CriticalPath is the two-pass critical-path analysis of a task graph with
 // given durations (MulTreePrio, COMPAS 2022 §3.3): a forward pass gives each
 // task's earliest start (EST), a backward pass its latest start (LST)
@@ -25,33 +27,70 @@ func (c *CriticalPath) Critical(task int) bool {
 	return d <= eps*max(1, c.Length)
 }
 
-// Successors returns, per task, the tasks that depend on it.
-func (w *Workload) Successors() [][]int {
-	succ := make([][]int, len(w.Tasks))
-	for _, t := range w.Tasks {
-		for _, d := range t.Deps {
-			succ[d] = append(succ[d], t.ID)
+// Successors lists, per task, the tasks that depend on it (the reverse of
+// Deps), in increasing id order. They are kept in two flat arrays, as a
+// [][]int costs 24 bytes a task even where it is empty; a task set without
+// dependencies has none.
+type Successors struct {
+	start []int // Of(t) is to[start[t]:start[t+1]]; nil without dependencies
+	to    []int
+}
+
+// Of returns the tasks that depend on t (shared: do not modify).
+func (s *Successors) Of(t int) []int {
+	if s.start == nil {
+		return nil
+	}
+	return s.to[s.start[t]:s.start[t+1]:s.start[t+1]]
+}
+
+// Successors computes the reverse of the dependencies.
+func (w *Workload) Successors() *Successors {
+	n, edges := len(w.Tasks), 0
+	for i := range w.Tasks {
+		edges += len(w.Tasks[i].Deps)
+	}
+	s := &Successors{}
+	if edges == 0 {
+		return s
+	}
+	s.start = make([]int, n+1)
+	for i := range w.Tasks {
+		for _, d := range w.Tasks[i].Deps {
+			s.start[d+1]++
 		}
 	}
-	return succ
+	for t := range n {
+		s.start[t+1] += s.start[t]
+	}
+	s.to = make([]int, edges)
+	next := slices.Clone(s.start[:n])
+	for i := range w.Tasks {
+		for _, d := range w.Tasks[i].Deps {
+			s.to[next[d]] = i
+			next[d]++
+		}
+	}
+	return s
 }
 
 // TopoOrder returns the tasks in an order where every task comes after its
 // dependencies (Kahn's algorithm, smallest id first among the ready ones
 // when dependencies point backwards, as generated workloads' do).
-func (w *Workload) TopoOrder() []int {
+func (w *Workload) TopoOrder() []int { return w.topoOrder(w.Successors()) }
+
+func (w *Workload) topoOrder(succ *Successors) []int {
 	n := len(w.Tasks)
-	indeg := make([]int, n)
-	succ := w.Successors()
+	indeg := make([]int32, n)
 	order := make([]int, 0, n)
 	for i, t := range w.Tasks {
-		indeg[i] = len(t.Deps)
+		indeg[i] = int32(len(t.Deps))
 		if indeg[i] == 0 {
 			order = append(order, i)
 		}
 	}
 	for head := 0; head < len(order); head++ {
-		for _, s := range succ[order[head]] {
+		for _, s := range succ.Of(order[head]) {
 			if indeg[s]--; indeg[s] == 0 {
 				order = append(order, s)
 			}
@@ -65,7 +104,8 @@ func (w *Workload) TopoOrder() []int {
 func (w *Workload) Analyse(dur func(task int) float64) *CriticalPath {
 	n := len(w.Tasks)
 	c := &CriticalPath{EST: make([]float64, n), LST: make([]float64, n)}
-	order := w.TopoOrder()
+	succ := w.Successors()
+	order := w.topoOrder(succ)
 	d := make([]float64, n)
 	for i := range d {
 		d[i] = dur(i)
@@ -76,11 +116,10 @@ func (w *Workload) Analyse(dur func(task int) float64) *CriticalPath {
 		}
 		c.Length = max(c.Length, c.EST[t]+d[t])
 	}
-	succ := w.Successors()
 	for i := len(order) - 1; i >= 0; i-- {
 		t := order[i]
 		lft := c.Length
-		for _, s := range succ[t] {
+		for _, s := range succ.Of(t) {
 			lft = min(lft, c.LST[s])
 		}
 		c.LST[t] = lft - d[t]

@@ -2,8 +2,30 @@ package workloads
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
+
+// Successors reverse the dependencies, in id order, and are empty for every
+// task of a set without dependencies.
+func TestSuccessors(t *testing.T) {
+	w := &Workload{Tasks: []Task{
+		{ID: 0}, {ID: 1, Deps: []int{0}}, {ID: 2, Deps: []int{0}}, {ID: 3, Deps: []int{2, 1}}, {ID: 4},
+	}}
+	s := w.Successors()
+	for task, want := range [][]int{{1, 2}, {3}, {3}, nil, nil} {
+		if got := s.Of(task); !slices.Equal(got, want) {
+			t.Errorf("successors of %d: %v, want %v", task, got, want)
+		}
+	}
+	if got := s.Of(0); cap(got) != len(got) {
+		t.Errorf("an append to the successors of 0 would overwrite those of 1 (cap %d)", cap(got))
+	}
+	flat := &Workload{Tasks: []Task{{ID: 0}, {ID: 1}}}
+	if got := flat.Successors().Of(1); got != nil {
+		t.Errorf("independent tasks: successors %v", got)
+	}
+}
 
 // A diamond a→{b,c}→d with durations 1, 2, 5, 1: the critical path is
 // a, c, d (length 7); b has 3 units of slack.

@@ -208,7 +208,7 @@ type Engine struct {
 	spill    []int32     // the inputs of tasks with more than inlineInputs
 	compute  [][]float64 // per kind index from 1, per task: seconds (NaN: cannot run); kind 0's are in tasks
 	version  []uint32    // per data: bumped by each writing task
-	children [][]int
+	children *workloads.Successors
 	done     int
 	pops     int32
 	flops    float64 // of every task
@@ -410,13 +410,8 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 			return nil, err
 		}
 		e.tasks[i].waiting = int32(len(t.Deps))
-		if len(t.Deps) > 0 && e.children == nil {
-			e.children = make([][]int, len(w.Tasks)) // a task graph
-		}
-		for _, d := range t.Deps {
-			e.children[d] = append(e.children[d], i)
-		}
 	}
+	e.children = w.Successors()
 	e.stats.PerWorker = make([]int, len(e.workers))
 	return e, nil
 }

@@ -396,11 +396,7 @@ func (e *Engine) TaskDone(w, task int) {
 		e.tasksEnd = e.now
 	}
 	released := false
-	var children []int
-	if e.children != nil {
-		children = e.children[task]
-	}
-	for _, c := range children {
+	for _, c := range e.children.Of(task) {
 		e.tasks[c].waiting--
 		if e.tasks[c].waiting == 0 {
 			e.timed(w, func() error { e.sched.Push(c); return nil })

@@ -3,6 +3,8 @@
 // queue, Prim's keys) allocate only when the slice grows.
 package minheap
 
+import "slices"
+
 // Ordered is a value that knows whether it comes before another.
 type Ordered[T any] interface {
 	Before(T) bool
@@ -11,8 +13,13 @@ type Ordered[T any] interface {
 // Heap holds values with the smallest (by Before) at index 0.
 type Heap[T Ordered[T]] []T
 
-// Push adds x.
+// Push adds x. A full heap doubles its capacity: append grows large
+// slices by a quarter, which for a million pushes allocates five times the
+// final heap and keeps 1.8 times it live while copying.
 func (h *Heap[T]) Push(x T) {
+	if len(*h) == cap(*h) {
+		*h = slices.Grow(*h, max(len(*h), 8))
+	}
 	*h = append(*h, x)
 	q := *h
 	for i := len(q) - 1; i > 0; {

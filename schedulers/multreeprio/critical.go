@@ -48,13 +48,8 @@ func (c *Critical) Init(v schedulers.View) error {
 		}
 	}
 	wl := v.Workload()
-	xi := make([][]float64, len(wl.Tasks))
-	for t := range wl.Tasks {
-		for _, k := range c.kinds {
-			xi[t] = append(xi[t], modelSeconds(v, t, k))
-		}
-	}
-	c.cp = wl.Analyse(func(t int) float64 { return duration(xi[t], c.dur) })
+	xi := modelTimes(v, c.kinds)
+	c.cp = wl.Analyse(func(t int) float64 { return duration(xi.of(t), c.dur) })
 	c.keys = newTaskKeys(len(wl.Tasks), len(c.trees))
 	return nil
 }

@@ -96,8 +96,8 @@ type Scheduler struct {
 	members [][]int // per group: its workers
 	byKind  [][]int // per kind: its workers
 
-	xi    [][]float64 // per task, per kind: model time (Inf: cannot run)
-	succ  [][]int
+	xi    times // per task, per kind: model time (Inf: cannot run)
+	succ  *workloads.Successors
 	npred []int
 	nod   []float64
 	cp    *workloads.CriticalPath
@@ -166,13 +166,7 @@ func (s *Scheduler) Init(v schedulers.View) error {
 	}
 	wl := v.Workload()
 	n := len(wl.Tasks)
-	s.xi = make([][]float64, n)
-	for t := range wl.Tasks {
-		s.xi[t] = make([]float64, len(s.kinds))
-		for k, kind := range s.kinds {
-			s.xi[t][k] = modelSeconds(v, t, kind)
-		}
-	}
+	s.xi = modelTimes(v, s.kinds)
 	s.succ = wl.Successors()
 	s.npred = make([]int, n)
 	s.nod = make([]float64, n)
@@ -180,12 +174,12 @@ func (s *Scheduler) Init(v schedulers.View) error {
 		s.npred[t] = len(wl.Tasks[t].Deps)
 	}
 	for t := range wl.Tasks {
-		for _, c := range s.succ[t] {
+		for _, c := range s.succ.Of(t) {
 			s.nod[t] += 1 / float64(s.npred[c])
 		}
 	}
 	if s.cpBonus {
-		s.cp = wl.Analyse(func(t int) float64 { return duration(s.xi[t], s.cpDur) })
+		s.cp = wl.Analyse(func(t int) float64 { return duration(s.xi.of(t), s.cpDur) })
 	}
 	s.trees = make([]*ordtree.Tree[key], len(s.groups))
 	less := before
@@ -211,6 +205,33 @@ func (s *Scheduler) Init(v schedulers.View) error {
 	}
 	return nil
 }
+
+// times holds the model time of every task on every kind, flat: a slice a
+// task would cost 24 bytes more each.
+type times struct {
+	kinds int
+	x     []float64
+}
+
+// modelTimes computes ξ(T, P_m) for every task and each of the kinds.
+func modelTimes(v schedulers.View, kinds []string) times {
+	n := len(v.Workload().Tasks)
+	m := times{kinds: len(kinds), x: make([]float64, 0, n*len(kinds))}
+	for t := range n {
+		for _, kind := range kinds {
+			m.x = append(m.x, modelSeconds(v, t, kind))
+		}
+	}
+	return m
+}
+
+// of returns the times of task t, per kind (shared: do not modify).
+func (m times) of(t int) []float64 {
+	return m.x[t*m.kinds : (t+1)*m.kinds : (t+1)*m.kinds]
+}
+
+// at is the time of task t on kind k.
+func (m times) at(t, k int) float64 { return m.x[t*m.kinds+k] }
 
 // modelSeconds is the performance model's time of a task on a kind
 // (ξ(T, P_m)); +Inf when the kind cannot run it.
@@ -253,24 +274,24 @@ type metrics struct {
 func (s *Scheduler) metricsOf(t int) metrics {
 	// The slices are scratch: valid until the next call.
 	s.qP, s.nP, s.sigma = scratch.Zeroed(s.qP, len(s.groups)), scratch.Zeroed(s.nP, len(s.groups)), scratch.Zeroed(s.sigma, len(s.groups))
-	m := metrics{qP: s.qP, nP: s.nP, sigma: s.sigma, nSucc: len(s.succ[t])}
-	for _, c := range s.succ[t] {
-		m.qTot += duration(s.xi[c], "min")
+	m := metrics{qP: s.qP, nP: s.nP, sigma: s.sigma, nSucc: len(s.succ.Of(t))}
+	for _, c := range s.succ.Of(t) {
+		m.qTot += duration(s.xi.of(c), "min")
 		for g := range s.groups {
-			if x := s.xi[c][s.kindOf[g]]; !math.IsInf(x, 1) {
+			if x := s.xi.at(c, s.kindOf[g]); !math.IsInf(x, 1) {
 				m.qP[g] += x
 				m.nP[g]++
 			}
 		}
 	}
 	worst := 0.0
-	for _, x := range s.xi[t] {
+	for _, x := range s.xi.of(t) {
 		if !math.IsInf(x, 1) {
 			worst = max(worst, x)
 		}
 	}
 	for g := range s.groups {
-		if x := s.xi[t][s.kindOf[g]]; !math.IsInf(x, 1) {
+		if x := s.xi.at(t, s.kindOf[g]); !math.IsInf(x, 1) {
 			m.sigma[g] = worst / x
 			m.sBest = max(m.sBest, m.sigma[g])
 		}
@@ -284,7 +305,7 @@ func (s *Scheduler) observeMaxima(t int) {
 	s.qHigh = max(s.qHigh, m.qTot)
 	for g := range s.groups {
 		s.qHighP[g] = max(s.qHighP[g], m.qP[g])
-		if x := s.xi[t][s.kindOf[g]]; !math.IsInf(x, 1) {
+		if x := s.xi.at(t, s.kindOf[g]); !math.IsInf(x, 1) {
 			s.xiLong[g] = max(s.xiLong[g], x)
 			s.nodHigh[g] = max(s.nodHigh[g], s.nod[t])
 		}
@@ -398,7 +419,7 @@ func (s *Scheduler) terms(t int) []*Terms {
 	s.termsOut, s.termsBuf = scratch.Zeroed(s.termsOut, len(s.groups)), scratch.Zeroed(s.termsBuf, len(s.groups))
 	out := s.termsOut
 	for g := range s.groups {
-		xi := s.xi[t][s.kindOf[g]]
+		xi := s.xi.at(t, s.kindOf[g])
 		if math.IsInf(xi, 1) {
 			continue
 		}
@@ -434,14 +455,14 @@ func (s *Scheduler) Push(t int) {
 		s.trees[g].Insert(k)
 	}
 	s.seq++
-	s.readyWork[s.fastest(t)] += duration(s.xi[t], "min")
+	s.readyWork[s.fastest(t)] += duration(s.xi.of(t), "min")
 }
 
 // fastest is the kind index with the smallest model time.
 func (s *Scheduler) fastest(t int) int {
 	best := 0
-	for k, x := range s.xi[t] {
-		if x < s.xi[t][best] {
+	for k, x := range s.xi.of(t) {
+		if x < s.xi.at(t, best) {
 			best = k
 		}
 	}
@@ -456,10 +477,10 @@ func (s *Scheduler) remaining(k int) float64 {
 	now := s.v.Now()
 	for _, w := range s.byKind[k] {
 		for _, t := range s.v.Pipeline(w) {
-			r += s.xi[t][k]
+			r += s.xi.at(t, k)
 		}
 		for _, t := range s.v.Buffer(w) {
-			r += s.xi[t][k]
+			r += s.xi.at(t, k)
 		}
 		if !math.IsNaN(s.startAt[w]) {
 			r -= now - s.startAt[w]
@@ -496,7 +517,7 @@ func (s *Scheduler) Pull(w int) (int, bool) {
 					r = s.remaining(f)
 					rem[f] = r
 				}
-				if !(r > s.xi[t][k]) {
+				if !(r > s.xi.at(t, k)) {
 					return true
 				}
 			}
@@ -512,7 +533,7 @@ func (s *Scheduler) Pull(w int) (int, bool) {
 			s.trees[o].Delete(key)
 		}
 	}
-	s.readyWork[s.fastest(chosen)] -= duration(s.xi[chosen], "min")
+	s.readyWork[s.fastest(chosen)] -= duration(s.xi.of(chosen), "min")
 	return chosen, true
 }
 
