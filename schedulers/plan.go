@@ -28,8 +28,8 @@ type Planned struct {
 
 func (s *Planned) Init(v View) error {
 	s.v = v
-	for _, t := range v.Workload().Tasks {
-		if len(t.Deps) > 0 {
+	for _, deps := range v.Workload().Deps {
+		if len(deps) > 0 {
 			return fmt.Errorf("%s plans a set of independent tasks; this workload has dependencies (generate it without --deps)", s.Name)
 		}
 	}

@@ -113,10 +113,11 @@ func (s *scanBelady) Victim(worker int, cands []int, prefetch bool) int {
 func TestBeladyIndexMatchesScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	for it := 0; it < 150; it++ {
-		w := schedtest.TaskSet(r, 80, 4, func(t *workloads.Task) {
+		w := schedtest.TaskSet(r, 80, 4, func(t *workloads.Task) []int {
 			if r.IntN(8) == 0 {
 				t.Inputs = append(t.Inputs, t.Inputs[0]) // a duplicate input
 			}
+			return nil
 		})
 		gpus := 1 + r.IntN(3)
 		plans := make([][]int, gpus)

@@ -47,8 +47,8 @@ func Priorities(v View, source string) ([]float64, error) {
 		out = make([]float64, len(w.Tasks))
 	case PriorityStatic:
 		out = make([]float64, len(w.Tasks))
-		for i, t := range w.Tasks {
-			out[i] = float64(t.Priority)
+		for i := range w.Tasks {
+			out[i] = float64(w.PriorityOf(i))
 		}
 	case PriorityParsec:
 		return parsecPriorities(w)
@@ -90,8 +90,8 @@ func Priorities(v View, source string) ([]float64, error) {
 func BottomLevels(w *workloads.Workload, weight func(t *workloads.Task) float64) []float64 {
 	n := len(w.Tasks)
 	waiting := make([]int32, n) // successors not yet done
-	for _, t := range w.Tasks {
-		for _, d := range t.Deps {
+	for _, deps := range w.Deps {
+		for _, d := range deps {
 			waiting[d]++
 		}
 	}
@@ -107,7 +107,7 @@ func BottomLevels(w *workloads.Workload, weight func(t *workloads.Task) float64)
 		stack = stack[:len(stack)-1]
 		t := &w.Tasks[i]
 		bl[i] += weight(t)
-		for _, d := range t.Deps {
+		for _, d := range w.DepsOf(int(i)) {
 			bl[d] = math.Max(bl[d], bl[i])
 			if waiting[d]--; waiting[d] == 0 {
 				stack = append(stack, int32(d))
@@ -121,16 +121,18 @@ func BottomLevels(w *workloads.Workload, weight func(t *workloads.Task) float64)
 // coordinates [k, m, n] (the tile A[m][n] the task writes).
 func parsecPriorities(w *workloads.Workload) ([]float64, error) {
 	size := 0
-	for _, t := range w.Tasks {
-		if len(t.Coords) != 3 || (t.Kernel != "potrf" && t.Kernel != "trsm" && t.Kernel != "syrk" && t.Kernel != "gemm") {
-			return nil, fmt.Errorf("priority=parsec is defined for the Cholesky task graph only; task %d is %s %v (use bottom-level)", t.ID, t.Kernel, t.Coords)
+	for i, t := range w.Tasks {
+		c := w.Coords.Of(i)
+		if len(c) != 3 || (t.Kernel != "potrf" && t.Kernel != "trsm" && t.Kernel != "syrk" && t.Kernel != "gemm") {
+			return nil, fmt.Errorf("priority=parsec is defined for the Cholesky task graph only; task %d is %s %v (use bottom-level)", t.ID, t.Kernel, c)
 		}
-		size = max(size, t.Coords[1]+1)
+		size = max(size, c[1]+1)
 	}
 	n := float64(size)
 	out := make([]float64, len(w.Tasks))
 	for i, t := range w.Tasks {
-		k, m, c := float64(t.Coords[0]), float64(t.Coords[1]), float64(t.Coords[2])
+		xyz := w.Coords.Of(i)
+		k, m, c := float64(xyz[0]), float64(xyz[1]), float64(xyz[2])
 		cube := (n - m) * (n - m) * (n - m)
 		switch t.Kernel {
 		case "potrf":

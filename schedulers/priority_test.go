@@ -26,8 +26,8 @@ func TestStaticCholeskyPrioritiesAreUnitBottomLevels(t *testing.T) {
 		}
 		bl := schedulers.BottomLevels(w, func(*workloads.Task) float64 { return 1 })
 		for i, task := range w.Tasks {
-			if float64(task.Priority) != bl[i]+2 {
-				t.Fatalf("%s N=%d task %d (%s %v): static %d, unit bottom level %g", kind, n, i, task.Kernel, task.Coords, task.Priority, bl[i])
+			if float64(w.PriorityOf(i)) != bl[i]+2 {
+				t.Fatalf("%s N=%d task %d (%s %v): static %d, unit bottom level %g", kind, n, i, task.Kernel, w.Coords.Of(i), w.PriorityOf(i), bl[i])
 			}
 		}
 	}
@@ -49,7 +49,7 @@ func TestBottomLevelsByHand(t *testing.T) {
 	want := []float64{22, 18, 13, 15, 10, 8, 13, 9, 6, 4}
 	for i := range want {
 		if bl[i] != want[i] {
-			t.Errorf("task %d (%s %v): bottom level %g, want %g", i, w.Tasks[i].Kernel, w.Tasks[i].Coords, bl[i], want[i])
+			t.Errorf("task %d (%s %v): bottom level %g, want %g", i, w.Tasks[i].Kernel, w.Coords.Of(i), bl[i], want[i])
 		}
 	}
 }
@@ -63,18 +63,19 @@ func TestBottomLevelsMatchDefinition(t *testing.T) {
 		n := 1 + r.IntN(40)
 		w := &workloads.Workload{}
 		for i := range n {
-			task := workloads.Task{ID: i, Flops: float64(r.IntN(5))}
+			w.Tasks = append(w.Tasks, workloads.Task{ID: i, Flops: float64(r.IntN(5))})
+			var deps []int
 			for range r.IntN(4) {
 				if i > 0 {
-					task.Deps = append(task.Deps, r.IntN(i))
+					deps = append(deps, r.IntN(i))
 				}
 			}
-			w.Tasks = append(w.Tasks, task)
+			w.Deps = append(w.Deps, deps)
 		}
 		weight := func(t *workloads.Task) float64 { return t.Flops / 3 }
 		succ := make([][]int, n)
-		for i, task := range w.Tasks {
-			for _, d := range task.Deps {
+		for i, deps := range w.Deps {
+			for _, d := range deps {
 				succ[d] = append(succ[d], i)
 			}
 		}

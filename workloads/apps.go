@@ -190,7 +190,10 @@ func genApp(b *builder, s Spec) {
 // addModed appends a task whose inputs carry modes; dependencies are
 // inferred later from the modes (addSeqDeps).
 func (b *builder) addModed(kernel string, flops float64, coords []int, inputs []int, modes []Mode) {
-	b.w.Tasks = append(b.w.Tasks, Task{ID: len(b.w.Tasks), Kernel: kernel, Flops: flops, Inputs: inputs, Modes: modes, Coords: coords})
+	t := len(b.w.Tasks)
+	b.w.Tasks = append(b.w.Tasks, Task{ID: t, Kernel: kernel, Flops: flops, Inputs: inputs})
+	b.w.Modes = setColumn(b.w.Modes, t, modes, len(modes) > 0)
+	b.w.Coords.Add(coords...)
 	b.written = append(b.written, -1)
 }
 

@@ -89,14 +89,14 @@ func TestTreeCounts(t *testing.T) {
 	for _, tk := range w.Tasks {
 		switch tk.Kernel {
 		case "n2n":
-			if len(tk.Deps) != 4 {
-				t.Errorf("N2N %v depends on %d tasks, want its 4 children", tk.Coords, len(tk.Deps))
+			if len(w.DepsOf(tk.ID)) != 4 {
+				t.Errorf("N2N %v depends on %d tasks, want its 4 children", w.Coords.Of(tk.ID), len(w.DepsOf(tk.ID)))
 			}
 		case "c2p":
 			// after its leaf's In-Cell (same forces, RW) and the P2C of
 			// the cells it reads.
-			if len(tk.Deps) != len(tk.Inputs) {
-				t.Errorf("C2P %v: %d deps for %d inputs", tk.Coords, len(tk.Deps), len(tk.Inputs))
+			if len(w.DepsOf(tk.ID)) != len(tk.Inputs) {
+				t.Errorf("C2P %v: %d deps for %d inputs", w.Coords.Of(tk.ID), len(w.DepsOf(tk.ID)), len(tk.Inputs))
 			}
 		}
 	}
@@ -144,7 +144,7 @@ func TestQRMumpsFronts(t *testing.T) {
 	}
 	leaf := 0
 	for _, tk := range w.Tasks {
-		if tk.Coords[0] == 1 {
+		if w.Coords.Of(tk.ID)[0] == 1 {
 			leaf++
 		}
 	}
@@ -155,11 +155,11 @@ func TestQRMumpsFronts(t *testing.T) {
 	// on a leaf task.
 	crosses := false
 	for _, tk := range w.Tasks {
-		if tk.Coords[0] != 0 {
+		if w.Coords.Of(tk.ID)[0] != 0 {
 			continue
 		}
-		for _, d := range tk.Deps {
-			crosses = crosses || w.Tasks[d].Coords[0] == 1
+		for _, d := range w.DepsOf(tk.ID) {
+			crosses = crosses || w.Coords.Of(d)[0] == 1
 		}
 	}
 	if !crosses {
@@ -180,8 +180,8 @@ func TestSpLDLT(t *testing.T) {
 		t.Errorf("tile of %d bytes, want 1000² doubles", w.Data[0].Bytes)
 	}
 	for i := range w.Tasks {
-		if !slices.Equal(w.Tasks[i].Deps, c.Tasks[i].Deps) {
-			t.Fatalf("task %d: deps %v, want the Cholesky graph's %v", i, w.Tasks[i].Deps, c.Tasks[i].Deps)
+		if !slices.Equal(w.DepsOf(i), c.DepsOf(i)) {
+			t.Fatalf("task %d: deps %v, want the Cholesky graph's %v", i, w.DepsOf(i), c.DepsOf(i))
 		}
 	}
 	if got := kernels(w); got["ldlt_update"] != 20*19*18/6 || got["ldlt_factor"] != 20 {
@@ -203,8 +203,8 @@ func TestStencil(t *testing.T) {
 	for z := 0; z < 4; z++ {
 		tk := w.Tasks[id(2, z)]
 		for _, need := range []int{id(1, z), id(1, (z+1)%4), id(1, (z+3)%4)} {
-			if !slices.Contains(tk.Deps, need) {
-				t.Errorf("update(z=%d, it=2) deps %v lack %d", z, tk.Deps, need)
+			if !slices.Contains(w.DepsOf(tk.ID), need) {
+				t.Errorf("update(z=%d, it=2) deps %v lack %d", z, w.DepsOf(tk.ID), need)
 			}
 		}
 	}

@@ -47,16 +47,16 @@ func (s *Successors) Of(t int) []int {
 // Successors computes the reverse of the dependencies.
 func (w *Workload) Successors() *Successors {
 	n, edges := len(w.Tasks), 0
-	for i := range w.Tasks {
-		edges += len(w.Tasks[i].Deps)
+	for _, deps := range w.Deps {
+		edges += len(deps)
 	}
 	s := &Successors{}
 	if edges == 0 {
 		return s
 	}
 	s.start = make([]int, n+1)
-	for i := range w.Tasks {
-		for _, d := range w.Tasks[i].Deps {
+	for _, deps := range w.Deps {
+		for _, d := range deps {
 			s.start[d+1]++
 		}
 	}
@@ -65,8 +65,8 @@ func (w *Workload) Successors() *Successors {
 	}
 	s.to = make([]int, edges)
 	next := slices.Clone(s.start[:n])
-	for i := range w.Tasks {
-		for _, d := range w.Tasks[i].Deps {
+	for i, deps := range w.Deps {
+		for _, d := range deps {
 			s.to[next[d]] = i
 			next[d]++
 		}
@@ -83,8 +83,8 @@ func (w *Workload) topoOrder(succ *Successors) []int {
 	n := len(w.Tasks)
 	indeg := make([]int32, n)
 	order := make([]int, 0, n)
-	for i, t := range w.Tasks {
-		indeg[i] = int32(len(t.Deps))
+	for i := range w.Tasks {
+		indeg[i] = int32(len(w.DepsOf(i)))
 		if indeg[i] == 0 {
 			order = append(order, i)
 		}
@@ -111,7 +111,7 @@ func (w *Workload) Analyse(dur func(task int) float64) *CriticalPath {
 		d[i] = dur(i)
 	}
 	for _, t := range order {
-		for _, p := range w.Tasks[t].Deps {
+		for _, p := range w.DepsOf(t) {
 			c.EST[t] = max(c.EST[t], c.EST[p]+d[p])
 		}
 		c.Length = max(c.Length, c.EST[t]+d[t])

@@ -9,9 +9,8 @@ import (
 // Successors reverse the dependencies, in id order, and are empty for every
 // task of a set without dependencies.
 func TestSuccessors(t *testing.T) {
-	w := &Workload{Tasks: []Task{
-		{ID: 0}, {ID: 1, Deps: []int{0}}, {ID: 2, Deps: []int{0}}, {ID: 3, Deps: []int{2, 1}}, {ID: 4},
-	}}
+	w := &Workload{Tasks: []Task{{ID: 0}, {ID: 1}, {ID: 2}, {ID: 3}, {ID: 4}},
+		Deps: [][]int{nil, {0}, {0}, {2, 1}, nil}}
 	s := w.Successors()
 	for task, want := range [][]int{{1, 2}, {3}, {3}, nil, nil} {
 		if got := s.Of(task); !slices.Equal(got, want) {
@@ -22,6 +21,9 @@ func TestSuccessors(t *testing.T) {
 		t.Errorf("an append to the successors of 0 would overwrite those of 1 (cap %d)", cap(got))
 	}
 	flat := &Workload{Tasks: []Task{{ID: 0}, {ID: 1}}}
+	if flat.Successors().start != nil {
+		t.Error("independent tasks: a table of successors was made")
+	}
 	if got := flat.Successors().Of(1); got != nil {
 		t.Errorf("independent tasks: successors %v", got)
 	}
@@ -30,9 +32,8 @@ func TestSuccessors(t *testing.T) {
 // A diamond a→{b,c}→d with durations 1, 2, 5, 1: the critical path is
 // a, c, d (length 7); b has 3 units of slack.
 func TestCriticalPathDiamond(t *testing.T) {
-	w := &Workload{Tasks: []Task{
-		{ID: 0}, {ID: 1, Deps: []int{0}}, {ID: 2, Deps: []int{0}}, {ID: 3, Deps: []int{1, 2}},
-	}}
+	w := &Workload{Tasks: []Task{{ID: 0}, {ID: 1}, {ID: 2}, {ID: 3}},
+		Deps: [][]int{nil, {0}, {0}, {1, 2}}}
 	dur := []float64{1, 2, 5, 1}
 	c := w.Analyse(func(i int) float64 { return dur[i] })
 	if c.Length != 7 {

@@ -163,11 +163,26 @@ func (b *builder) strided(from, to int) {
 }
 
 func (b *builder) addTask(kernel string, flops float64, prio, written int, coords []int, inputs ...int) {
-	b.w.Tasks = append(b.w.Tasks, Task{
-		ID: len(b.w.Tasks), Kernel: kernel, Flops: flops,
-		Inputs: b.ints(inputs), Coords: b.ints(coords), Priority: prio,
-	})
+	t := len(b.w.Tasks)
+	b.w.Tasks = append(b.w.Tasks, Task{ID: t, Kernel: kernel, Flops: flops, Inputs: b.ints(inputs)})
+	b.w.Coords.Add(coords...)
+	b.w.Priority = setColumn(b.w.Priority, t, prio, prio != 0)
 	b.written = append(b.written, int32(written))
+}
+
+// setColumn sets task t's entry of a per-task table of the workload. A
+// table stays nil until its first entry that is present (not the zero
+// value); the tasks before it then get the zero value.
+func setColumn[T any](table []T, t int, v T, present bool) []T {
+	if table == nil && !present {
+		return nil
+	}
+	if n := len(table); t >= n {
+		table = slices.Grow(table, t+1-n)[:t+1]
+		clear(table[n:])
+	}
+	table[t] = v
+	return table
 }
 
 // data2D declares the 2N block-rows/columns of the 2D kinds, and the N²
@@ -200,7 +215,9 @@ func (b *builder) add2D(s Spec, a0, b0 int, flops float64, i, j int) {
 		return
 	}
 	b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j, b.c0+i*s.N+j)
-	b.w.Tasks[len(b.w.Tasks)-1].Modes = []Mode{R, R, W}
+	modes := carve(&b.modeArena, 3)
+	modes[0], modes[1], modes[2] = R, R, W
+	b.w.Modes = setColumn(b.w.Modes, len(b.w.Tasks)-1, modes, true)
 }
 
 func genMatmul2D(b *builder, s Spec) {
@@ -321,18 +338,19 @@ func genLU(b *builder, s Spec) {
 // setUpdateModes marks the tile each task updates as RW, the others R.
 func (b *builder) setUpdateModes() {
 	for t := range b.w.Tasks {
-		task := &b.w.Tasks[t]
 		wd := int(b.written[t])
 		if wd < 0 {
 			continue
 		}
-		task.Modes = carve(&b.modeArena, len(task.Inputs))
-		for k, d := range task.Inputs {
-			task.Modes[k] = R
+		inputs := b.w.Tasks[t].Inputs
+		modes := carve(&b.modeArena, len(inputs))
+		for k, d := range inputs {
+			modes[k] = R
 			if d == wd {
-				task.Modes[k] = RW
+				modes[k] = RW
 			}
 		}
+		b.w.Modes = setColumn(b.w.Modes, t, modes, true)
 	}
 }
 
@@ -340,29 +358,29 @@ func (b *builder) setUpdateModes() {
 // submission order: RAW and WAW on the last writer, WAR on the readers
 // since that writer.
 func (b *builder) addSeqDeps() {
-	lastWriter := make([]int, len(b.w.Data))
+	w := b.w
+	lastWriter := make([]int, len(w.Data))
 	for i := range lastWriter {
 		lastWriter[i] = -1
 	}
-	readers := make([][]int, len(b.w.Data))
+	readers := make([][]int, len(w.Data))
 	var deps []int // scratch: the kept copy is cut from the arena
-	for t := range b.w.Tasks {
-		task := &b.w.Tasks[t]
+	for t := range w.Tasks {
 		deps = deps[:0]
-		for k, d := range task.Inputs {
+		for k, d := range w.Tasks[t].Inputs {
 			if lw := lastWriter[d]; lw >= 0 {
 				deps = append(deps, lw)
 			}
-			if task.Mode(k).Writes() {
+			if w.Mode(t, k).Writes() {
 				deps = append(deps, readers[d]...)
 			}
 		}
 		slices.Sort(deps)
 		if deps = slices.Compact(deps); len(deps) > 0 {
-			task.Deps = b.ints(deps)
+			w.Deps = setColumn(w.Deps, t, b.ints(deps), true)
 		}
-		for k, d := range task.Inputs {
-			if task.Mode(k).Writes() {
+		for k, d := range w.Tasks[t].Inputs {
+			if w.Mode(t, k).Writes() {
 				lastWriter[d] = t
 				readers[d] = readers[d][:0]
 			} else {
@@ -377,44 +395,43 @@ func (b *builder) addSeqDeps() {
 func randomOrder(w *Workload, r *rand.Rand) *Workload {
 	n := len(w.Tasks)
 	indeg := make([]int, n)
-	succ := make([][]int, n)
-	for _, t := range w.Tasks {
-		indeg[t.ID] = len(t.Deps)
-		for _, d := range t.Deps {
-			succ[d] = append(succ[d], t.ID)
-		}
-	}
+	succ := w.Successors()
 	ready := make([]int, 0, n)
 	for t := range n {
-		if indeg[t] == 0 {
+		if indeg[t] = len(w.DepsOf(t)); indeg[t] == 0 {
 			ready = append(ready, t)
 		}
 	}
 	newID := make([]int, n)
-	tasks := make([]Task, 0, n)
+	order := make([]int, 0, n) // order[i]: the old id of the new task i
 	for len(ready) > 0 {
 		k := r.IntN(len(ready))
 		t := ready[k]
 		ready[k] = ready[len(ready)-1]
 		ready = ready[:len(ready)-1]
-		newID[t] = len(tasks)
-		tasks = append(tasks, w.Tasks[t])
-		for _, s := range succ[t] {
+		newID[t] = len(order)
+		order = append(order, t)
+		for _, s := range succ.Of(t) {
 			if indeg[s]--; indeg[s] == 0 {
 				ready = append(ready, s)
 			}
 		}
 	}
-	for i := range tasks {
-		tasks[i].ID = i
-		if len(tasks[i].Deps) > 0 {
-			deps := make([]int, len(tasks[i].Deps))
-			for j, d := range tasks[i].Deps {
+	out := &Workload{Name: w.Name, Data: w.Data, Tasks: make([]Task, n)}
+	for i, old := range order {
+		out.Tasks[i] = w.Tasks[old]
+		out.Tasks[i].ID = i
+		out.Coords.Add(w.Coords.Of(old)...)
+		out.Modes = setColumn(out.Modes, i, w.ModesOf(old), w.ModesOf(old) != nil)
+		out.Priority = setColumn(out.Priority, i, w.PriorityOf(old), w.PriorityOf(old) != 0)
+		if old := w.DepsOf(old); len(old) > 0 {
+			deps := make([]int, len(old))
+			for j, d := range old {
 				deps[j] = newID[d]
 			}
 			slices.Sort(deps)
-			tasks[i].Deps = deps
+			out.Deps = setColumn(out.Deps, i, deps, true)
 		}
 	}
-	return &Workload{Name: w.Name, Data: w.Data, Tasks: tasks}
+	return out
 }

@@ -38,11 +38,11 @@ func TestMatmul2DN15(t *testing.T) {
 	// Row by row: consecutive tasks share A_i.
 	for _, c := range []struct{ id, i, j int }{{0, 0, 0}, {1, 0, 1}, {14, 0, 14}, {15, 1, 0}, {16, 1, 1}, {224, 14, 14}} {
 		tk := w.Tasks[c.id]
-		if !slices.Equal(tk.Inputs, []int{c.i, 15 + c.j}) || !slices.Equal(tk.Coords, []int{c.i, c.j}) {
-			t.Errorf("task %d: inputs %v coords %v, want [%d %d] [%d %d]", c.id, tk.Inputs, tk.Coords, c.i, 15+c.j, c.i, c.j)
+		if !slices.Equal(tk.Inputs, []int{c.i, 15 + c.j}) || !slices.Equal(w.Coords.Of(tk.ID), []int{c.i, c.j}) {
+			t.Errorf("task %d: inputs %v coords %v, want [%d %d] [%d %d]", c.id, tk.Inputs, w.Coords.Of(tk.ID), c.i, 15+c.j, c.i, c.j)
 		}
-		if tk.Kernel != "gemm" || tk.Flops != 7_077_888_000 || tk.Deps != nil {
-			t.Errorf("task %d: kernel %q flops %v deps %v", c.id, tk.Kernel, tk.Flops, tk.Deps)
+		if tk.Kernel != "gemm" || tk.Flops != 7_077_888_000 || w.DepsOf(tk.ID) != nil {
+			t.Errorf("task %d: kernel %q flops %v deps %v", c.id, tk.Kernel, tk.Flops, w.DepsOf(tk.ID))
 		}
 	}
 	if w.MaxInputBytes() != 2*14_745_600 {
@@ -82,8 +82,8 @@ func TestMatmul3D(t *testing.T) {
 	}
 	for _, c := range cases {
 		tk := w.Tasks[c.id]
-		if !slices.Equal(tk.Coords, c.coords) || !slices.Equal(tk.Inputs, c.inputs) || !slices.Equal(tk.Deps, c.deps) {
-			t.Errorf("task %d: coords %v inputs %v deps %v; want %v %v %v", c.id, tk.Coords, tk.Inputs, tk.Deps, c.coords, c.inputs, c.deps)
+		if !slices.Equal(w.Coords.Of(tk.ID), c.coords) || !slices.Equal(tk.Inputs, c.inputs) || !slices.Equal(w.DepsOf(tk.ID), c.deps) {
+			t.Errorf("task %d: coords %v inputs %v deps %v; want %v %v %v", c.id, w.Coords.Of(tk.ID), tk.Inputs, w.DepsOf(tk.ID), c.coords, c.inputs, c.deps)
 		}
 		if tk.Flops != 2*960*960*960 {
 			t.Errorf("task %d flops %v", c.id, tk.Flops)
@@ -128,10 +128,10 @@ func TestCholeskyN3ByHand(t *testing.T) {
 	}
 	for i, c := range want {
 		tk := w.Tasks[i]
-		if tk.Kernel != c.kernel || !slices.Equal(tk.Coords, c.coords) || !slices.Equal(tk.Inputs, c.inputs) ||
-			tk.Priority != c.prio || !slices.Equal(tk.Deps, c.deps) {
+		if tk.Kernel != c.kernel || !slices.Equal(w.Coords.Of(tk.ID), c.coords) || !slices.Equal(tk.Inputs, c.inputs) ||
+			w.PriorityOf(tk.ID) != c.prio || !slices.Equal(w.DepsOf(tk.ID), c.deps) {
 			t.Errorf("task %d = %s %v in %v prio %d deps %v; want %s %v in %v prio %d deps %v", i,
-				tk.Kernel, tk.Coords, tk.Inputs, tk.Priority, tk.Deps, c.kernel, c.coords, c.inputs, c.prio, c.deps)
+				tk.Kernel, w.Coords.Of(tk.ID), tk.Inputs, w.PriorityOf(tk.ID), w.DepsOf(tk.ID), c.kernel, c.coords, c.inputs, c.prio, c.deps)
 		}
 	}
 	if e := edgeCount(w); e != 12 {
@@ -191,8 +191,8 @@ func TestLUN3ByHand(t *testing.T) {
 	}
 	for i, c := range want {
 		tk := w.Tasks[i]
-		if tk.Kernel != c.kernel || !slices.Equal(tk.Inputs, c.inputs) || !slices.Equal(tk.Deps, c.deps) {
-			t.Errorf("task %d = %s in %v deps %v; want %s in %v deps %v", i, tk.Kernel, tk.Inputs, tk.Deps, c.kernel, c.inputs, c.deps)
+		if tk.Kernel != c.kernel || !slices.Equal(tk.Inputs, c.inputs) || !slices.Equal(w.DepsOf(tk.ID), c.deps) {
+			t.Errorf("task %d = %s in %v deps %v; want %s in %v deps %v", i, tk.Kernel, tk.Inputs, w.DepsOf(tk.ID), c.kernel, c.inputs, c.deps)
 		}
 	}
 	if e := edgeCount(w); e != 21 {
@@ -241,8 +241,8 @@ func TestDepsMatchBruteForce(t *testing.T) {
 		w := mustGen(t, s)
 		want := bruteDeps(w)
 		for i, tk := range w.Tasks {
-			if !slices.Equal(tk.Deps, want[i]) {
-				t.Errorf("%s task %d: deps %v, want %v", w.Name, i, tk.Deps, want[i])
+			if !slices.Equal(w.DepsOf(tk.ID), want[i]) {
+				t.Errorf("%s task %d: deps %v, want %v", w.Name, i, w.DepsOf(tk.ID), want[i])
 			}
 		}
 	}
@@ -276,7 +276,7 @@ func TestRandomOrder(t *testing.T) {
 	key := func(w *Workload) []string {
 		var ks []string
 		for _, tk := range w.Tasks {
-			ks = append(ks, fmt.Sprint(tk.Coords, tk.Inputs))
+			ks = append(ks, fmt.Sprint(w.Coords.Of(tk.ID), tk.Inputs))
 		}
 		slices.Sort(ks)
 		return ks
@@ -285,8 +285,8 @@ func TestRandomOrder(t *testing.T) {
 		t.Error("random order is not a permutation of the submission order")
 	}
 	for _, tk := range a.Tasks {
-		if !slices.Equal(tk.Inputs, []int{tk.Coords[0], 10 + tk.Coords[1]}) {
-			t.Fatalf("task %d: coords %v do not match inputs %v", tk.ID, tk.Coords, tk.Inputs)
+		if !slices.Equal(tk.Inputs, []int{a.Coords.Of(tk.ID)[0], 10 + a.Coords.Of(tk.ID)[1]}) {
+			t.Fatalf("task %d: coords %v do not match inputs %v", tk.ID, a.Coords.Of(tk.ID), tk.Inputs)
 		}
 	}
 }
@@ -303,14 +303,14 @@ func TestRandomOrderWithDeps(t *testing.T) {
 		m := map[string][]string{}
 		for _, tk := range w.Tasks {
 			var ds []string
-			for _, d := range tk.Deps {
+			for _, d := range w.DepsOf(tk.ID) {
 				if d >= tk.ID {
 					t.Fatalf("task %d depends on later task %d", tk.ID, d)
 				}
-				ds = append(ds, fmt.Sprint(w.Tasks[d].Coords))
+				ds = append(ds, fmt.Sprint(w.Coords.Of(d)))
 			}
 			slices.Sort(ds)
-			m[fmt.Sprint(tk.Coords)] = ds
+			m[fmt.Sprint(w.Coords.Of(tk.ID))] = ds
 		}
 		return m
 	}
@@ -338,7 +338,7 @@ func TestSparse2D(t *testing.T) {
 	}
 	// Kept tasks follow the matmul2d order.
 	for i := 1; i < len(a.Tasks); i++ {
-		p, q := a.Tasks[i-1].Coords, a.Tasks[i].Coords
+		p, q := a.Coords.Of(i-1), a.Coords.Of(i)
 		if p[0]*20+p[1] >= q[0]*20+q[1] {
 			t.Fatalf("tasks %d,%d out of row-by-row order: %v %v", i-1, i, p, q)
 		}
@@ -371,9 +371,9 @@ func TestRandomPairs(t *testing.T) {
 	}
 	distinct := map[[2]int]bool{}
 	for _, tk := range a.Tasks {
-		i, j := tk.Coords[0], tk.Coords[1]
+		i, j := a.Coords.Of(tk.ID)[0], a.Coords.Of(tk.ID)[1]
 		if !slices.Equal(tk.Inputs, []int{i, 10 + j}) {
-			t.Fatalf("task %d: coords %v inputs %v", tk.ID, tk.Coords, tk.Inputs)
+			t.Fatalf("task %d: coords %v inputs %v", tk.ID, a.Coords.Of(tk.ID), tk.Inputs)
 		}
 		distinct[[2]int{i, j}] = true
 	}
@@ -452,7 +452,7 @@ func TestWithDefaults(t *testing.T) {
 func edgeCount(w *Workload) int {
 	n := 0
 	for _, tk := range w.Tasks {
-		n += len(tk.Deps)
+		n += len(w.DepsOf(tk.ID))
 	}
 	return n
 }

@@ -36,13 +36,8 @@ func (w *Workload) WriteJSON(wr io.Writer) error {
 	}
 	bw.WriteString("],\n\"tasks\":[")
 	for i, t := range w.Tasks {
-		if t.Inputs == nil {
-			t.Inputs = []int{}
-		}
-		if t.Deps == nil {
-			t.Deps = []int{}
-		}
-		line, err := json.Marshal(t)
+		line, err := json.Marshal(taskJSON{ID: t.ID, Kernel: t.Kernel, Flops: t.Flops, Inputs: orEmpty(t.Inputs),
+			Modes: w.ModesOf(i), Deps: orEmpty(w.DepsOf(i)), Coords: w.Coords.Of(i), Priority: w.PriorityOf(i)})
 		if err != nil { // only non-finite flops can fail
 			return fmt.Errorf("workloads: encoding task %d: %w (flops must be finite)", i, err)
 		}
@@ -55,6 +50,26 @@ func (w *Workload) WriteJSON(wr io.Writer) error {
 	return nil
 }
 
+// taskJSON is a task's object in the JSON format: the task and its entries
+// in the workload's per-task tables.
+type taskJSON struct {
+	ID       int     `json:"id"`
+	Kernel   string  `json:"kernel"`
+	Flops    float64 `json:"flops"`
+	Inputs   []int   `json:"inputs"`
+	Modes    []Mode  `json:"modes,omitempty"`
+	Deps     []int   `json:"deps"`
+	Coords   []int   `json:"coords,omitempty"`
+	Priority int     `json:"priority,omitempty"`
+}
+
+func orEmpty(xs []int) []int {
+	if xs == nil {
+		return []int{}
+	}
+	return xs
+}
+
 func writeItem(bw *bufio.Writer, i int, item []byte) {
 	if i > 0 {
 		bw.WriteByte(',')
@@ -65,8 +80,8 @@ func writeItem(bw *bufio.Writer, i int, item []byte) {
 
 // ReadJSON decodes a workload written by WriteJSON (or by hand), rejecting
 // unknown fields, then runs Validate. Errors name the JSON path, e.g.
-// `tasks[12].inputs`. Empty inputs/deps decode as nil, so a generated
-// workload round-trips exactly.
+// `tasks[12].inputs`. Empty inputs, modes and deps decode as nil, so a
+// generated workload round-trips exactly.
 func ReadJSON(r io.Reader) (*Workload, error) {
 	dec := json.NewDecoder(bufio.NewReader(r))
 	dec.DisallowUnknownFields()
@@ -103,17 +118,24 @@ func ReadJSON(r io.Reader) (*Workload, error) {
 			}
 		case "tasks":
 			if err := decodeArray(dec, "tasks", func(i int) error {
-				var t Task
+				var t taskJSON
 				if err := dec.Decode(&t); err != nil {
 					return err
 				}
 				if len(t.Inputs) == 0 {
 					t.Inputs = nil
 				}
+				if len(t.Modes) == 0 {
+					t.Modes = nil
+				}
 				if len(t.Deps) == 0 {
 					t.Deps = nil
 				}
-				w.Tasks = append(w.Tasks, t)
+				w.Tasks = append(w.Tasks, Task{ID: t.ID, Kernel: t.Kernel, Flops: t.Flops, Inputs: t.Inputs})
+				w.Modes = setColumn(w.Modes, i, t.Modes, len(t.Modes) > 0)
+				w.Deps = setColumn(w.Deps, i, t.Deps, len(t.Deps) > 0)
+				w.Priority = setColumn(w.Priority, i, t.Priority, t.Priority != 0)
+				w.Coords.Add(t.Coords...)
 				return nil
 			}); err != nil {
 				return nil, err

@@ -59,7 +59,7 @@ func TestReadJSONBriefExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(w.Tasks) != 2 || w.Tasks[1].Priority != 3 || w.Tasks[0].Deps != nil || w.Tasks[1].Deps[0] != 0 {
+	if len(w.Tasks) != 2 || w.PriorityOf(1) != 3 || w.DepsOf(0) != nil || w.DepsOf(1)[0] != 0 {
 		t.Errorf("decoded %+v", w)
 	}
 }

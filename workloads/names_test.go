@@ -20,7 +20,7 @@ func TestDataNamesFollowTheLayouts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, task := range w.Tasks {
-			c := task.Coords
+			c := w.Coords.Of(task.ID)
 			var want []string
 			switch s.Kind {
 			case KindMatmul2D, KindRandomPairs:

@@ -28,6 +28,14 @@ func (w *Workload) Validate() error {
 		}
 	}
 	nd, nt := len(w.Data), len(w.Tasks)
+	for _, table := range []struct {
+		name string
+		n    int
+	}{{"Modes", len(w.Modes)}, {"Deps", len(w.Deps)}, {"Priority", len(w.Priority)}, {"Coords", w.Coords.Len()}} {
+		if table.n != 0 && table.n != nt {
+			return fmt.Errorf("workloads: %s has %d entries for %d tasks; a per-task table has one entry per task, or none", table.name, table.n, nt)
+		}
+	}
 	seen := make([]int, nd) // seen[d] == t+1 when task t already listed d
 	var seenDep []int       // the same for dependencies, made at the first one
 	forward := false        // some task depends on a later one: a cycle is possible
@@ -39,10 +47,11 @@ func (w *Workload) Validate() error {
 		if math.IsNaN(t.Flops) || math.IsInf(t.Flops, 0) || t.Flops < 0 {
 			return fmt.Errorf("workloads: task %d has flops %v; flops must be finite and non-negative", i, t.Flops)
 		}
-		if len(t.Modes) != 0 && len(t.Modes) != len(t.Inputs) {
-			return fmt.Errorf("workloads: task %d has %d modes for %d inputs; give one mode (R, W or RW) per input, or none (all R)", i, len(t.Modes), len(t.Inputs))
+		modes, deps := w.ModesOf(i), w.DepsOf(i)
+		if len(modes) != 0 && len(modes) != len(t.Inputs) {
+			return fmt.Errorf("workloads: task %d has %d modes for %d inputs; give one mode (R, W or RW) per input, or none (all R)", i, len(modes), len(t.Inputs))
 		}
-		for _, m := range t.Modes {
+		for _, m := range modes {
 			if m != R && m != W && m != RW {
 				return fmt.Errorf("workloads: task %d has access mode %d; use R, W or RW", i, m)
 			}
@@ -51,18 +60,18 @@ func (w *Workload) Validate() error {
 			if d < 0 || d >= nd {
 				return fmt.Errorf("workloads: task %d reads data %d, which does not exist (the workload declares data 0..%d)", i, d, nd-1)
 			}
-			if w.Data[d].Scratch && t.Mode(k) != W {
-				return fmt.Errorf("workloads: task %d accesses scratch data %d in mode %v; a scratch datum is only written (mode W)", i, d, t.Mode(k))
+			if m := w.Mode(i, k); w.Data[d].Scratch && m != W {
+				return fmt.Errorf("workloads: task %d accesses scratch data %d in mode %v; a scratch datum is only written (mode W)", i, d, m)
 			}
 			if seen[d] == i+1 {
 				return fmt.Errorf("workloads: task %d lists input %d twice; list each data once", i, d)
 			}
 			seen[d] = i + 1
 		}
-		if len(t.Deps) > 0 && seenDep == nil {
+		if len(deps) > 0 && seenDep == nil {
 			seenDep = make([]int, nt)
 		}
-		for _, d := range t.Deps {
+		for _, d := range deps {
 			forward = forward || d > i
 			if d < 0 || d >= nt {
 				return fmt.Errorf("workloads: task %d depends on task %d, which does not exist (the workload has tasks 0..%d)", i, d, nt-1)
@@ -121,7 +130,7 @@ func (w *Workload) findCycle() []int {
 		stack := []int{root}
 		for len(stack) > 0 {
 			u := stack[len(stack)-1]
-			deps := w.Tasks[u].Deps
+			deps := w.DepsOf(u)
 			if next[u] == len(deps) {
 				color[u] = black
 				stack = stack[:len(stack)-1]

@@ -13,9 +13,10 @@ func small() *Workload {
 		Data: []Data{{ID: 0, Bytes: 10}, {ID: 1, Bytes: 20}},
 		Tasks: []Task{
 			{ID: 0, Kernel: "k", Flops: 1, Inputs: []int{0}},
-			{ID: 1, Kernel: "k", Flops: 1, Inputs: []int{0, 1}, Deps: []int{0}},
-			{ID: 2, Kernel: "k", Flops: 0, Inputs: []int{1}, Deps: []int{0, 1}},
+			{ID: 1, Kernel: "k", Flops: 1, Inputs: []int{0, 1}},
+			{ID: 2, Kernel: "k", Flops: 0, Inputs: []int{1}},
 		},
+		Deps: [][]int{nil, {0}, {0, 1}},
 	}
 }
 
@@ -36,13 +37,15 @@ func TestValidateErrors(t *testing.T) {
 		{"dangling input", func(w *Workload) { w.Tasks[1].Inputs = []int{0, 7} }, "task 1 reads data 7, which does not exist"},
 		{"negative input", func(w *Workload) { w.Tasks[0].Inputs = []int{-1} }, "task 0 reads data -1"},
 		{"duplicate input", func(w *Workload) { w.Tasks[1].Inputs = []int{1, 1} }, "task 1 lists input 1 twice"},
-		{"dangling dep", func(w *Workload) { w.Tasks[2].Deps = []int{3} }, "task 2 depends on task 3, which does not exist"},
-		{"self dep", func(w *Workload) { w.Tasks[1].Deps = []int{1} }, "task 1 depends on itself"},
-		{"duplicate dep", func(w *Workload) { w.Tasks[2].Deps = []int{0, 0} }, "task 2 lists dependency 0 twice"},
+		{"dangling dep", func(w *Workload) { w.Deps[2] = []int{3} }, "task 2 depends on task 3, which does not exist"},
+		{"self dep", func(w *Workload) { w.Deps[1] = []int{1} }, "task 1 depends on itself"},
+		{"duplicate dep", func(w *Workload) { w.Deps[2] = []int{0, 0} }, "task 2 lists dependency 0 twice"},
 		{"no tasks", func(w *Workload) { w.Tasks = nil }, `workload "small" has no tasks`},
+		{"short table", func(w *Workload) { w.Deps = w.Deps[:2] }, "Deps has 2 entries for 3 tasks"},
+		{"modes", func(w *Workload) { w.Modes = [][]Mode{nil, {R}, nil} }, "task 1 has 1 modes for 2 inputs"},
 		// 0 depends on 2, 2 on 1, 1 on 0.
-		{"cycle", func(w *Workload) { w.Tasks[0].Deps = []int{2}; w.Tasks[2].Deps = []int{1} }, "cycle through tasks 0 -> 2 -> 1 -> 0"},
-		{"two-cycle", func(w *Workload) { w.Tasks[0].Deps = []int{1} }, "cycle through tasks 0 -> 1 -> 0"},
+		{"cycle", func(w *Workload) { w.Deps[0] = []int{2}; w.Deps[2] = []int{1} }, "cycle through tasks 0 -> 2 -> 1 -> 0"},
+		{"two-cycle", func(w *Workload) { w.Deps[0] = []int{1} }, "cycle through tasks 0 -> 1 -> 0"},
 	}
 	for _, c := range cases {
 		w := small()
@@ -63,16 +66,17 @@ func TestValidateLongChain(t *testing.T) {
 	const n = 200_000
 	w := &Workload{Data: []Data{{ID: 0, Bytes: 1}}}
 	for i := range n {
-		tk := Task{ID: i, Kernel: "k", Inputs: []int{0}}
+		w.Tasks = append(w.Tasks, Task{ID: i, Kernel: "k", Inputs: []int{0}})
+		var deps []int
 		if i > 0 {
-			tk.Deps = []int{i - 1}
+			deps = []int{i - 1}
 		}
-		w.Tasks = append(w.Tasks, tk)
+		w.Deps = append(w.Deps, deps)
 	}
 	if err := w.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	w.Tasks[0].Deps = []int{n - 1}
+	w.Deps[0] = []int{n - 1}
 	if err := w.Validate(); err == nil || !strings.Contains(err.Error(), "cycle") {
 		t.Fatalf("long cycle not found: %v", err)
 	}

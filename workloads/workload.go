@@ -18,19 +18,15 @@ type Data struct {
 	Strided bool  `json:"strided,omitempty"`
 }
 
-// Task is one kernel invocation accessing its Inputs (data ids), each in
-// the mode of the same index in Modes (all R when Modes is empty: the task
-// sets of chapters 3-4 only read). Ids are dense: Tasks[i].ID == i and
-// Data[j].ID == j.
+// Task is one kernel invocation accessing its Inputs (data ids). Ids are
+// dense: Tasks[i].ID == i and Data[j].ID == j. Its other attributes (access
+// modes, dependencies, priority, coordinates) are in the Workload's
+// per-task tables, as most task sets lack some of them.
 type Task struct {
-	ID       int     `json:"id"`
-	Kernel   string  `json:"kernel"`
-	Flops    float64 `json:"flops"`
-	Inputs   []int   `json:"inputs"`
-	Modes    []Mode  `json:"modes,omitempty"`
-	Deps     []int   `json:"deps"`
-	Coords   []int   `json:"coords,omitempty"`   // e.g. (i,j) for 2D, (i,j,k) for 3D, Cholesky (k,m,n)
-	Priority int     `json:"priority,omitempty"` // bottom-level priority (Cholesky, thesis Fig. 2.4)
+	ID     int     `json:"id"`
+	Kernel string  `json:"kernel"`
+	Flops  float64 `json:"flops"`
+	Inputs []int   `json:"inputs"`
 }
 
 // Reads reports whether the task accesses data d (in any mode: the data
@@ -44,17 +40,43 @@ func (t *Task) Reads(d int) bool {
 	return false
 }
 
-// Mode is the access mode of the task's i-th input.
-func (t *Task) Mode(i int) Mode {
-	if len(t.Modes) == 0 {
-		return R
-	}
-	return t.Modes[i]
+// Workload is a task set in submission order: Tasks[0] is submitted first.
+//
+// The per-task tables hold what many task sets lack. Each is nil when no
+// task has the attribute, else indexed by task id: a million independent
+// tasks then carry no empty slices (24 bytes each). Read them through
+// ModesOf, Mode, DepsOf, PriorityOf and Coords.Of, which accept nil tables.
+type Workload struct {
+	Name  string `json:"name,omitempty"`
+	Data  []Data `json:"data"`
+	Tasks []Task `json:"tasks"`
+
+	Modes    [][]Mode `json:"-"` // per task, the mode of each input; nil or empty: all R (chapters 3-4 only read)
+	Deps     [][]int  `json:"-"` // per task, the tasks it waits for
+	Priority []int    `json:"-"` // per task, its bottom-level priority (Cholesky, thesis Fig. 2.4)
+	Coords   Coords   `json:"-"` // per task, e.g. (i,j) for 2D, (i,j,k) for 3D, Cholesky (k,m,n)
 }
 
-// Writes reports whether the task writes any of its data.
-func (t *Task) Writes() bool {
-	for _, m := range t.Modes {
+// ModesOf returns the access modes of task t's inputs, or nil when all
+// are R.
+func (w *Workload) ModesOf(t int) []Mode {
+	if t < len(w.Modes) {
+		return w.Modes[t]
+	}
+	return nil
+}
+
+// Mode is the access mode of task t's k-th input.
+func (w *Workload) Mode(t, k int) Mode {
+	if m := w.ModesOf(t); len(m) > 0 {
+		return m[k]
+	}
+	return R
+}
+
+// Writes reports whether task t writes any of its data.
+func (w *Workload) Writes(t int) bool {
+	for _, m := range w.ModesOf(t) {
 		if m.Writes() {
 			return true
 		}
@@ -62,12 +84,53 @@ func (t *Task) Writes() bool {
 	return false
 }
 
-// Workload is a task set in submission order: Tasks[0] is submitted first.
-type Workload struct {
-	Name  string `json:"name,omitempty"`
-	Data  []Data `json:"data"`
-	Tasks []Task `json:"tasks"`
+// DepsOf returns the tasks that task t waits for.
+func (w *Workload) DepsOf(t int) []int {
+	if t < len(w.Deps) {
+		return w.Deps[t]
+	}
+	return nil
 }
+
+// PriorityOf is task t's own priority (0 when the set has none).
+func (w *Workload) PriorityOf(t int) int {
+	if t < len(w.Priority) {
+		return w.Priority[t]
+	}
+	return 0
+}
+
+// Coords holds the tasks' coordinates in one flat array (two slices a task
+// would cost 40 bytes each for a 2D product's (i,j)).
+type Coords struct {
+	end  []int32 // Of(t) is flat[end[t-1]:end[t]]
+	flat []int
+}
+
+// Add appends the coordinates of the next task.
+func (c *Coords) Add(xs ...int) {
+	c.flat = append(c.flat, xs...)
+	c.end = append(c.end, int32(len(c.flat)))
+}
+
+// Of returns task t's coordinates (nil when it has none; shared: do not
+// modify).
+func (c *Coords) Of(t int) []int {
+	if t >= len(c.end) {
+		return nil
+	}
+	from := int32(0)
+	if t > 0 {
+		from = c.end[t-1]
+	}
+	if from == c.end[t] {
+		return nil
+	}
+	return c.flat[from:c.end[t]:c.end[t]]
+}
+
+// Len is the number of tasks whose coordinates were added.
+func (c *Coords) Len() int { return len(c.end) }
 
 // WorkingSetBytes is the total size of the declared data that are inputs:
 // the papers' "working set" (thesis §3.4). Outputs only ever written (mode
@@ -90,9 +153,8 @@ func (w *Workload) writeOnly() []bool {
 	out := make([]bool, len(w.Data))
 	read := make([]bool, len(w.Data))
 	for i := range w.Tasks {
-		t := &w.Tasks[i]
-		for k, d := range t.Inputs {
-			if m := t.Mode(k); m.Reads() {
+		for k, d := range w.Tasks[i].Inputs {
+			if m := w.Mode(i, k); m.Reads() {
 				read[d] = true
 			} else {
 				out[d] = true

@@ -129,9 +129,7 @@ func mustGen(t testing.TB, s workloads.Spec) *workloads.Workload {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range w.Tasks {
-		w.Tasks[i].Modes = nil
-	}
+	w.Modes = nil
 	return w
 }
 

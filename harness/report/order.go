@@ -112,8 +112,8 @@ func OrderPlot(evs []sim.Event, w *workloads.Workload, out string) error {
 		}
 	}
 	n := 0
-	for _, t := range w.Tasks {
-		for _, c := range t.Coords {
+	for i := range w.Tasks {
+		for _, c := range w.Coords.Of(i) {
 			n = max(n, c+1)
 		}
 	}
@@ -130,17 +130,18 @@ func OrderPlot(evs []sim.Event, w *workloads.Workload, out string) error {
 		if _, ran := marks[t.ID]; !ran {
 			continue
 		}
-		switch len(t.Coords) {
+		c := w.Coords.Of(t.ID)
+		switch len(c) {
 		case 2:
-			get(0, "").cells[[2]int{t.Coords[0], t.Coords[1]}] = t.ID
+			get(0, "").cells[[2]int{c[0], c[1]}] = t.ID
 		case 3:
 			if factor {
-				get(t.Coords[0], fmt.Sprintf("k = %d", t.Coords[0])).cells[[2]int{t.Coords[1], t.Coords[2]}] = t.ID
+				get(c[0], fmt.Sprintf("k = %d", c[0])).cells[[2]int{c[1], c[2]}] = t.ID
 			} else {
-				get(t.Coords[2], fmt.Sprintf("k = %d", t.Coords[2])).cells[[2]int{t.Coords[0], t.Coords[1]}] = t.ID
+				get(c[2], fmt.Sprintf("k = %d", c[2])).cells[[2]int{c[0], c[1]}] = t.ID
 			}
 		default:
-			return fmt.Errorf("task %d has %d coordinates; the order picture needs 2D [i,j], 3D [i,j,k] or Cholesky/LU [k,m,n] coordinates", t.ID, len(t.Coords))
+			return fmt.Errorf("task %d has %d coordinates; the order picture needs 2D [i,j], 3D [i,j,k] or Cholesky/LU [k,m,n] coordinates", t.ID, len(c))
 		}
 	}
 	sort.Slice(panels, func(i, j int) bool { return panels[i].key < panels[j].key })

@@ -116,7 +116,8 @@ func TestWrittenDataValidate(t *testing.T) {
 func TestWriteBackOnEvictionAndAtTheEnd(t *testing.T) {
 	w := &workloads.Workload{Data: []workloads.Data{{ID: 0, Bytes: 1 << 20}, {ID: 1, Bytes: 1 << 20}}}
 	for i := range 2 {
-		w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: 1e9, Inputs: []int{i}, Modes: []workloads.Mode{workloads.W}})
+		w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: 1e9, Inputs: []int{i}})
+		w.Modes = append(w.Modes, []workloads.Mode{workloads.W})
 	}
 	p := gpuNode(t, 1, 0, 1, false)
 	rec := validRun(t, "two writers", w, p, "eager")
@@ -142,9 +143,11 @@ func TestWriteBackOnEvictionAndAtTheEnd(t *testing.T) {
 func TestModifiedDataReachesAnotherGPU(t *testing.T) {
 	w := &workloads.Workload{Data: []workloads.Data{{ID: 0, Bytes: 1 << 20}}}
 	w.Tasks = []workloads.Task{
-		{ID: 0, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}, Modes: []workloads.Mode{workloads.RW}},
-		{ID: 1, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}, Deps: []int{0}},
+		{ID: 0, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}},
+		{ID: 1, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}},
 	}
+	w.Modes = [][]workloads.Mode{{workloads.RW}, nil}
+	w.Deps = [][]int{nil, {0}}
 	for _, nvlink := range []bool{false, true} {
 		p := gpuNode(t, 2, 0, 10, nvlink)
 		var events []sim.Event
@@ -174,8 +177,9 @@ func TestWriteRaceIsAnError(t *testing.T) {
 	w := &workloads.Workload{Data: []workloads.Data{{ID: 0, Bytes: 1 << 20}, {ID: 1, Bytes: 1 << 20}}}
 	w.Tasks = []workloads.Task{
 		{ID: 0, Kernel: "gemm", Flops: 1e12, Inputs: []int{0, 1}},
-		{ID: 1, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}, Modes: []workloads.Mode{workloads.RW}},
+		{ID: 1, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}},
 	}
+	w.Modes = [][]workloads.Mode{nil, {workloads.RW}}
 	_, err := sim.Run(sim.Config{Workload: w, Platform: gpuNode(t, 2, 0, 10, false), Scheduler: &listed{plan: [][]int{{0}, {1}}}, Buffer: 1, Pipeline: 1})
 	if err == nil || !strings.Contains(err.Error(), "lacks a dependency") || !strings.Contains(err.Error(), "task 1 writes data 0") {
 		t.Fatalf("err = %v", err)
@@ -347,10 +351,12 @@ func TestSchedCostModel(t *testing.T) {
 func TestPeerRoutesOnTheNVLinkMesh(t *testing.T) {
 	w := &workloads.Workload{Data: []workloads.Data{{ID: 0, Bytes: 12 << 20}}}
 	w.Tasks = []workloads.Task{
-		{ID: 0, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}, Modes: []workloads.Mode{workloads.RW}},
-		{ID: 1, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}, Deps: []int{0}},
-		{ID: 2, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}, Deps: []int{1}},
+		{ID: 0, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}},
+		{ID: 1, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}},
+		{ID: 2, Kernel: "gemm", Flops: 1e9, Inputs: []int{0}},
 	}
+	w.Modes = [][]workloads.Mode{{workloads.RW}, nil, nil}
+	w.Deps = [][]int{nil, {0}, {1}}
 	p, err := hardware.Load("v100-gemini-1920")
 	if err != nil {
 		t.Fatal(err)

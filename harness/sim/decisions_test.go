@@ -71,7 +71,8 @@ func TestPopAgainAfterAnAllocation(t *testing.T) {
 		w := &workloads.Workload{}
 		for i := range c.ahead + 1 {
 			w.Data = append(w.Data, workloads.Data{ID: i, Bytes: 1 << 20})
-			w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: 1e9, Inputs: []int{i}, Modes: []workloads.Mode{workloads.W}})
+			w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: 1e9, Inputs: []int{i}})
+			w.Modes = append(w.Modes, []workloads.Mode{workloads.W})
 		}
 		var pops []float64
 		run(t, sim.Config{Workload: w, Platform: c.p, Scheduler: &baseline.Eager{}, Buffer: 1, Pipeline: 2,

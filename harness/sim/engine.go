@@ -409,7 +409,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		if err := e.setTask(i, t); err != nil {
 			return nil, err
 		}
-		e.tasks[i].waiting = int32(len(t.Deps))
+		e.tasks[i].waiting = int32(len(w.DepsOf(i)))
 	}
 	e.children = w.Successors()
 	e.stats.PerWorker = make([]int, len(e.workers))
@@ -446,7 +446,7 @@ func splitmix64(x *uint64) uint64 {
 
 func writes(w *workloads.Workload) bool {
 	for i := range w.Tasks {
-		if w.Tasks[i].Writes() {
+		if w.Writes(i) {
 			return true
 		}
 	}

@@ -19,12 +19,14 @@ func TestTaskRecords(t *testing.T) {
 		data := 1 + r.IntN(50)
 		for i := range 1 + r.IntN(40) {
 			task := workloads.Task{ID: i, Inputs: r.Perm(data)[:min(data, r.IntN(8))]}
+			var taskModes []workloads.Mode
 			if r.IntN(2) == 0 {
 				for range task.Inputs {
-					task.Modes = append(task.Modes, modes[r.IntN(len(modes))])
+					taskModes = append(taskModes, modes[r.IntN(len(modes))])
 				}
 			}
 			w.Tasks = append(w.Tasks, task)
+			w.Modes = append(w.Modes, taskModes)
 		}
 		e := &Engine{w: w, tasks: make([]taskRec, len(w.Tasks))}
 		for i := range w.Tasks {
@@ -42,12 +44,12 @@ func TestTaskRecords(t *testing.T) {
 				t.Fatalf("trial %d task %d: inputs %v, want %v", trial, i, got, task.Inputs)
 			}
 			for k := range task.Inputs {
-				if m := e.mode(i, k); m != task.Mode(k) {
-					t.Fatalf("trial %d task %d input %d: mode %v, want %v", trial, i, k, m, task.Mode(k))
+				if m := e.mode(i, k); m != w.Mode(i, k) {
+					t.Fatalf("trial %d task %d input %d: mode %v, want %v", trial, i, k, m, w.Mode(i, k))
 				}
 			}
-			if e.tasks[i].written != (len(task.Modes) > 0) {
-				t.Fatalf("trial %d task %d: written %v with modes %v", trial, i, e.tasks[i].written, task.Modes)
+			if e.tasks[i].written != (len(w.ModesOf(i)) > 0) {
+				t.Fatalf("trial %d task %d: written %v with modes %v", trial, i, e.tasks[i].written, w.ModesOf(i))
 			}
 			for d := range data {
 				if e.reads(i, d) != task.Reads(d) {

@@ -177,7 +177,7 @@ func (r *Recorder) Event(ev sim.Event) {
 		}
 		wk.running = ev.Task
 		for k, in := range r.w.Tasks[ev.Task].Inputs {
-			if r.w.Tasks[ev.Task].Mode(k).Writes() && !r.w.Data[in].Scratch {
+			if r.w.Mode(ev.Task, k).Writes() && !r.w.Data[in].Scratch {
 				r.latest[in]++
 				if wk.node == r.home {
 					r.homeVer[in] = r.latest[in]

@@ -130,7 +130,8 @@ func blocks(tasks [][]int, deps map[int][]int) *workloads.Workload {
 				w.Data = append(w.Data, workloads.Data{ID: len(w.Data), Bytes: block})
 			}
 		}
-		w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: 2 * 960 * 960 * 3840, Inputs: in, Deps: deps[i]})
+		w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: 2 * 960 * 960 * 3840, Inputs: in})
+		w.Deps = append(w.Deps, deps[i])
 	}
 	return w
 }

@@ -228,7 +228,7 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 				report("%s: task %d started twice", where, ev.Task)
 			}
 			for k, d := range task.Inputs {
-				m := task.Mode(k)
+				m := w.Mode(ev.Task, k)
 				if state[n][d] != valid {
 					report("%s: task %d starts on worker %d without data %d on node %d", where, ev.Task, wi, d, n)
 				} else if m.Reads() && ver[n][d] != latest[d] {
@@ -244,7 +244,7 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 					}
 				}
 			}
-			for _, dep := range task.Deps {
+			for _, dep := range w.DepsOf(ev.Task) {
 				if !ended[dep] || endTime[dep] > ev.T {
 					report("%s: task %d starts before its dependency %d ends", where, ev.Task, dep)
 				}

@@ -174,7 +174,7 @@ func (s *DMDA) penalty(k int, task *workloads.Task) float64 {
 			if !s.inMem[k][d] {
 				p += s.v.TransferSeconds(k, d)
 			}
-		case !task.Mode(i).Reads(), s.requested[node][d] > 0, s.v.Present(k, d):
+		case !s.v.Workload().Mode(task.ID, i).Reads(), s.requested[node][d] > 0, s.v.Present(k, d):
 		default:
 			p += s.v.TransferSeconds(k, d)
 		}

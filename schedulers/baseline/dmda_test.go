@@ -17,10 +17,11 @@ import (
 func TestDMDARIndexMatchesScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	for it := 0; it < 120; it++ {
-		w := schedtest.TaskSet(r, 80, 4, func(t *workloads.Task) {
+		w := schedtest.TaskSet(r, 80, 4, func(t *workloads.Task) []int {
 			if it%2 == 1 && t.ID > 0 && r.IntN(3) == 0 {
-				t.Deps = []int{r.IntN(t.ID)}
+				return []int{r.IntN(t.ID)}
 			}
+			return nil
 		})
 		p, err := schedtest.TightV100(r, 1+r.IntN(3))
 		if err != nil {
@@ -82,10 +83,11 @@ func (s *scanDMDAS) Pop(worker int, buffer []int) int {
 func TestDMDASIndexMatchesScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
 	for it := 0; it < 120; it++ {
-		w := schedtest.TaskSet(r, 80, 2, func(t *workloads.Task) {
+		w := schedtest.TaskSet(r, 80, 2, func(t *workloads.Task) []int {
 			if t.ID > 0 && r.IntN(2) == 0 {
-				t.Deps = []int{r.IntN(t.ID)}
+				return []int{r.IntN(t.ID)}
 			}
+			return nil
 		})
 		p, err := schedtest.TightV100(r, 1+r.IntN(3))
 		if err != nil {

@@ -57,7 +57,7 @@ func (s *fickle) Pull(w int) (int, bool) {
 type panicky struct{ fifo }
 
 func (s *panicky) Init(v schedulers.View) error {
-	if len(v.Workload().Tasks[len(v.Workload().Tasks)-1].Deps) > 0 {
+	if w := v.Workload(); len(w.DepsOf(len(w.Tasks)-1)) > 0 {
 		panic("graphs are not supported")
 	}
 	return s.fifo.Init(v)

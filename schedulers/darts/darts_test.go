@@ -24,8 +24,8 @@ func grid(n int, bytes int64) *workloads.Workload {
 	}
 	for i := range n {
 		for j := range n {
-			w.Tasks = append(w.Tasks, workloads.Task{ID: len(w.Tasks), Kernel: "gemm", Flops: 1e11,
-				Inputs: []int{i, n + j}, Coords: []int{i, j}})
+			w.Tasks = append(w.Tasks, workloads.Task{ID: len(w.Tasks), Kernel: "gemm", Flops: 1e11, Inputs: []int{i, n + j}})
+			w.Coords.Add(i, j)
 		}
 	}
 	return w
@@ -313,7 +313,8 @@ func randomInstance(r *rand.Rand) (*workloads.Workload, *hardware.Platform) {
 				}
 			}
 		}
-		w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: float64(1+r.IntN(5)) * 1e9, Inputs: in, Deps: dp})
+		w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: float64(1+r.IntN(5)) * 1e9, Inputs: in})
+		w.Deps = append(w.Deps, dp)
 	}
 	p, err := hardware.Load("v100-gemini")
 	if err != nil {
@@ -781,7 +782,8 @@ func stagedInstance(r *rand.Rand) (*workloads.Workload, *hardware.Platform) {
 				dp = []int{prev[r.IntN(len(prev))]}
 			}
 			id := len(w.Tasks)
-			w.Tasks = append(w.Tasks, workloads.Task{ID: id, Kernel: "gemm", Flops: float64(1+r.IntN(5)) * 1e9, Inputs: in, Deps: dp})
+			w.Tasks = append(w.Tasks, workloads.Task{ID: id, Kernel: "gemm", Flops: float64(1+r.IntN(5)) * 1e9, Inputs: in})
+			w.Deps = append(w.Deps, dp)
 			cur = append(cur, id)
 		}
 	}

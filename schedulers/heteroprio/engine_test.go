@@ -117,11 +117,13 @@ func TestLAHandChecked(t *testing.T) {
 	w := &workloads.Workload{Name: "la", Data: []workloads.Data{{ID: 0, Bytes: big}, {ID: 1, Bytes: big}, {ID: 2, Bytes: small}, {ID: 3, Bytes: small}}}
 	rw, r := workloads.RW, workloads.R
 	w.Tasks = []workloads.Task{
-		{ID: 0, Kernel: "ldlt_update", Flops: 1e9, Inputs: []int{0}, Modes: []workloads.Mode{rw}},
-		{ID: 1, Kernel: "ldlt_update", Flops: 1e9, Inputs: []int{1}, Modes: []workloads.Mode{rw}},
-		{ID: 2, Kernel: "ldlt_update", Flops: 1e9, Inputs: []int{0, 2}, Modes: []workloads.Mode{r, rw}, Deps: []int{0}},
-		{ID: 3, Kernel: "ldlt_update", Flops: 1e9, Inputs: []int{1, 3}, Modes: []workloads.Mode{r, rw}, Deps: []int{1}},
+		{ID: 0, Kernel: "ldlt_update", Flops: 1e9, Inputs: []int{0}},
+		{ID: 1, Kernel: "ldlt_update", Flops: 1e9, Inputs: []int{1}},
+		{ID: 2, Kernel: "ldlt_update", Flops: 1e9, Inputs: []int{0, 2}},
+		{ID: 3, Kernel: "ldlt_update", Flops: 1e9, Inputs: []int{1, 3}},
 	}
+	w.Modes = [][]workloads.Mode{{rw}, {rw}, {r, rw}, {r, rw}}
+	w.Deps = [][]int{nil, nil, {0}, {1}}
 	if err := w.Validate(); err != nil {
 		t.Fatal(err)
 	}

@@ -272,7 +272,7 @@ func (l *locality) data(t int) []access {
 	task := &l.v.Workload().Tasks[t]
 	acc := make([]access, len(task.Inputs))
 	for i, d := range task.Inputs {
-		acc[i] = access{size: float64(l.v.Workload().Data[d].Bytes), write: task.Mode(i).Writes(), on: make([]bool, len(l.groups))}
+		acc[i] = access{size: float64(l.v.Workload().Data[d].Bytes), write: l.v.Workload().Mode(t, i).Writes(), on: make([]bool, len(l.groups))}
 		for g, w := range l.rep {
 			acc[i].on[g] = l.v.Present(w, d)
 		}
@@ -315,7 +315,7 @@ func (l *locality) cheapest(t int, acc []access) int {
 	for g := range l.groups {
 		total := 0.0
 		for i, a := range acc {
-			if !task.Mode(i).Reads() || a.on[g] {
+			if !l.v.Workload().Mode(t, i).Reads() || a.on[g] {
 				continue
 			}
 			d := task.Inputs[i]

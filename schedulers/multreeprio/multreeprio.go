@@ -171,7 +171,7 @@ func (s *Scheduler) Init(v schedulers.View) error {
 	s.npred = make([]int, n)
 	s.nod = make([]float64, n)
 	for t := range wl.Tasks {
-		s.npred[t] = len(wl.Tasks[t].Deps)
+		s.npred[t] = len(wl.DepsOf(t))
 	}
 	for t := range wl.Tasks {
 		for _, c := range s.succ.Of(t) {

@@ -156,10 +156,12 @@ func TestSpeedupFilterHandChecked(t *testing.T) {
 func TestCriticalPathHandChecked(t *testing.T) {
 	w := &workloads.Workload{Name: "chain", Data: []workloads.Data{{ID: 0, Bytes: 8}, {ID: 1, Bytes: 8}},
 		Tasks: []workloads.Task{
-			{ID: 0, Kernel: "potrf", Inputs: []int{0}, Modes: []workloads.Mode{workloads.RW}},
+			{ID: 0, Kernel: "potrf", Inputs: []int{0}},
 			{ID: 1, Kernel: "gemm", Inputs: []int{1}},
-			{ID: 2, Kernel: "trsm", Inputs: []int{0}, Modes: []workloads.Mode{workloads.RW}, Deps: []int{0}},
-		}}
+			{ID: 2, Kernel: "trsm", Inputs: []int{0}},
+		},
+		Modes: [][]workloads.Mode{{workloads.RW}, nil, {workloads.RW}},
+		Deps:  [][]int{nil, nil, {0}}}
 	p := platform(t, "compas2022-tc1", 1, 0)
 	rec, order := run(t, w, p, "critical-path", nil)
 	if !slices.Equal(order, []int{0, 2, 1}) || math.Abs(rec.MakespanS-2.9) > 1e-12 {
@@ -215,11 +217,13 @@ func TestCriticalityBonus(t *testing.T) {
 	rw := []workloads.Mode{workloads.RW}
 	w := &workloads.Workload{Name: "cp", Data: []workloads.Data{{ID: 0, Bytes: 8}, {ID: 1, Bytes: 8}},
 		Tasks: []workloads.Task{
-			{ID: 0, Kernel: "gemm", Inputs: []int{0}, Modes: rw},
-			{ID: 1, Kernel: "trsm", Inputs: []int{1}, Modes: rw},
-			{ID: 2, Kernel: "potrf", Inputs: []int{0}, Modes: rw, Deps: []int{0}},
-			{ID: 3, Kernel: "potrf", Inputs: []int{0}, Modes: rw, Deps: []int{2}},
-		}}
+			{ID: 0, Kernel: "gemm", Inputs: []int{0}},
+			{ID: 1, Kernel: "trsm", Inputs: []int{1}},
+			{ID: 2, Kernel: "potrf", Inputs: []int{0}},
+			{ID: 3, Kernel: "potrf", Inputs: []int{0}},
+		},
+		Modes: [][]workloads.Mode{rw, rw, rw, rw},
+		Deps:  [][]int{nil, nil, {0}, {2}}}
 	p := platform(t, "compas2022-tc1", 0, 1)
 	s := newScheduler(t, w, p, "multreeprio+cp")
 	for task, want := range map[int]float64{0: 1, 1: 0.375, 2: 0.875, 3: 0.4375} {

@@ -12,9 +12,9 @@ import (
 
 // TaskSet draws 4 to 15 data of 1 to 3 bytes and 5 to 4+moreTasks gemm
 // tasks of 1 to maxMFlop MFlop, each reading 1 to 3 distinct data; more,
-// when not nil, changes each task after its draws (dependencies on earlier
-// tasks, a duplicate input).
-func TaskSet(r *rand.Rand, moreTasks, maxMFlop int, more func(t *workloads.Task)) *workloads.Workload {
+// when not nil, changes each task after its draws (a duplicate input) and
+// returns its dependencies (on earlier tasks), if any.
+func TaskSet(r *rand.Rand, moreTasks, maxMFlop int, more func(t *workloads.Task) (deps []int)) *workloads.Workload {
 	w := &workloads.Workload{}
 	nd := 4 + r.IntN(12)
 	for d := range nd {
@@ -23,10 +23,12 @@ func TaskSet(r *rand.Rand, moreTasks, maxMFlop int, more func(t *workloads.Task)
 	nt := 5 + r.IntN(moreTasks)
 	for i := range nt {
 		task := workloads.Task{ID: i, Kernel: "gemm", Flops: float64(1+r.IntN(maxMFlop)) * 1e6, Inputs: r.Perm(nd)[:1+r.IntN(3)]}
+		var deps []int
 		if more != nil {
-			more(&task)
+			deps = more(&task)
 		}
 		w.Tasks = append(w.Tasks, task)
+		w.Deps = append(w.Deps, deps)
 	}
 	return w
 }
