@@ -17,7 +17,7 @@ type PrioQueue struct {
 	back             minheap.Heap[backItem]
 	hasTail, hasBack bool
 	seq              []uint64 // per task: its push while queued, 0 when not queued
-	next             uint64
+	next             *uint64  // the last push's number (shared by a set of queues)
 	n                int
 }
 
@@ -42,22 +42,36 @@ func (a backItem) Before(b backItem) bool {
 }
 
 // NewPrioQueue sorts tasks by prio (indexed by task id; shared, not copied).
-func NewPrioQueue(prio []float64) *PrioQueue {
-	return &PrioQueue{prio: prio, seq: make([]uint64, len(prio))}
+func NewPrioQueue(prio []float64) *PrioQueue { return NewPrioQueues(prio, 1)[0] }
+
+// NewPrioQueues returns k queues of the same priorities among which a task
+// is in one at most (LWS's per-worker queues). They share one table and
+// count of pushes, 8 bytes a task instead of 8k; a stale entry left by a
+// task that moved to another queue is recognised by its push number, as
+// within one queue. Has and Remove are then those of the queue holding the
+// task.
+func NewPrioQueues(prio []float64, k int) []*PrioQueue {
+	seq, next := make([]uint64, len(prio)), new(uint64)
+	qs := make([]*PrioQueue, k)
+	for i := range qs {
+		qs[i] = &PrioQueue{prio: prio, seq: seq, next: next}
+	}
+	return qs
 }
 
 // Len is the number of queued tasks.
 func (q *PrioQueue) Len() int { return q.n }
 
-// Has reports whether the task is queued.
+// Has reports whether the task is queued (in this queue, or in another of
+// its set).
 func (q *PrioQueue) Has(t int) bool { return q.seq[t] != 0 }
 
 // Push queues a task (after the queued tasks of its priority).
 func (q *PrioQueue) Push(t int) {
-	q.next++
-	q.seq[t] = q.next
+	*q.next++
+	q.seq[t] = *q.next
 	q.n++
-	q.push(qItem{task: t, prio: q.prio[t], seq: q.next})
+	q.push(qItem{task: t, prio: q.prio[t], seq: *q.next})
 	if len(q.tail) > 4*q.n+1024 || len(q.head) > 4*q.n+1024 || len(q.back) > 4*q.n+1024 {
 		q.compact()
 	}

@@ -77,3 +77,81 @@ func TestPrioQueueMatchesScan(t *testing.T) {
 		}
 	}
 }
+
+// Queues that share their table of pushes (LWS's) each pop what a scan of
+// their own tasks picks, while tasks move between them as stealing moves
+// them: popped from one queue's tail, pushed on another's.
+func TestPrioQueuesShareOneTable(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		r := rand.New(rand.NewPCG(seed, 9))
+		const n, k = 200, 3
+		prio := make([]float64, n)
+		for i := range prio {
+			prio[i] = float64(r.IntN(4))
+		}
+		qs := NewPrioQueues(prio, k)
+		pushed := make([]map[int]int, k) // per queue: queued task → push order
+		for i := range pushed {
+			pushed[i] = map[int]int{}
+		}
+		queued, order := map[int]bool{}, 0
+		push := func(i, task int) {
+			order++
+			pushed[i][task] = order
+			queued[task] = true
+			qs[i].Push(task)
+		}
+		pick := func(i int, head bool) int {
+			best := -1
+			for x, o := range pushed[i] {
+				if best < 0 {
+					best = x
+					continue
+				}
+				ob := pushed[i][best]
+				if head && (prio[x] > prio[best] || prio[x] == prio[best] && o < ob) ||
+					!head && (prio[x] < prio[best] || prio[x] == prio[best] && o > ob) {
+					best = x
+				}
+			}
+			return best
+		}
+		for op := range 20000 {
+			i := r.IntN(k)
+			switch c := r.IntN(3); c {
+			case 0:
+				if task := r.IntN(n); !queued[task] {
+					push(i, task)
+				}
+			default:
+				head := c == 1
+				want := pick(i, head)
+				var got int
+				var ok bool
+				if head {
+					got, ok = qs[i].PopHead()
+				} else {
+					got, ok = qs[i].PopTail()
+				}
+				if !ok {
+					got = -1
+				}
+				if got != want {
+					t.Fatalf("seed %d op %d: queue %d popped %d, the scan %d", seed, op, i, got, want)
+				}
+				if ok {
+					delete(pushed[i], got)
+					delete(queued, got)
+					if !head { // stolen: it joins another queue
+						push((i+1+r.IntN(k-1))%k, got)
+					}
+				}
+			}
+			for j := range k {
+				if qs[j].Len() != len(pushed[j]) {
+					t.Fatalf("seed %d op %d: queue %d holds %d, want %d", seed, op, j, qs[j].Len(), len(pushed[j]))
+				}
+			}
+		}
+	}
+}

@@ -141,8 +141,9 @@ func (b *builder) ints(xs []int) []int {
 
 // reserve makes room for n more tasks, when a generator knows how many it
 // adds (appending a million tasks one by one copies them twenty times).
-func (b *builder) reserve(n int) {
+func (b *builder) reserve(n, coords int) {
 	b.w.Tasks = slices.Grow(b.w.Tasks, n)
+	b.w.Coords.Grow(n, n*coords)
 	b.written = slices.Grow(b.written, n)
 }
 
@@ -222,7 +223,7 @@ func (b *builder) add2D(s Spec, a0, b0 int, flops float64, i, j int) {
 
 func genMatmul2D(b *builder, s Spec) {
 	a0, b0, flops := data2D(b, s)
-	b.reserve(s.N * s.N)
+	b.reserve(s.N*s.N, 2)
 	for i := range s.N {
 		for j := range s.N {
 			b.add2D(s, a0, b0, flops, i, j)
@@ -249,7 +250,7 @@ func genSparse2D(b *builder, s Spec) {
 
 func genRandomPairs(b *builder, s Spec) {
 	a0, b0, flops := data2D(b, s)
-	b.reserve(s.N * s.N)
+	b.reserve(s.N*s.N, 2)
 	r := s.rng(streamPairs)
 	for range s.N * s.N {
 		i, j := r.IntN(s.N), r.IntN(s.N)
@@ -266,7 +267,7 @@ func genMatmul3D(b *builder, s Spec) {
 	// xgemm.c -3d tiles A, B and C in both dimensions (map_filters): every
 	// tile is a strided sub-block of its matrix.
 	b.strided(a0, len(b.w.Data))
-	b.reserve(n * n * nz)
+	b.reserve(n*n*nz, 3)
 	t := float64(s.Tile)
 	for i := range n {
 		for j := range n {
@@ -292,7 +293,7 @@ func genCholesky(b *builder, s Spec) {
 		r := n - k - 1
 		tasks += 1 + 2*r + r*(r-1)/2
 	}
-	b.reserve(tasks)
+	b.reserve(tasks, 3)
 	// Loop nesting and priorities verbatim from thesis Fig 2.4.
 	for k := range n {
 		b.addTask("potrf", t3/3, 3*n-3*k, a(k, k), []int{k, k, k}, a(k, k))
@@ -320,7 +321,7 @@ func genLU(b *builder, s Spec) {
 		r := n - k - 1
 		tasks += 1 + 2*r + r*r
 	}
-	b.reserve(tasks)
+	b.reserve(tasks, 3)
 	for k := range n {
 		b.addTask("getrf", 2*t3/3, 3*n-3*k, a(k, k), []int{k, k, k}, a(k, k))
 		for i := k + 1; i < n; i++ {

@@ -3,6 +3,8 @@
 // deterministic for a seed.
 package workloads
 
+import "slices"
+
 // Data is one piece of data (a StarPU handle): an id and a size. A
 // scratch datum is an output whose value nobody needs: each task writing it
 // (mode W) gets a fresh allocation, discarded when the task ends, never
@@ -111,6 +113,12 @@ type Coords struct {
 func (c *Coords) Add(xs ...int) {
 	c.flat = append(c.flat, xs...)
 	c.end = append(c.end, int32(len(c.flat)))
+}
+
+// Grow makes room for the coordinates of n more tasks, k in all.
+func (c *Coords) Grow(n, k int) {
+	c.end = slices.Grow(c.end, n)
+	c.flat = slices.Grow(c.flat, k)
 }
 
 // Of returns task t's coordinates (nil when it has none; shared: do not

@@ -60,10 +60,7 @@ func (s *LWS) Init(v schedulers.View) error {
 		return err
 	}
 	k := v.Workers()
-	s.queues = make([]*schedulers.PrioQueue, k)
-	for i := range s.queues {
-		s.queues[i] = schedulers.NewPrioQueue(prio)
-	}
+	s.queues = schedulers.NewPrioQueues(prio, k) // a task is in one queue at most
 	s.prox = Proximity(v)
 	s.last = 0
 	return nil

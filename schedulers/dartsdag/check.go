@@ -92,7 +92,7 @@ func (d *DARTS) checkRecount(n *node) {
 			continue
 		}
 		var missing []int32
-		for _, x := range d.inputs[t] {
+		for _, x := range d.inputs.of(int32(t)) {
 			of[x] = append(of[x], int32(t))
 			if !n.onNode(x) {
 				missing = append(missing, x)

@@ -110,8 +110,8 @@ type DARTS struct {
 	opt Options
 	v   schedulers.View
 
-	inputs  [][]int32 // per task, deduplicated
-	readers readers   // per data, the ready tasks reading it
+	inputs  taskInputs // per task, deduplicated
+	readers readers    // per data, the ready tasks reading it
 	state   []uint8
 	prio    []float64
 	prioCap []float64 // per data, the highest priority of a task reading it
@@ -176,8 +176,7 @@ func (d *DARTS) Init(v schedulers.View) error {
 		return err
 	}
 	d.prio = prio
-	d.inputs = make([][]int32, nt)
-	first := make([]int32, nt)
+	first := make([]int32, nt+1)
 	total := 0
 	for _, t := range w.Tasks {
 		total += len(t.Inputs)
@@ -190,19 +189,19 @@ func (d *DARTS) Init(v schedulers.View) error {
 				all = append(all, int32(x))
 			}
 		}
-		in := all[first[i]:len(all):len(all)]
-		if len(in) > 250 {
-			return fmt.Errorf("darts-dag: task %d has %d inputs, at most 250 supported", i, len(in))
+		if n := len(all) - int(first[i]); n > 250 {
+			return fmt.Errorf("darts-dag: task %d has %d inputs, at most 250 supported", i, n)
 		}
-		d.inputs[i] = in
 	}
-	d.readers = newReaders(nd, d.inputs, first)
+	first[nt] = int32(len(all))
+	d.inputs = taskInputs{first: first, all: all}
+	d.readers = newReaders(nd, d.inputs)
 	d.prioCap = make([]float64, nd)
 	for x := range d.prioCap {
 		d.prioCap[x] = math.Inf(-1)
 	}
-	for t, in := range d.inputs {
-		for _, x := range in {
+	for t := range nt {
+		for _, x := range d.inputs.of(int32(t)) {
 			d.prioCap[x] = max(d.prioCap[x], prio[t])
 		}
 	}
@@ -331,7 +330,7 @@ func (d *DARTS) freeNode(t int32) *node {
 
 // freeOn reports whether each input of t is on the node or planned for it.
 func (d *DARTS) freeOn(n *node, t int32) bool {
-	for _, x := range d.inputs[t] {
+	for _, x := range d.inputs.of(t) {
 		if !n.onNode(x) && n.planned[x] == 0 {
 			return false
 		}
@@ -369,7 +368,7 @@ func (d *DARTS) freePrefix(n *node) int {
 }
 
 func (d *DARTS) allOnNode(n *node, t int32) bool {
-	for _, x := range d.inputs[t] {
+	for _, x := range d.inputs.of(t) {
 		if !n.onNode(x) {
 			return false
 		}
@@ -387,7 +386,7 @@ func (d *DARTS) markPlanned(n *node, t int32) {
 	d.stamp++
 	d.planStamp[t] = d.stamp
 	n.live++
-	for _, x := range d.inputs[t] {
+	for _, x := range d.inputs.of(t) {
 		if n.planned[x]++; n.planned[x] == 1 {
 			n.suspectData(x)
 		}
@@ -410,7 +409,7 @@ func (d *DARTS) enterReady(t int32) {
 	d.readySeq[t] = d.seq
 	d.ready.Push(int(t))
 	d.readers.add(t)
-	for _, x := range d.inputs[t] {
+	for _, x := range d.inputs.of(t) {
 		d.taskLeft[x] += d.work[t]
 		d.readyUses[x]++
 	}
@@ -419,14 +418,14 @@ func (d *DARTS) enterReady(t int32) {
 			continue
 		}
 		m := uint8(0)
-		for _, x := range d.inputs[t] {
+		for _, x := range d.inputs.of(t) {
 			if !n.onNode(x) {
 				m++
 			}
 		}
 		n.miss[t] = m
 		d.count(n, t, 1)
-		for _, x := range d.inputs[t] {
+		for _, x := range d.inputs.of(t) {
 			if !n.list.has(x) && !n.onNode(x) && n.planned[x] == 0 {
 				n.list.push(x) // DATA_ORDER=2: natural order
 			}
@@ -437,7 +436,7 @@ func (d *DARTS) enterReady(t int32) {
 func (d *DARTS) leaveReady(t int32) {
 	d.ready.Remove(int(t))
 	d.readers.remove(t)
-	for _, x := range d.inputs[t] {
+	for _, x := range d.inputs.of(t) {
 		d.taskLeft[x] -= d.work[t]
 		if d.readyUses[x]--; d.readyUses[x] == 0 {
 			for _, m := range d.nodes {
@@ -459,7 +458,7 @@ func (d *DARTS) leaveReady(t int32) {
 func (d *DARTS) count(n *node, t int32, sign int32) {
 	switch n.miss[t] {
 	case 1:
-		for _, x := range d.inputs[t] {
+		for _, x := range d.inputs.of(t) {
 			if !n.onNode(x) {
 				n.s0.add(x, sign)
 				n.s0w[x] += int64(sign) * n.dur[t]
@@ -468,7 +467,7 @@ func (d *DARTS) count(n *node, t int32, sign int32) {
 			}
 		}
 	case 2:
-		for _, x := range d.inputs[t] {
+		for _, x := range d.inputs.of(t) {
 			if !n.onNode(x) {
 				n.s1.add(x, sign)
 				n.prioOK[x] = false
@@ -544,7 +543,7 @@ func (d *DARTS) Pull(w int) (int, bool) {
 		n.live--
 		t := e.task
 		d.state[t] = stPulled
-		for _, x := range d.inputs[t] {
+		for _, x := range d.inputs.of(t) {
 			n.planned[x]--
 			d.setOnNode(n, x, n.present[x], n.pulled[x]+1)
 		}
@@ -557,7 +556,7 @@ func (d *DARTS) Pull(w int) (int, bool) {
 // planWithInputs plans one task and takes its inputs out of dataNotInMem.
 func (d *DARTS) planWithInputs(n *node, t int32) {
 	d.plan(n, t)
-	for _, x := range d.inputs[t] {
+	for _, x := range d.inputs.of(t) {
 		d.dropData(n, x)
 	}
 }
@@ -869,7 +868,7 @@ func (d *DARTS) Observe(kind schedulers.EventKind, where, id int) {
 		n := d.nodes[d.v.WorkerNode(where)]
 		t := int32(id)
 		d.state[t] = stDone
-		for _, x := range d.inputs[t] {
+		for _, x := range d.inputs.of(t) {
 			d.setOnNode(n, x, n.present[x], n.pulled[x]-1)
 		}
 		if i := slices.Index(n.pulls, t); i >= 0 {

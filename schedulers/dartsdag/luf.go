@@ -37,7 +37,7 @@ func (d *DARTS) Victim(node int, cands []int, prefetch bool) int {
 	}
 	pos := int32(0)
 	for _, t := range n.pulls {
-		for _, x := range d.inputs[t] {
+		for _, x := range d.inputs.of(t) {
 			pos++
 			if n.nb[x] != n.stampLUF {
 				n.nb[x], n.nbPos[x] = n.stampLUF, pos
@@ -71,7 +71,7 @@ func (d *DARTS) evicted(n *node, x int32) {
 	if d.opt.LUF {
 		for i := n.head; i < len(n.plan); i++ {
 			e := n.plan[i]
-			if d.alive(n, e) && readsData(d.inputs[e.task], x) {
+			if d.alive(n, e) && readsData(d.inputs.of(e.task), x) {
 				back = append(back, e.task)
 				d.unplan(n, e.task)
 			}
@@ -101,7 +101,7 @@ func (d *DARTS) evicted(n *node, x int32) {
 func (d *DARTS) unplan(n *node, t int32) {
 	d.state[t] = stWaiting
 	n.live--
-	for _, y := range d.inputs[t] {
+	for _, y := range d.inputs.of(t) {
 		n.planned[y]--
 	}
 }

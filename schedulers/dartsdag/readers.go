@@ -9,22 +9,29 @@ import "slices"
 type readers struct {
 	of     [][]int32 // per data
 	pos    []int32   // per input slot: the task's index in of[input]
-	inputs [][]int32 // per task, its (distinct) inputs, slices of one array
-	first  []int32   // per task, the slot of its first input in pos
+	inputs taskInputs
 }
 
-func newReaders(nd int, inputs [][]int32, first []int32) readers {
-	n := 0
-	if len(first) > 0 {
-		n = int(first[len(first)-1]) + len(inputs[len(inputs)-1])
-	}
-	return readers{of: make([][]int32, nd), pos: make([]int32, n), inputs: inputs, first: first}
+func newReaders(nd int, inputs taskInputs) readers {
+	return readers{of: make([][]int32, nd), pos: make([]int32, len(inputs.all)), inputs: inputs}
+}
+
+// taskInputs holds every task's distinct inputs in one array (a slice
+// per task would cost 24 bytes more each).
+type taskInputs struct {
+	first []int32 // per task and one more: the slot of its first input in all
+	all   []int32
+}
+
+// of returns task t's inputs (shared: do not modify).
+func (in taskInputs) of(t int32) []int32 {
+	return in.all[in.first[t]:in.first[t+1]:in.first[t+1]]
 }
 
 // add lists task t under each of its inputs.
 func (r *readers) add(t int32) {
-	for j, x := range r.inputs[t] {
-		r.pos[r.first[t]+int32(j)] = int32(len(r.of[x]))
+	for j, x := range r.inputs.of(t) {
+		r.pos[r.inputs.first[t]+int32(j)] = int32(len(r.of[x]))
 		r.of[x] = append(r.of[x], t)
 	}
 }
@@ -32,12 +39,12 @@ func (r *readers) add(t int32) {
 // remove takes task t (listed) out of the lists of its inputs, moving each
 // list's last task into its place.
 func (r *readers) remove(t int32) {
-	for j, x := range r.inputs[t] {
-		i := r.pos[r.first[t]+int32(j)]
+	for j, x := range r.inputs.of(t) {
+		i := r.pos[r.inputs.first[t]+int32(j)]
 		list := r.of[x]
 		last := list[len(list)-1]
 		list[i] = last
-		r.pos[r.first[last]+int32(slices.Index(r.inputs[last], x))] = i
+		r.pos[r.inputs.first[last]+int32(slices.Index(r.inputs.of(last), x))] = i
 		r.of[x] = list[:len(list)-1]
 	}
 }
