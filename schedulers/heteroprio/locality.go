@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/internal/scratch"
 	"github.com/memsched/memsched/schedulers"
 )
 
@@ -23,6 +24,8 @@ type locality struct {
 
 	groups  []int // memory node of each group, in StarPU's node order (main memory first)
 	scratch []float64
+	acc     []access // data's result, reused
+	on      []bool   // the acc entries' on slices, one after the other
 	groupOf []int // per worker
 	rep     []int // per group: a worker of it, to ask where data are
 	master  int   // group of tasks the application submits (StarPU: the first CPU worker's node)
@@ -267,17 +270,22 @@ func predict(p *hardware.Platform, src, dst int, bytes float64) float64 {
 }
 
 // data describes a task's data for the formulas, with the pushing (or
-// popping) worker's view of where they are.
+// popping) worker's view of where they are. The result is scratch, valid
+// until the next call (a push or pop allocated it anew: 180 MB at a million
+// tasks).
 func (l *locality) data(t int) []access {
-	task := &l.v.Workload().Tasks[t]
-	acc := make([]access, len(task.Inputs))
-	for i, d := range task.Inputs {
-		acc[i] = access{size: float64(l.v.Workload().Data[d].Bytes), write: l.v.Workload().Mode(t, i).Writes(), on: make([]bool, len(l.groups))}
-		for g, w := range l.rep {
-			acc[i].on[g] = l.v.Present(w, d)
+	w := l.v.Workload()
+	in, ng := w.Tasks[t].Inputs, len(l.groups)
+	l.acc = scratch.Resize(l.acc, len(in))
+	l.on = scratch.Resize(l.on, len(in)*ng)
+	for i, d := range in {
+		on := l.on[i*ng : (i+1)*ng : (i+1)*ng]
+		for g, wk := range l.rep {
+			on[g] = l.v.Present(wk, d)
 		}
+		l.acc[i] = access{size: float64(w.Data[d].Bytes), write: w.Mode(t, i).Writes(), on: on}
 	}
-	return acc
+	return l.acc
 }
 
 // groupOfWorker is the group a call is made for: the worker's, or for the
