@@ -26,9 +26,9 @@ type locality struct {
 	scratch []float64
 	acc     []access // data's result, reused
 	on      []bool   // the acc entries' on slices, one after the other
-	groupOf []int // per worker
-	rep     []int // per group: a worker of it, to ask where data are
-	master  int   // group of tasks the application submits (StarPU: the first CPU worker's node)
+	groupOf []int    // per worker
+	rep     []int    // per group: a worker of it, to ask where data are
+	master  int      // group of tasks the application submits (StarPU: the first CPU worker's node)
 	access  [][]item
 	dist    [][]float64 // between groups, Eq. 12
 	perByte [][]float64 // MC_StarPU: seconds per byte from a node (group index, or len(groups) for main memory) to a group
