@@ -167,6 +167,7 @@ func (s *DMDA) penaltyFor(k int, task *workloads.Task) float64 {
 // penalty is the time to bring the task's missing inputs to worker k.
 func (s *DMDA) penalty(k int, task *workloads.Task) float64 {
 	var p float64
+	w := s.v.Workload()
 	node := s.v.WorkerNode(k)
 	for i, d := range task.Inputs {
 		switch {
@@ -174,7 +175,7 @@ func (s *DMDA) penalty(k int, task *workloads.Task) float64 {
 			if !s.inMem[k][d] {
 				p += s.v.TransferSeconds(k, d)
 			}
-		case !s.v.Workload().Mode(task.ID, i).Reads(), s.requested[node][d] > 0, s.v.Present(k, d):
+		case !w.Mode(task.ID, i).Reads(), s.requested[node][d] > 0, s.v.Present(k, d):
 		default:
 			p += s.v.TransferSeconds(k, d)
 		}

@@ -318,12 +318,13 @@ func (l *locality) choose(f DLAF, t int, acc []access) int {
 // for the data the task reads (starpu_task_expected_data_transfer_time_for;
 // ties go to the first group, as heteroprio.c compares with "<").
 func (l *locality) cheapest(t int, acc []access) int {
-	task := &l.v.Workload().Tasks[t]
+	wl := l.v.Workload()
+	task := &wl.Tasks[t]
 	win, winT := 0, math.Inf(1)
 	for g := range l.groups {
 		total := 0.0
 		for i, a := range acc {
-			if !l.v.Workload().Mode(t, i).Reads() || a.on[g] {
+			if !wl.Mode(t, i).Reads() || a.on[g] {
 				continue
 			}
 			d := task.Inputs[i]
