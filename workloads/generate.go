@@ -171,21 +171,6 @@ func (b *builder) addTask(kernel string, flops float64, prio, written int, coord
 	b.written = append(b.written, int32(written))
 }
 
-// setColumn sets task t's entry of a per-task table of the workload. A
-// table stays nil until its first entry that is present (not the zero
-// value); the tasks before it then get the zero value.
-func setColumn[T any](table []T, t int, v T, present bool) []T {
-	if table == nil && !present {
-		return nil
-	}
-	if n := len(table); t >= n {
-		table = slices.Grow(table, t+1-n)[:t+1]
-		clear(table[n:])
-	}
-	table[t] = v
-	return table
-}
-
 // data2D declares the 2N block-rows/columns of the 2D kinds, and the N²
 // C tiles with WriteC.
 func data2D(b *builder, s Spec) (a0, b0 int, flops float64) {

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,6 +69,24 @@ func orEmpty(xs []int) []int {
 		return []int{}
 	}
 	return xs
+}
+
+// MarshalJSON is WriteJSON, so that encoding/json keeps the per-task
+// tables.
+func (w *Workload) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	err := w.WriteJSON(&b)
+	return b.Bytes(), err
+}
+
+// UnmarshalJSON is ReadJSON (validation included).
+func (w *Workload) UnmarshalJSON(data []byte) error {
+	got, err := ReadJSON(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	*w = *got
+	return nil
 }
 
 func writeItem(bw *bufio.Writer, i int, item []byte) {

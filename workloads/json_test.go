@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -29,6 +30,19 @@ func TestJSONRoundTrip(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, w) {
 			t.Errorf("%s: round trip changed the workload", w.Name)
+		}
+		// encoding/json goes through the same format: the per-task
+		// tables (modes, deps, priorities, coordinates) survive.
+		b, err := json.Marshal(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var viaJSON Workload
+		if err := json.Unmarshal(b, &viaJSON); err != nil {
+			t.Fatalf("%s: %v", w.Name, err)
+		}
+		if !reflect.DeepEqual(&viaJSON, w) {
+			t.Errorf("%s: encoding/json changed the workload", w.Name)
 		}
 	}
 }

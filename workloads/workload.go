@@ -25,10 +25,10 @@ type Data struct {
 // modes, dependencies, priority, coordinates) are in the Workload's
 // per-task tables, as most task sets lack some of them.
 type Task struct {
-	ID     int     `json:"id"`
-	Kernel string  `json:"kernel"`
-	Flops  float64 `json:"flops"`
-	Inputs []int   `json:"inputs"`
+	ID     int
+	Kernel string
+	Flops  float64
+	Inputs []int
 }
 
 // Reads reports whether the task accesses data d (in any mode: the data
@@ -44,19 +44,21 @@ func (t *Task) Reads(d int) bool {
 
 // Workload is a task set in submission order: Tasks[0] is submitted first.
 //
-// The per-task tables hold what many task sets lack. Each is nil when no
-// task has the attribute, else indexed by task id: a million independent
-// tasks then carry no empty slices (24 bytes each). Read them through
-// ModesOf, Mode, DepsOf, PriorityOf and Coords.Of, which accept nil tables.
+// The per-task tables hold what many task sets lack. Modes, Deps and
+// Priority are nil when no task has the attribute, else indexed by task id;
+// Coords is one flat array. A million independent tasks then carry no empty
+// slices (24 bytes each). Read them through ModesOf, Mode, DepsOf,
+// PriorityOf and Coords.Of, which accept nil tables. Its JSON form (also
+// through encoding/json) is WriteJSON's.
 type Workload struct {
-	Name  string `json:"name,omitempty"`
-	Data  []Data `json:"data"`
-	Tasks []Task `json:"tasks"`
+	Name  string
+	Data  []Data
+	Tasks []Task
 
-	Modes    [][]Mode `json:"-"` // per task, the mode of each input; nil or empty: all R (chapters 3-4 only read)
-	Deps     [][]int  `json:"-"` // per task, the tasks it waits for
-	Priority []int    `json:"-"` // per task, its bottom-level priority (Cholesky, thesis Fig. 2.4)
-	Coords   Coords   `json:"-"` // per task, e.g. (i,j) for 2D, (i,j,k) for 3D, Cholesky (k,m,n)
+	Modes    [][]Mode // per task, the mode of each input; nil or empty: all R (chapters 3-4 only read)
+	Deps     [][]int  // per task, the tasks it waits for
+	Priority []int    // per task, its bottom-level priority (Cholesky, thesis Fig. 2.4)
+	Coords   Coords   // per task, e.g. (i,j) for 2D, (i,j,k) for 3D, Cholesky (k,m,n)
 }
 
 // ModesOf returns the access modes of task t's inputs, or nil when all
@@ -100,6 +102,21 @@ func (w *Workload) PriorityOf(t int) int {
 		return w.Priority[t]
 	}
 	return 0
+}
+
+// setColumn sets task t's entry of a per-task table of the workload. A
+// table stays nil until its first entry that is present (not the zero
+// value); the tasks before it then get the zero value.
+func setColumn[T any](table []T, t int, v T, present bool) []T {
+	if table == nil && !present {
+		return nil
+	}
+	if n := len(table); t >= n {
+		table = slices.Grow(table, t+1-n)[:t+1]
+		clear(table[n:])
+	}
+	table[t] = v
+	return table
 }
 
 // Coords holds the tasks' coordinates in one flat array (two slices a task
