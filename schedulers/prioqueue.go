@@ -1,6 +1,12 @@
 package schedulers
 
-import "github.com/memsched/memsched/internal/minheap"
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/memsched/memsched/internal/minheap"
+)
 
 // PrioQueue holds tasks sorted by priority, as StarPU's priority lists
 // (src/common/prio_list.h): the head is the highest priority, earliest
@@ -9,22 +15,33 @@ import "github.com/memsched/memsched/internal/minheap"
 // Every operation is O(log n); removing a task anywhere is O(1) (the heaps
 // drop it lazily). The tail and back heaps are built at their first pop: a
 // queue popped at its head only (DARTS's, AP's) keeps one heap, a third of
-// the memory (72 MB for a million ready tasks).
+// the memory (48 MB for a million ready tasks).
 type PrioQueue struct {
 	prio             []float64
 	head             minheap.Heap[headItem]
 	tail             minheap.Heap[tailItem]
 	back             minheap.Heap[backItem]
 	hasTail, hasBack bool
-	seq              []uint64 // per task: its push while queued, 0 when not queued
-	next             *uint64  // the last push's number (shared by a set of queues)
+	set              *pushes // shared by the queues of a set
 	n                int
 }
 
+// pushes numbers the pushes of a set of queues. The numbers are 32 bits,
+// so that a heap item is 16 bytes (24 with 64-bit task and number); when
+// they run out, renumber gives the queued items 1..n in the same order.
+type pushes struct {
+	seq    []uint32 // per task: its push while queued, 0 when not queued
+	next   uint32   // the last push's number
+	queues []*PrioQueue
+}
+
+// maxPush is the last push number before a renumbering (tests lower it).
+var maxPush uint32 = math.MaxUint32
+
 type qItem struct {
-	task int
 	prio float64
-	seq  uint64
+	task int32
+	seq  uint32
 }
 
 type headItem qItem // highest priority, then earliest
@@ -51,12 +68,35 @@ func NewPrioQueue(prio []float64) *PrioQueue { return NewPrioQueues(prio, 1)[0] 
 // within one queue. Has and Remove are then those of the queue holding the
 // task.
 func NewPrioQueues(prio []float64, k int) []*PrioQueue {
-	seq, next := make([]uint64, len(prio)), new(uint64)
-	qs := make([]*PrioQueue, k)
-	for i := range qs {
-		qs[i] = &PrioQueue{prio: prio, seq: seq, next: next}
+	set := &pushes{seq: make([]uint32, len(prio)), queues: make([]*PrioQueue, k)}
+	for i := range set.queues {
+		set.queues[i] = &PrioQueue{prio: prio, set: set}
 	}
-	return qs
+	return slices.Clone(set.queues)
+}
+
+// renumber gives the queued items of the set the pushes 1..n in their
+// order, which keeps every comparison, and rebuilds the heaps.
+func (s *pushes) renumber() {
+	type held struct {
+		q  *PrioQueue
+		it qItem
+	}
+	var all []held
+	for _, q := range s.queues {
+		for _, it := range q.live() {
+			all = append(all, held{q, it})
+		}
+		q.head, q.tail, q.back = q.head[:0], q.tail[:0], q.back[:0]
+	}
+	slices.SortFunc(all, func(a, b held) int { return cmp.Compare(a.it.seq, b.it.seq) })
+	for k := range all {
+		h := &all[k]
+		h.it.seq = uint32(k + 1)
+		s.seq[h.it.task] = h.it.seq
+		h.q.push(h.it)
+	}
+	s.next = uint32(len(all))
 }
 
 // Len is the number of queued tasks.
@@ -64,14 +104,18 @@ func (q *PrioQueue) Len() int { return q.n }
 
 // Has reports whether the task is queued (in this queue, or in another of
 // its set).
-func (q *PrioQueue) Has(t int) bool { return q.seq[t] != 0 }
+func (q *PrioQueue) Has(t int) bool { return q.set.seq[t] != 0 }
 
 // Push queues a task (after the queued tasks of its priority).
 func (q *PrioQueue) Push(t int) {
-	*q.next++
-	q.seq[t] = *q.next
+	s := q.set
+	if s.next >= maxPush {
+		s.renumber()
+	}
+	s.next++
+	s.seq[t] = s.next
 	q.n++
-	q.push(qItem{task: t, prio: q.prio[t], seq: *q.next})
+	q.push(qItem{task: int32(t), prio: q.prio[t], seq: s.next})
 	if len(q.tail) > 4*q.n+1024 || len(q.head) > 4*q.n+1024 || len(q.back) > 4*q.n+1024 {
 		q.compact()
 	}
@@ -92,7 +136,7 @@ func (q *PrioQueue) push(it qItem) {
 func (q *PrioQueue) live() []qItem {
 	live := make([]qItem, 0, q.n)
 	for _, it := range q.head {
-		if q.seq[it.task] == it.seq {
+		if q.set.seq[it.task] == it.seq {
 			live = append(live, qItem(it))
 		}
 	}
@@ -110,10 +154,10 @@ func (q *PrioQueue) compact() {
 
 // Remove dequeues a task wherever it is; false if it was not queued.
 func (q *PrioQueue) Remove(t int) bool {
-	if q.seq[t] == 0 {
+	if q.set.seq[t] == 0 {
 		return false
 	}
-	q.seq[t] = 0
+	q.set.seq[t] = 0
 	q.n--
 	return true
 }
@@ -121,8 +165,8 @@ func (q *PrioQueue) Remove(t int) bool {
 // Head returns the highest-priority task without removing it.
 func (q *PrioQueue) Head() (int, bool) {
 	for len(q.head) > 0 {
-		if it := q.head[0]; q.seq[it.task] == it.seq {
-			return it.task, true
+		if it := q.head[0]; q.set.seq[it.task] == it.seq {
+			return int(it.task), true
 		}
 		q.head.Pop()
 	}
@@ -152,9 +196,9 @@ func (q *PrioQueue) PopTail() (int, bool) {
 	}
 	for len(q.tail) > 0 {
 		it := q.tail.Pop()
-		if q.seq[it.task] == it.seq {
-			q.Remove(it.task)
-			return it.task, true
+		if q.set.seq[it.task] == it.seq {
+			q.Remove(int(it.task))
+			return int(it.task), true
 		}
 	}
 	return 0, false
@@ -172,9 +216,9 @@ func (q *PrioQueue) PopBackHighest() (int, bool) {
 	}
 	for len(q.back) > 0 {
 		it := q.back.Pop()
-		if q.seq[it.task] == it.seq {
-			q.Remove(it.task)
-			return it.task, true
+		if q.set.seq[it.task] == it.seq {
+			q.Remove(int(it.task))
+			return int(it.task), true
 		}
 	}
 	return 0, false

@@ -1,14 +1,34 @@
 package schedulers
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
+
+// withPushLimits runs test with the default push numbers and with limits
+// that make the queues renumber their items every few pushes, or at every
+// push (a limit below the number queued).
+func withPushLimits(t *testing.T, limits []uint32, test func(t *testing.T)) {
+	for _, limit := range limits {
+		t.Run(fmt.Sprint("maxPush=", limit), func(t *testing.T) {
+			old := maxPush
+			maxPush = limit
+			t.Cleanup(func() { maxPush = old })
+			test(t)
+		})
+	}
+}
 
 // The queue pops what a scan of the queued tasks picks, whichever of its
 // heaps a sequence of operations builds, and whenever: the tail and back
 // heaps start at their first pop, after pushes, removals and compactions.
 func TestPrioQueueMatchesScan(t *testing.T) {
+	withPushLimits(t, []uint32{math.MaxUint32, 400}, testPrioQueueMatchesScan)
+}
+
+func testPrioQueueMatchesScan(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		r := rand.New(rand.NewPCG(seed, 7))
 		const n = 300 // few tasks, many operations: the heaps fill with removed ones and compact
@@ -82,6 +102,10 @@ func TestPrioQueueMatchesScan(t *testing.T) {
 // their own tasks picks, while tasks move between them as stealing moves
 // them: popped from one queue's tail, pushed on another's.
 func TestPrioQueuesShareOneTable(t *testing.T) {
+	withPushLimits(t, []uint32{math.MaxUint32, 250, 1}, testPrioQueuesShareOneTable)
+}
+
+func testPrioQueuesShareOneTable(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		r := rand.New(rand.NewPCG(seed, 9))
 		const n, k = 200, 3
