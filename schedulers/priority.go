@@ -126,7 +126,7 @@ func parsecPriorities(w *workloads.Workload) ([]float64, error) {
 		if len(c) != 3 || (t.Kernel != "potrf" && t.Kernel != "trsm" && t.Kernel != "syrk" && t.Kernel != "gemm") {
 			return nil, fmt.Errorf("priority=parsec is defined for the Cholesky task graph only; task %d is %s %v (use bottom-level)", t.ID, t.Kernel, c)
 		}
-		size = max(size, c[1]+1)
+		size = max(size, int(c[1])+1)
 	}
 	n := float64(size)
 	out := make([]float64, len(w.Tasks))

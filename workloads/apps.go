@@ -193,7 +193,7 @@ func (b *builder) addModed(kernel string, flops float64, coords []int, inputs []
 	t := len(b.w.Tasks)
 	b.w.Tasks = append(b.w.Tasks, Task{ID: t, Kernel: kernel, Flops: flops, Inputs: inputs})
 	b.w.Modes = setColumn(b.w.Modes, t, modes, len(modes) > 0)
-	b.w.Coords.Add(coords...)
+	b.w.Coords.addInts(coords)
 	b.written = append(b.written, -1)
 }
 

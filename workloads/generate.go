@@ -166,7 +166,7 @@ func (b *builder) strided(from, to int) {
 func (b *builder) addTask(kernel string, flops float64, prio, written int, coords []int, inputs ...int) {
 	t := len(b.w.Tasks)
 	b.w.Tasks = append(b.w.Tasks, Task{ID: t, Kernel: kernel, Flops: flops, Inputs: b.ints(inputs)})
-	b.w.Coords.Add(coords...)
+	b.w.Coords.addInts(coords)
 	b.w.Priority = setColumn(b.w.Priority, t, prio, prio != 0)
 	b.written = append(b.written, int32(written))
 }

@@ -38,7 +38,7 @@ func TestMatmul2DN15(t *testing.T) {
 	// Row by row: consecutive tasks share A_i.
 	for _, c := range []struct{ id, i, j int }{{0, 0, 0}, {1, 0, 1}, {14, 0, 14}, {15, 1, 0}, {16, 1, 1}, {224, 14, 14}} {
 		tk := w.Tasks[c.id]
-		if !slices.Equal(tk.Inputs, []int{c.i, 15 + c.j}) || !slices.Equal(w.Coords.Of(tk.ID), []int{c.i, c.j}) {
+		if !slices.Equal(tk.Inputs, []int{c.i, 15 + c.j}) || !slices.Equal(w.Coords.Of(tk.ID), []int32{int32(c.i), int32(c.j)}) {
 			t.Errorf("task %d: inputs %v coords %v, want [%d %d] [%d %d]", c.id, tk.Inputs, w.Coords.Of(tk.ID), c.i, 15+c.j, c.i, c.j)
 		}
 		if tk.Kernel != "gemm" || tk.Flops != 7_077_888_000 || w.DepsOf(tk.ID) != nil {
@@ -70,15 +70,16 @@ func TestMatmul3D(t *testing.T) {
 	// k innermost: T(0,0,0..3) are ids 0..3, T(0,1,0) is 4, T(0,1,1) is 5.
 	// A(i,k)=i·4+k, B(k,j)=12+k·3+j, C(i,j)=24+i·3+j.
 	cases := []struct {
-		id             int
-		coords, inputs []int
-		deps           []int
+		id     int
+		coords []int32
+		inputs []int
+		deps   []int
 	}{
-		{0, []int{0, 0, 0}, []int{0, 12, 24}, nil},
-		{3, []int{0, 0, 3}, []int{3, 21, 24}, []int{2}},
-		{4, []int{0, 1, 0}, []int{0, 13, 25}, nil},
-		{5, []int{0, 1, 1}, []int{1, 16, 25}, []int{4}},
-		{35, []int{2, 2, 3}, []int{11, 23, 32}, []int{34}},
+		{0, []int32{0, 0, 0}, []int{0, 12, 24}, nil},
+		{3, []int32{0, 0, 3}, []int{3, 21, 24}, []int{2}},
+		{4, []int32{0, 1, 0}, []int{0, 13, 25}, nil},
+		{5, []int32{0, 1, 1}, []int{1, 16, 25}, []int{4}},
+		{35, []int32{2, 2, 3}, []int{11, 23, 32}, []int{34}},
 	}
 	for _, c := range cases {
 		tk := w.Tasks[c.id]
@@ -107,21 +108,22 @@ func TestCholeskyN3ByHand(t *testing.T) {
 	w := mustGen(t, Spec{Kind: "cholesky", N: 3, Deps: true})
 	// Tile ids: A00=0 A10=1 A11=2 A20=3 A21=4 A22=5.
 	want := []struct {
-		kernel         string
-		coords, inputs []int
-		prio           int
-		deps           []int
+		kernel string
+		coords []int32
+		inputs []int
+		prio   int
+		deps   []int
 	}{
-		{"potrf", []int{0, 0, 0}, []int{0}, 9, nil},
-		{"trsm", []int{0, 1, 0}, []int{0, 1}, 8, []int{0}},
-		{"trsm", []int{0, 2, 0}, []int{0, 3}, 7, []int{0}},
-		{"syrk", []int{0, 1, 1}, []int{1, 2}, 7, []int{1}},
-		{"gemm", []int{0, 2, 1}, []int{3, 1, 4}, 6, []int{1, 2}},
-		{"syrk", []int{0, 2, 2}, []int{3, 5}, 5, []int{2}},
-		{"potrf", []int{1, 1, 1}, []int{2}, 6, []int{3}},
-		{"trsm", []int{1, 2, 1}, []int{2, 4}, 5, []int{4, 6}},
-		{"syrk", []int{1, 2, 2}, []int{4, 5}, 4, []int{5, 7}},
-		{"potrf", []int{2, 2, 2}, []int{5}, 3, []int{8}},
+		{"potrf", []int32{0, 0, 0}, []int{0}, 9, nil},
+		{"trsm", []int32{0, 1, 0}, []int{0, 1}, 8, []int{0}},
+		{"trsm", []int32{0, 2, 0}, []int{0, 3}, 7, []int{0}},
+		{"syrk", []int32{0, 1, 1}, []int{1, 2}, 7, []int{1}},
+		{"gemm", []int32{0, 2, 1}, []int{3, 1, 4}, 6, []int{1, 2}},
+		{"syrk", []int32{0, 2, 2}, []int{3, 5}, 5, []int{2}},
+		{"potrf", []int32{1, 1, 1}, []int{2}, 6, []int{3}},
+		{"trsm", []int32{1, 2, 1}, []int{2, 4}, 5, []int{4, 6}},
+		{"syrk", []int32{1, 2, 2}, []int{4, 5}, 4, []int{5, 7}},
+		{"potrf", []int32{2, 2, 2}, []int{5}, 3, []int{8}},
 	}
 	if len(w.Tasks) != len(want) || len(w.Data) != 6 {
 		t.Fatalf("%d tasks %d data, want %d 6", len(w.Tasks), len(w.Data), len(want))
@@ -285,7 +287,7 @@ func TestRandomOrder(t *testing.T) {
 		t.Error("random order is not a permutation of the submission order")
 	}
 	for _, tk := range a.Tasks {
-		if !slices.Equal(tk.Inputs, []int{a.Coords.Of(tk.ID)[0], 10 + a.Coords.Of(tk.ID)[1]}) {
+		if !slices.Equal(tk.Inputs, []int{int(a.Coords.Of(tk.ID)[0]), 10 + int(a.Coords.Of(tk.ID)[1])}) {
 			t.Fatalf("task %d: coords %v do not match inputs %v", tk.ID, a.Coords.Of(tk.ID), tk.Inputs)
 		}
 	}
@@ -371,7 +373,7 @@ func TestRandomPairs(t *testing.T) {
 	}
 	distinct := map[[2]int]bool{}
 	for _, tk := range a.Tasks {
-		i, j := a.Coords.Of(tk.ID)[0], a.Coords.Of(tk.ID)[1]
+		i, j := int(a.Coords.Of(tk.ID)[0]), int(a.Coords.Of(tk.ID)[1])
 		if !slices.Equal(tk.Inputs, []int{i, 10 + j}) {
 			t.Fatalf("task %d: coords %v inputs %v", tk.ID, a.Coords.Of(tk.ID), tk.Inputs)
 		}

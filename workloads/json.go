@@ -60,7 +60,7 @@ type taskJSON struct {
 	Inputs   []int   `json:"inputs"`
 	Modes    []Mode  `json:"modes,omitempty"`
 	Deps     []int   `json:"deps"`
-	Coords   []int   `json:"coords,omitempty"`
+	Coords   []int32 `json:"coords,omitempty"`
 	Priority int     `json:"priority,omitempty"`
 }
 

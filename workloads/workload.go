@@ -119,16 +119,26 @@ func setColumn[T any](table []T, t int, v T, present bool) []T {
 	return table
 }
 
-// Coords holds the tasks' coordinates in one flat array (two slices a task
-// would cost 40 bytes each for a 2D product's (i,j)).
+// Coords holds the tasks' coordinates (tile indices) in one flat array of
+// int32: a 2D product's (i,j) costs 12 bytes, where two slices a task
+// would cost 40.
 type Coords struct {
 	end  []int32 // Of(t) is flat[end[t-1]:end[t]]
-	flat []int
+	flat []int32
 }
 
 // Add appends the coordinates of the next task.
-func (c *Coords) Add(xs ...int) {
+func (c *Coords) Add(xs ...int32) {
 	c.flat = append(c.flat, xs...)
+	c.end = append(c.end, int32(len(c.flat)))
+}
+
+// addInts is Add for the generators' int indices (tile counts far below
+// 2^31: a generator's workload would not fit in memory before).
+func (c *Coords) addInts(xs []int) {
+	for _, x := range xs {
+		c.flat = append(c.flat, int32(x))
+	}
 	c.end = append(c.end, int32(len(c.flat)))
 }
 
@@ -140,7 +150,7 @@ func (c *Coords) Grow(n, k int) {
 
 // Of returns task t's coordinates (nil when it has none; shared: do not
 // modify).
-func (c *Coords) Of(t int) []int {
+func (c *Coords) Of(t int) []int32 {
 	if t >= len(c.end) {
 		return nil
 	}

@@ -114,7 +114,7 @@ func OrderPlot(evs []sim.Event, w *workloads.Workload, out string) error {
 	n := 0
 	for i := range w.Tasks {
 		for _, c := range w.Coords.Of(i) {
-			n = max(n, c+1)
+			n = max(n, int(c)+1)
 		}
 	}
 	get := func(key int, title string) *panelSpec {
@@ -130,8 +130,12 @@ func OrderPlot(evs []sim.Event, w *workloads.Workload, out string) error {
 		if _, ran := marks[t.ID]; !ran {
 			continue
 		}
-		c := w.Coords.Of(t.ID)
-		switch len(c) {
+		var c [3]int
+		xs := w.Coords.Of(t.ID)
+		for k := range min(len(xs), len(c)) {
+			c[k] = int(xs[k])
+		}
+		switch len(xs) {
 		case 2:
 			get(0, "").cells[[2]int{c[0], c[1]}] = t.ID
 		case 3:
@@ -141,7 +145,7 @@ func OrderPlot(evs []sim.Event, w *workloads.Workload, out string) error {
 				get(c[2], fmt.Sprintf("k = %d", c[2])).cells[[2]int{c[0], c[1]}] = t.ID
 			}
 		default:
-			return fmt.Errorf("task %d has %d coordinates; the order picture needs 2D [i,j], 3D [i,j,k] or Cholesky/LU [k,m,n] coordinates", t.ID, len(c))
+			return fmt.Errorf("task %d has %d coordinates; the order picture needs 2D [i,j], 3D [i,j,k] or Cholesky/LU [k,m,n] coordinates", t.ID, len(xs))
 		}
 	}
 	sort.Slice(panels, func(i, j int) bool { return panels[i].key < panels[j].key })

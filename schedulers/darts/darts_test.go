@@ -25,7 +25,7 @@ func grid(n int, bytes int64) *workloads.Workload {
 	for i := range n {
 		for j := range n {
 			w.Tasks = append(w.Tasks, workloads.Task{ID: len(w.Tasks), Kernel: "gemm", Flops: 1e11, Inputs: []int{i, n + j}})
-			w.Coords.Add(i, j)
+			w.Coords.Add(int32(i), int32(j))
 		}
 	}
 	return w
