@@ -6,6 +6,7 @@ import (
 
 	"github.com/memsched/memsched/internal/minheap"
 	"github.com/memsched/memsched/internal/saturating"
+	"github.com/memsched/memsched/internal/scratch"
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -125,7 +126,7 @@ func hfpRun(w *workloads.Workload, opts HFPOptions, pairMin int) [][]int {
 		if opts.Count != nil {
 			opts.Count(int((h.sumD*h.sumD - h.sumD2) / 2))
 			for _, i := range S {
-				d := int64(len(h.data[i]))
+				d := int64(h.sets.size(i))
 				searchOps = saturating.Add(searchOps, saturating.Mul(2*d, int64(h.nAlive)+h.sumD))
 			}
 		}
@@ -204,14 +205,12 @@ func hfpRun(w *workloads.Workload, opts HFPOptions, pairMin int) [][]int {
 type hfp struct {
 	M      int64
 	bytes  []int64
-	chains           // each slot's package's ordered tasks
-	data   [][]int32 // D(P), increasing data id
-	// With flip, while P_i fits in M, the data of the two packages its
-	// last merge joined (the halves flip compares) follow D(P_i) in the
-	// capacity of its array: data[i][len:cap] is the first half, hsplit[i]
-	// long, then the second (see halves).
-	hsplit []int32
-	taskIn csr     // each task's own inputs (never modified)
+	chains // each slot's package's ordered tasks
+	// D(P), increasing data id; with flip, also which of the two
+	// packages its last merge joined held each data (the halves flip
+	// compares)
+	sets   packageSets
+	tasks  []workloads.Task
 	nAlive int     // packages alive (see alive)
 	w      []int64 // weight: bytes of D(P_i)
 
@@ -230,17 +229,18 @@ type hfp struct {
 	round uint32
 	best  []int64 // per slot of 𝕊: its best SharedData this iteration
 
-	// A scan numbers the packages it meets: mark[j] = cur<<32 | k (valid
-	// iff its high half is cur) gives j's place k in touched and acc, where
-	// acc[k] accumulates SharedData; the per-slot array visited at random is
-	// 8 bytes a slot and the sums stay in a small dense array.
-	mark    []uint64
-	cur     uint32
+	// A scan numbers the packages it meets: mark[j] = k is j's place in
+	// touched and acc, where acc[k] accumulates SharedData, valid iff
+	// touched[k] == j (a sparse set: nothing to clear between scans). The
+	// per-slot array visited at random is 4 bytes a slot; the rest is
+	// small and dense.
+	mark    []int32
 	touched []int32
 	acc     []int64
 
 	// data marks for set operations
 	dmark []uint32
+	dhalf []uint8 // halvesCommon's: per data marked, its half in P_j
 	dcur  uint32
 
 	ix      classIndex
@@ -257,8 +257,8 @@ func newHFP(w *workloads.Workload, memory int64, flip bool) *hfp {
 	h := &hfp{
 		M:       memory,
 		bytes:   dataBytes(w),
-		data:    make([][]int32, m),
-		taskIn:  in,
+		sets:    newPackageSets(in, flip),
+		tasks:   w.Tasks,
 		nAlive:  m,
 		pk:      readersOf(len(w.Data), m, in.row),
 		owner:   make([]int32, m),
@@ -266,21 +266,18 @@ func newHFP(w *workloads.Workload, memory int64, flip bool) *hfp {
 		best:    make([]int64, m),
 		inQ:     make([]uint32, m),
 		w:       make([]int64, m),
-		mark:    make([]uint64, m),
+		mark:    make([]int32, m),
 		dmark:   make([]uint32, len(w.Data)),
+		dhalf:   make([]uint8, len(w.Data)),
 	}
 	h.ix.init(len(w.Data))
 	h.chains.init(m)
-	if flip {
-		h.hsplit = make([]int32, m)
-	}
-	for i := range m {
-		h.data[i] = h.taskIn.row(i) // merges replace entries, never the arrays
-		h.owner[i] = int32(i)
-		d := int64(len(h.data[i]))
+	for i := range int32(m) {
+		h.owner[i] = i
+		d := int64(h.sets.size(i))
 		h.sumD += d
 		h.sumD2 += d * d
-		for _, d := range h.data[i] {
+		for _, d := range h.sets.of(i) {
 			h.w[i] += h.bytes[d]
 		}
 	}
@@ -337,7 +334,7 @@ func (h *hfp) fastStart(S []int32, K int) {
 			continue // merged earlier in this pass
 		}
 		j := int32(-1)
-		for _, d := range h.data[i] {
+		for _, d := range h.sets.of(i) {
 			lst := h.pk[d]
 			p := head[d]
 			for int(p) < len(lst) && !single(lst[p]) {
@@ -368,29 +365,22 @@ func (h *hfp) merge(i, j int32, flip bool) {
 	}
 	// Mark D(P_i) to weigh the data D(P_j) shares with it.
 	h.dcur++
-	for _, d := range h.data[i] {
+	for _, d := range h.sets.of(i) {
 		h.dmark[d] = h.dcur
 	}
 	var shared int64
-	for _, d := range h.data[j] {
+	for _, d := range h.sets.of(j) {
 		if h.dmark[d] == h.dcur {
 			shared += h.bytes[d]
 		}
 	}
-	h.touch(h.data[j])
+	h.touch(h.sets.of(j))
 	h.uncount(i)
 	h.uncount(j)
 	h.w[i] += h.w[j] - shared
-	// Flip compares the halves of packages within M only, and weights only
-	// grow: a package beyond M never needs them.
-	keep := h.hsplit != nil && h.w[i] <= h.M
-	if keep {
-		h.hsplit[i] = int32(len(h.data[i]))
-	}
-	h.data[i] = unionSorted(h.data[i], h.data[j], keep)
+	h.sets.union(i, j)
 	h.count(i)
 	h.concat(i, j)
-	h.data[j] = nil
 	h.owner[j] = i
 	h.nAlive--
 	if h.onGrow != nil {
@@ -400,65 +390,24 @@ func (h *hfp) merge(i, j int32, flip bool) {
 
 // remove drops package i (moved to P_nc).
 func (h *hfp) remove(i int32) {
-	h.touch(h.data[i])
+	h.touch(h.sets.of(i))
 	h.uncount(i)
-	h.data[i] = nil
+	h.sets.drop(i)
 	h.size[i] = 0
 	h.owner[i] = -1
 	h.nAlive--
 }
 
 func (h *hfp) count(i int32) {
-	d := int64(len(h.data[i]))
+	d := int64(h.sets.size(i))
 	h.sumD += d
 	h.sumD2 += d * d
 }
 
 func (h *hfp) uncount(i int32) {
-	d := int64(len(h.data[i]))
+	d := int64(h.sets.size(i))
 	h.sumD -= d
 	h.sumD2 -= d * d
-}
-
-// unionSorted returns the union of increasing a and b; with keep, a and b
-// follow it in its capacity (exactly).
-func unionSorted(a, b []int32, keep bool) []int32 {
-	n := len(a) + len(b)
-	if keep {
-		n *= 2
-	}
-	out := make([]int32, 0, n)
-	x, y := 0, 0
-	for x < len(a) && y < len(b) {
-		switch {
-		case a[x] == b[y]:
-			out = append(out, a[x])
-			x++
-			y++
-		case a[x] < b[y]:
-			out = append(out, a[x])
-			x++
-		default:
-			out = append(out, b[y])
-			y++
-		}
-	}
-	out = append(out, a[x:]...)
-	out = append(out, b[y:]...)
-	if keep {
-		u := len(out)
-		out = append(append(out, a...), b...)
-		out = out[:u:len(out)]
-	}
-	return out
-}
-
-// halves are the data of the two packages P_i's last merge joined, kept
-// when it fit in M (unionSorted with keep).
-func (h *hfp) halves(i int32) (first, second []int32) {
-	d := h.data[i]
-	tail := d[len(d):cap(d)]
-	return tail[:h.hsplit[i]], tail[h.hsplit[i]:]
 }
 
 // sizeBuckets files the slots by the size their package reached, to find
@@ -478,7 +427,7 @@ func (b *sizeBuckets) add(size, slot int32) {
 	if !ok {
 		b.sizes.Push(packageSize(size))
 	}
-	b.by[size] = append(lst, slot)
+	b.by[size] = scratch.Append(lst, slot)
 }
 
 // smallest returns 𝕊 in slot order (the package count must be positive).
@@ -522,7 +471,9 @@ func (b *sizeBuckets) smallest(h *hfp) []int32 {
 // Shared data are counted, not weighed, as in the thesis text and upstream.
 //
 // A package's order is the one its last merge built, so a package within M
-// splits into the two packages that merge joined, whose data are kept.
+// splits into the two packages that merge joined (its halves). Packages
+// within M were within M at their last merge too (weights only grow),
+// when their sets recorded their halves.
 func (h *hfp) flip(i, j int32) {
 	if h.size[i] <= 1 || h.size[j] <= 1 {
 		return
@@ -530,28 +481,27 @@ func (h *hfp) flip(i, j int32) {
 	overI, overJ := h.w[i] > h.M, h.w[j] > h.M
 	switch {
 	case overI && !overJ:
-		a := h.common(h.endData(i, false), h.data[j])
-		b := h.common(h.endData(i, true), h.data[j])
+		a := h.common(h.endData(i, false), h.sets.of(j))
+		b := h.common(h.endData(i, true), h.sets.of(j))
 		if a > b {
 			h.reverse(i)
 		}
 	case !overI && overJ:
-		a := h.common(h.data[i], h.endData(j, false))
-		b := h.common(h.data[i], h.endData(j, true))
+		a := h.common(h.sets.of(i), h.endData(j, false))
+		b := h.common(h.sets.of(i), h.endData(j, true))
 		if b > a {
 			h.reverse(j)
 		}
 	default:
-		var si, ei, sj, ej []int32
+		var c11, c12, c21, c22 int
 		if overI {
-			si, ei = h.endData(i, false), h.endData(i, true)
-			sj, ej = h.endData(j, false), h.endData(j, true)
+			si, ei := h.endData(i, false), h.endData(i, true)
+			sj, ej := h.endData(j, false), h.endData(j, true)
+			c11, c12 = h.common(si, sj), h.common(si, ej)
+			c21, c22 = h.common(ei, sj), h.common(ei, ej)
 		} else {
-			si, ei = h.halves(i)
-			sj, ej = h.halves(j)
+			c11, c12, c21, c22 = h.halvesCommon(i, j)
 		}
-		c11, c12 := h.common(si, sj), h.common(si, ej)
-		c21, c22 := h.common(ei, sj), h.common(ei, ej)
 		mx := max(c11, c12, c21, c22)
 		switch mx {
 		case c12:
@@ -575,24 +525,56 @@ func (h *hfp) endData(i int32, fromEnd bool) []int32 {
 	k := 0
 	for t := range h.walk(i, fromEnd) {
 		var add int64
-		for _, d := range h.taskIn.row(int(t)) {
-			if h.dmark[d] != h.dcur {
+		in := h.tasks[t].Inputs
+		for x, d := range in {
+			if h.dmark[d] != h.dcur && !slices.Contains(in[:x], d) { // a task may read a data twice
 				add += h.bytes[d]
 			}
 		}
 		if k > 0 && wsum+add > h.M {
 			break
 		}
-		for _, d := range h.taskIn.row(int(t)) {
+		for _, d := range in {
 			if h.dmark[d] != h.dcur {
 				h.dmark[d] = h.dcur
-				set = append(set, d)
+				set = append(set, int32(d))
 			}
 		}
 		wsum += add
 		k++
 	}
 	return set
+}
+
+// halvesCommon counts the data common to each half of P_i (its start
+// s_i, its end e_i) and each half of P_j: c11 = |s_i ∩ s_j|, c12 = |s_i ∩
+// e_j|, c21 = |e_i ∩ s_j|, c22 = |e_i ∩ e_j|.
+func (h *hfp) halvesCommon(i, j int32) (c11, c12, c21, c22 int) {
+	h.dcur++
+	hj := h.sets.halfOf(j)
+	for k, d := range h.sets.of(j) {
+		h.dmark[d] = h.dcur
+		h.dhalf[d] = hj[k]
+	}
+	hi := h.sets.halfOf(i)
+	for k, d := range h.sets.of(i) {
+		if h.dmark[d] != h.dcur {
+			continue
+		}
+		a, b := hi[k], h.dhalf[d]
+		c11 += b2i(a&inFirst != 0 && b&inFirst != 0)
+		c12 += b2i(a&inFirst != 0 && b&inSecond != 0)
+		c21 += b2i(a&inSecond != 0 && b&inFirst != 0)
+		c22 += b2i(a&inSecond != 0 && b&inSecond != 0)
+	}
+	return c11, c12, c21, c22
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // common counts the data of a also in b.

@@ -100,7 +100,7 @@ func (h *hfp) classify(S []int32) {
 	ix.light, ix.lightOK, ix.cmark = ix.light[:0], ix.lightOK[:0], ix.cmark[:0]
 	clear(ix.byHash)
 	for _, i := range S {
-		for _, d := range h.data[i] {
+		for _, d := range h.sets.of(i) {
 			if ix.stamp[d] == h.round {
 				continue
 			}
@@ -138,7 +138,7 @@ func (h *hfp) classify(S []int32) {
 	// Sized once: the first iteration's 𝕊 is every task.
 	nd := 0
 	for _, i := range S {
-		nd += len(h.data[i])
+		nd += int(h.sets.size(i))
 	}
 	ix.start = append(slices.Grow(ix.start[:0], len(S)+1), 0)
 	ix.cls = slices.Grow(ix.cls[:0], nd)
@@ -146,7 +146,7 @@ func (h *hfp) classify(S []int32) {
 	for _, i := range S {
 		ix.cstamp++
 		first := len(ix.cls)
-		for _, d := range h.data[i] {
+		for _, d := range h.sets.of(i) {
 			if c := ix.of[d]; ix.cmark[c] != ix.cstamp {
 				ix.cmark[c] = ix.cstamp
 				ix.cls = append(ix.cls, c)
@@ -245,7 +245,7 @@ func (h *hfp) countPairs(S []int32) {
 		}
 		for _, j := range h.holders(a) {
 			ix.cstamp++
-			for _, d := range h.data[j] {
+			for _, d := range h.sets.of(j) {
 				if ix.stamp[d] != h.round {
 					continue
 				}
@@ -307,23 +307,20 @@ func (h *hfp) bestFew(i int32, k int, fit bool) int64 {
 // bestScan accumulates SharedData[i][j] over every holder j of P_i's
 // classes and returns the largest (among those fitting with P_i when fit).
 func (h *hfp) bestScan(i int32, cls []int32, fit bool) int64 {
-	h.cur++
-	stamp := uint64(h.cur) << 32
 	// P_i itself is entry 0, so that the inner loop needs no test for it.
 	h.touched = append(h.touched[:0], i)
 	h.acc = append(h.acc[:0], 0)
-	h.mark[i] = stamp
+	h.mark[i] = 0
 	for _, c := range cls {
 		b := h.ix.bytes[c]
 		for _, j := range h.holders(c) {
-			m := h.mark[j]
-			if m&^0xffffffff != stamp {
-				h.mark[j] = stamp | uint64(len(h.touched))
-				h.touched = append(h.touched, j)
-				h.acc = append(h.acc, b)
+			if k := h.mark[j]; int(k) < len(h.touched) && h.touched[k] == j {
+				h.acc[k] += b
 				continue
 			}
-			h.acc[uint32(m)] += b
+			h.mark[j] = int32(len(h.touched))
+			h.touched = append(h.touched, j)
+			h.acc = append(h.acc, b)
 		}
 	}
 	var best int64
@@ -355,7 +352,7 @@ func (h *hfp) search(i int32, k int, target int64, fit bool) int32 {
 		}
 	}
 	h.dcur++
-	for _, d := range h.data[i] {
+	for _, d := range h.sets.of(i) {
 		h.dmark[d] = h.dcur
 	}
 	pos := scratch.Resize(h.pos, len(walk))
@@ -389,7 +386,7 @@ func (h *hfp) search(i int32, k int, target int64, fit bool) int32 {
 			continue
 		}
 		var sh int64
-		for _, d := range h.data[j] {
+		for _, d := range h.sets.of(j) {
 			if h.dmark[d] == h.dcur {
 				sh += h.bytes[d]
 			}
