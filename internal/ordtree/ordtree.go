@@ -6,171 +6,212 @@
 //
 // Node priorities come from a fixed-seed generator, so the shape of a tree,
 // and the cost of every operation, is the same on every run.
+//
+// Nodes live in fixed-size chunks and link by 32-bit index: with a
+// 16-byte key a node is 32 bytes, not 48 with pointers, the collector has
+// no pointer to follow in them, and growing never copies a node. A
+// million-task MulTreePrio run holds four million.
 package ordtree
 
 // Tree holds keys ordered by Less; equal keys (neither less) are one key.
 type Tree[K any] struct {
-	root  *node[K]
-	n     int
-	less  func(a, b K) bool
-	state uint64 // xorshift state for node priorities
-	spare *node[K]
+	chunks [][]node[K] // node i is chunks[i>>chunkBits][i&chunkMask]; node 0 is none
+	used   int32       // nodes handed out, node 0 included
+	spare  int32       // deleted nodes, linked by right
+	root   int32
+	n      int
+	less   func(a, b K) bool
+	state  uint64  // xorshift state for node priorities
+	stack  []int32 // Ascend's, kept: a walk per pop allocated one (200 MB at a million tasks)
 }
 
 type node[K any] struct {
 	key         K
-	prio        uint64
-	left, right *node[K]
+	prio        uint32
+	left, right int32
 }
+
+const (
+	chunkBits = 12
+	chunkMask = 1<<chunkBits - 1
+)
 
 // New returns an empty tree ordered by less.
 func New[K any](less func(a, b K) bool) *Tree[K] {
-	return &Tree[K]{less: less, state: 0x9e3779b97f4a7c15}
+	return &Tree[K]{less: less, state: 0x9e3779b97f4a7c15, used: 1}
 }
 
 // Len is the number of keys.
 func (t *Tree[K]) Len() int { return t.n }
 
-func (t *Tree[K]) nextPrio() uint64 {
+func (t *Tree[K]) at(i int32) *node[K] { return &t.chunks[i>>chunkBits][i&chunkMask] }
+
+func (t *Tree[K]) nextPrio() uint32 {
 	x := t.state
 	x ^= x << 13
 	x ^= x >> 7
 	x ^= x << 17
 	t.state = x
-	return x
+	return uint32(x >> 32)
+}
+
+// alloc returns a fresh node holding k.
+func (t *Tree[K]) alloc(k K) int32 {
+	i := t.spare
+	if i != 0 {
+		t.spare = t.at(i).right
+	} else {
+		if int(t.used)>>chunkBits == len(t.chunks) {
+			t.chunks = append(t.chunks, make([]node[K], 1<<chunkBits))
+		}
+		i = t.used
+		t.used++
+	}
+	*t.at(i) = node[K]{key: k, prio: t.nextPrio()}
+	return i
 }
 
 // Insert adds k; it reports false when an equal key is already there.
 func (t *Tree[K]) Insert(k K) bool {
-	nd := t.spare
-	if nd != nil {
-		t.spare = nd.right
-		*nd = node[K]{}
-	} else {
-		nd = &node[K]{}
-	}
-	nd.key, nd.prio = k, t.nextPrio()
+	nd := t.alloc(k)
 	var ok bool
 	t.root, ok = t.insert(t.root, nd)
 	if ok {
 		t.n++
+	} else {
+		t.free(nd)
 	}
 	return ok
 }
 
-func (t *Tree[K]) insert(r, nd *node[K]) (*node[K], bool) {
-	if r == nil {
+func (t *Tree[K]) insert(r, nd int32) (int32, bool) {
+	if r == 0 {
 		return nd, true
 	}
 	var ok bool
+	rn, k := t.at(r), t.at(nd).key
 	switch {
-	case t.less(nd.key, r.key):
-		r.left, ok = t.insert(r.left, nd)
-		if ok && r.left.prio > r.prio {
-			r = rotateRight(r)
+	case t.less(k, rn.key):
+		rn.left, ok = t.insert(rn.left, nd)
+		if ok && t.at(rn.left).prio > rn.prio {
+			r = t.rotateRight(r)
 		}
-	case t.less(r.key, nd.key):
-		r.right, ok = t.insert(r.right, nd)
-		if ok && r.right.prio > r.prio {
-			r = rotateLeft(r)
+	case t.less(rn.key, k):
+		rn.right, ok = t.insert(rn.right, nd)
+		if ok && t.at(rn.right).prio > rn.prio {
+			r = t.rotateLeft(r)
 		}
 	}
 	return r, ok
 }
 
-func rotateRight[K any](r *node[K]) *node[K] {
-	l := r.left
-	r.left, l.right = l.right, r
+func (t *Tree[K]) rotateRight(r int32) int32 {
+	rn := t.at(r)
+	l := rn.left
+	ln := t.at(l)
+	rn.left, ln.right = ln.right, r
 	return l
 }
 
-func rotateLeft[K any](r *node[K]) *node[K] {
-	l := r.right
-	r.right, l.left = l.left, r
+func (t *Tree[K]) rotateLeft(r int32) int32 {
+	rn := t.at(r)
+	l := rn.right
+	ln := t.at(l)
+	rn.right, ln.left = ln.left, r
 	return l
+}
+
+func (t *Tree[K]) free(i int32) {
+	nd := t.at(i)
+	nd.left, nd.right = 0, t.spare
+	t.spare = i
 }
 
 // Delete removes k; it reports whether it was there.
 func (t *Tree[K]) Delete(k K) bool {
-	var gone *node[K]
+	var gone int32
 	t.root, gone = t.delete(t.root, k)
-	if gone == nil {
+	if gone == 0 {
 		return false
 	}
 	t.n--
-	gone.left, gone.right = nil, t.spare
-	t.spare = gone
+	t.free(gone)
 	return true
 }
 
-func (t *Tree[K]) delete(r *node[K], k K) (*node[K], *node[K]) {
-	if r == nil {
-		return nil, nil
+func (t *Tree[K]) delete(r int32, k K) (int32, int32) {
+	if r == 0 {
+		return 0, 0
 	}
-	var gone *node[K]
+	var gone int32
+	rn := t.at(r)
 	switch {
-	case t.less(k, r.key):
-		r.left, gone = t.delete(r.left, k)
+	case t.less(k, rn.key):
+		rn.left, gone = t.delete(rn.left, k)
 		return r, gone
-	case t.less(r.key, k):
-		r.right, gone = t.delete(r.right, k)
+	case t.less(rn.key, k):
+		rn.right, gone = t.delete(rn.right, k)
 		return r, gone
 	}
-	return merge(r.left, r.right), r
+	return t.merge(rn.left, rn.right), r
 }
 
 // merge joins two treaps whose keys are all ordered (a's before b's).
-func merge[K any](a, b *node[K]) *node[K] {
+func (t *Tree[K]) merge(a, b int32) int32 {
 	switch {
-	case a == nil:
+	case a == 0:
 		return b
-	case b == nil:
-		return a
-	case a.prio > b.prio:
-		a.right = merge(a.right, b)
+	case b == 0:
 		return a
 	}
-	b.left = merge(a, b.left)
+	an, bn := t.at(a), t.at(b)
+	if an.prio > bn.prio {
+		an.right = t.merge(an.right, b)
+		return a
+	}
+	bn.left = t.merge(a, bn.left)
 	return b
 }
 
 // Min returns the smallest key.
 func (t *Tree[K]) Min() (k K, ok bool) {
 	r := t.root
-	if r == nil {
+	if r == 0 {
 		return k, false
 	}
-	for r.left != nil {
-		r = r.left
+	for t.at(r).left != 0 {
+		r = t.at(r).left
 	}
-	return r.key, true
+	return t.at(r).key, true
 }
 
 // Ascend calls f on the keys in increasing order until f returns false.
 // The tree must not change during the walk.
 func (t *Tree[K]) Ascend(f func(K) bool) {
-	var stack []*node[K]
+	stack := t.stack[:0]
+	t.stack = nil // a walk f starts on this tree gets its own stack
+	defer func() { t.stack = stack[:0] }()
 	r := t.root
-	for r != nil || len(stack) > 0 {
-		for r != nil {
+	for r != 0 || len(stack) > 0 {
+		for r != 0 {
 			stack = append(stack, r)
-			r = r.left
+			r = t.at(r).left
 		}
 		r = stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if !f(r.key) {
+		if !f(t.at(r).key) {
 			return
 		}
-		r = r.right
+		r = t.at(r).right
 	}
 }
 
 // Height is the depth of the deepest key (0 for an empty tree), for tests.
-func (t *Tree[K]) Height() int { return height(t.root) }
+func (t *Tree[K]) Height() int { return t.height(t.root) }
 
-func height[K any](r *node[K]) int {
-	if r == nil {
+func (t *Tree[K]) height(r int32) int {
+	if r == 0 {
 		return 0
 	}
-	return 1 + max(height(r.left), height(r.right))
+	return 1 + max(t.height(t.at(r).left), t.height(t.at(r).right))
 }

@@ -6,12 +6,20 @@ import (
 	"testing"
 )
 
+// A few keys in many operations (deleted nodes reused), and many keys
+// (nodes in several chunks).
 func TestAgainstSortedSlice(t *testing.T) {
+	for _, keys := range []int{3000, 30000} {
+		testAgainstSortedSlice(t, keys)
+	}
+}
+
+func testAgainstSortedSlice(t *testing.T, keys int) {
 	tr := New(func(a, b int) bool { return a < b })
 	var ref []int
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 20000; i++ {
-		k := r.IntN(3000)
+		k := r.IntN(keys)
 		pos, found := slices.BinarySearch(ref, k)
 		if r.IntN(3) > 0 {
 			if got := tr.Insert(k); got == found {
@@ -42,7 +50,7 @@ func TestAgainstSortedSlice(t *testing.T) {
 	}
 	// A treap of n keys is O(log n) deep with high probability; the fixed
 	// seed makes this deterministic.
-	if h := tr.Height(); h > 40 {
+	if h := tr.Height(); h > 50 {
 		t.Fatalf("height %d for %d keys: not balanced", h, tr.Len())
 	}
 }
@@ -56,5 +64,26 @@ func TestAscendStops(t *testing.T) {
 	tr.Ascend(func(k int) bool { got = append(got, k); return k < 3 })
 	if !slices.Equal(got, []int{1, 2, 3}) {
 		t.Fatalf("got %v", got)
+	}
+}
+
+// Deleting and inserting as many keys again reuses the deleted nodes.
+func TestDeletedNodesReused(t *testing.T) {
+	tr := New(func(a, b int) bool { return a < b })
+	for k := range 10000 {
+		tr.Insert(k)
+	}
+	used := tr.used
+	for k := range 5000 {
+		tr.Delete(2 * k)
+	}
+	for k := range 5000 {
+		tr.Insert(-k - 1)
+	}
+	if tr.used != used || tr.Len() != 10000 {
+		t.Fatalf("%d nodes handed out after reinserting, %d before; %d keys", tr.used, used, tr.Len())
+	}
+	if m, _ := tr.Min(); m != -5000 {
+		t.Fatalf("Min %d, want -5000", m)
 	}
 }

@@ -32,7 +32,7 @@ type Critical struct {
 	kinds []string // kinds present, one tree each
 	trees []*ordtree.Tree[key]
 	keys  taskKeys
-	seq   int
+	seq   int32
 }
 
 // Init runs the two critical-path passes.
@@ -56,11 +56,11 @@ func (c *Critical) Init(v schedulers.View) error {
 
 // Push inserts the task in the tree of every kind that can run it.
 func (c *Critical) Push(t int) {
-	k := key{score: c.cp.Criticality(t), seq: c.seq, task: t}
+	k := key{score: c.cp.Criticality(t), seq: c.seq, task: int32(t)}
 	c.seq++
 	for i, kind := range c.kinds {
 		if math.IsInf(modelSeconds(c.v, t, kind), 1) {
-			c.keys.put(i, key{score: -1, seq: k.seq, task: t})
+			c.keys.put(i, key{score: -1, seq: k.seq, task: int32(t)})
 			continue
 		}
 		c.keys.put(i, k)
@@ -78,10 +78,11 @@ func (c *Critical) Pull(w int) (int, bool) {
 	if !ok {
 		return 0, false
 	}
+	t := int(k.task)
 	for i := range c.trees {
-		if kk, in := c.keys.of(k.task, i); in {
+		if kk, in := c.keys.of(t, i); in {
 			c.trees[i].Delete(kk)
 		}
 	}
-	return k.task, true
+	return t, true
 }

@@ -66,10 +66,12 @@ func init() {
 }
 
 // key orders a tree: higher score first, then earlier pushes (FIFO, §A.7 #5).
+// key is a task's place in a tree: 16 bytes, so that a tree node is 32
+// (internal/ordtree).
 type key struct {
 	score float64
-	seq   int
-	task  int
+	seq   int32
+	task  int32
 }
 
 func before(a, b key) bool { return a.score > b.score || (a.score == b.score && a.seq < b.seq) }
@@ -104,7 +106,7 @@ type Scheduler struct {
 
 	trees []*ordtree.Tree[key]
 	keys  taskKeys // per task, per group: its key
-	seq   int
+	seq   int32
 
 	// Running maxima (§B, "so far"), per group where the paper writes P_m.
 	qHigh   float64
@@ -447,10 +449,10 @@ func (s *Scheduler) Groups() []int { return s.groups }
 func (s *Scheduler) Push(t int) {
 	for g, tm := range s.terms(t) {
 		if tm == nil {
-			s.keys.put(g, key{score: -1, seq: s.seq, task: t})
+			s.keys.put(g, key{score: -1, seq: s.seq, task: int32(t)})
 			continue
 		}
-		k := key{score: tm.Score(s.cpBonus), seq: s.seq, task: t}
+		k := key{score: tm.Score(s.cpBonus), seq: s.seq, task: int32(t)}
 		s.keys.put(g, k)
 		s.trees[g].Insert(k)
 	}
@@ -509,7 +511,7 @@ func (s *Scheduler) Pull(w int) (int, bool) {
 	rem := map[int]float64{}
 	chosen := -1
 	s.trees[g].Ascend(func(key key) bool {
-		t := key.task
+		t := int(key.task)
 		if s.filter {
 			if f := s.fastest(t); f != k {
 				r, ok := rem[f]
@@ -543,7 +545,7 @@ func (s *Scheduler) rescoreTree(g int) {
 	s.trees[g].Ascend(func(k key) bool { keys = append(keys, k); return true })
 	for _, k := range keys {
 		s.trees[g].Delete(k)
-		nk := key{score: s.terms(k.task)[g].Score(s.cpBonus), seq: k.seq, task: k.task}
+		nk := key{score: s.terms(int(k.task))[g].Score(s.cpBonus), seq: k.seq, task: k.task}
 		s.keys.put(g, nk)
 		s.trees[g].Insert(nk)
 	}
