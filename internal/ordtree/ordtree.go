@@ -4,41 +4,40 @@
 // ordered-set library is among the project's dependencies, and the standard
 // library has none.
 //
-// Node priorities come from a fixed-seed generator, so the shape of a tree,
-// and the cost of every operation, is the same on every run.
-//
 // Nodes live in fixed-size chunks and link by 32-bit index: with a
-// 16-byte key a node is 32 bytes, not 48 with pointers, the collector has
-// no pointer to follow in them, and growing never copies a node. A
-// million-task MulTreePrio run holds four million.
+// 16-byte key a node is 24 bytes, not 48 with pointers and a stored
+// priority, the collector has no pointer to follow in them, and growing
+// never copies a node. A million-task MulTreePrio run holds four million.
+// A node's priority is a hash of its index (the treap needs priorities
+// independent of the keys, which these are), so the shape of a tree, and
+// the cost of every operation, is the same on every run.
 package ordtree
 
 // Tree holds keys ordered by Less; equal keys (neither less) are one key.
 type Tree[K any] struct {
-	chunks [][]node[K] // node i is chunks[i>>chunkBits][i&chunkMask]; node 0 is none
-	used   int32       // nodes handed out, node 0 included
-	spare  int32       // deleted nodes, linked by right
+	chunks []*[chunkSize]node[K] // node i is chunks[i>>chunkBits][i&chunkMask]; node 0 is none
+	used   int32                 // nodes handed out, node 0 included
+	spare  int32                 // deleted nodes, linked by right
 	root   int32
 	n      int
 	less   func(a, b K) bool
-	state  uint64  // xorshift state for node priorities
 	stack  []int32 // Ascend's, kept: a walk per pop allocated one (200 MB at a million tasks)
 }
 
 type node[K any] struct {
 	key         K
-	prio        uint32
 	left, right int32
 }
 
 const (
 	chunkBits = 12
-	chunkMask = 1<<chunkBits - 1
+	chunkSize = 1 << chunkBits
+	chunkMask = chunkSize - 1
 )
 
 // New returns an empty tree ordered by less.
 func New[K any](less func(a, b K) bool) *Tree[K] {
-	return &Tree[K]{less: less, state: 0x9e3779b97f4a7c15, used: 1}
+	return &Tree[K]{less: less, used: 1}
 }
 
 // Len is the number of keys.
@@ -46,13 +45,12 @@ func (t *Tree[K]) Len() int { return t.n }
 
 func (t *Tree[K]) at(i int32) *node[K] { return &t.chunks[i>>chunkBits][i&chunkMask] }
 
-func (t *Tree[K]) nextPrio() uint32 {
-	x := t.state
-	x ^= x << 13
-	x ^= x >> 7
-	x ^= x << 17
-	t.state = x
-	return uint32(x >> 32)
+// prio is node i's treap priority (splitmix64's finaliser).
+func prio(i int32) uint64 {
+	x := uint64(i) + 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // alloc returns a fresh node holding k.
@@ -62,12 +60,12 @@ func (t *Tree[K]) alloc(k K) int32 {
 		t.spare = t.at(i).right
 	} else {
 		if int(t.used)>>chunkBits == len(t.chunks) {
-			t.chunks = append(t.chunks, make([]node[K], 1<<chunkBits))
+			t.chunks = append(t.chunks, new([chunkSize]node[K]))
 		}
 		i = t.used
 		t.used++
 	}
-	*t.at(i) = node[K]{key: k, prio: t.nextPrio()}
+	*t.at(i) = node[K]{key: k}
 	return i
 }
 
@@ -93,12 +91,12 @@ func (t *Tree[K]) insert(r, nd int32) (int32, bool) {
 	switch {
 	case t.less(k, rn.key):
 		rn.left, ok = t.insert(rn.left, nd)
-		if ok && t.at(rn.left).prio > rn.prio {
+		if ok && prio(rn.left) > prio(r) {
 			r = t.rotateRight(r)
 		}
 	case t.less(rn.key, k):
 		rn.right, ok = t.insert(rn.right, nd)
-		if ok && t.at(rn.right).prio > rn.prio {
+		if ok && prio(rn.right) > prio(r) {
 			r = t.rotateLeft(r)
 		}
 	}
@@ -164,11 +162,12 @@ func (t *Tree[K]) merge(a, b int32) int32 {
 	case b == 0:
 		return a
 	}
-	an, bn := t.at(a), t.at(b)
-	if an.prio > bn.prio {
+	if prio(a) > prio(b) {
+		an := t.at(a)
 		an.right = t.merge(an.right, b)
 		return a
 	}
+	bn := t.at(b)
 	bn.left = t.merge(a, bn.left)
 	return b
 }
@@ -190,20 +189,19 @@ func (t *Tree[K]) Min() (k K, ok bool) {
 func (t *Tree[K]) Ascend(f func(K) bool) {
 	stack := t.stack[:0]
 	t.stack = nil // a walk f starts on this tree gets its own stack
-	defer func() { t.stack = stack[:0] }()
-	r := t.root
-	for r != 0 || len(stack) > 0 {
+	for r := t.root; r != 0 || len(stack) > 0; {
 		for r != 0 {
 			stack = append(stack, r)
 			r = t.at(r).left
 		}
-		r = stack[len(stack)-1]
+		nd := t.at(stack[len(stack)-1])
 		stack = stack[:len(stack)-1]
-		if !f(t.at(r).key) {
-			return
+		if !f(nd.key) {
+			break
 		}
-		r = t.at(r).right
+		r = nd.right
 	}
+	t.stack = stack[:0]
 }
 
 // Height is the depth of the deepest key (0 for an empty tree), for tests.

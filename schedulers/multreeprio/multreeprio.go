@@ -98,11 +98,10 @@ type Scheduler struct {
 	members [][]int // per group: its workers
 	byKind  [][]int // per kind: its workers
 
-	xi    times // per task, per kind: model time (Inf: cannot run)
-	succ  *workloads.Successors
-	npred []int
-	nod   []float64
-	cp    *workloads.CriticalPath
+	xi   times // per task, per kind: model time (Inf: cannot run)
+	succ *workloads.Successors
+	nod  []float64
+	cp   *workloads.CriticalPath
 
 	trees []*ordtree.Tree[key]
 	keys  taskKeys // per task, per group: its key
@@ -170,14 +169,10 @@ func (s *Scheduler) Init(v schedulers.View) error {
 	n := len(wl.Tasks)
 	s.xi = modelTimes(v, s.kinds)
 	s.succ = wl.Successors()
-	s.npred = make([]int, n)
 	s.nod = make([]float64, n)
 	for t := range wl.Tasks {
-		s.npred[t] = len(wl.DepsOf(t))
-	}
-	for t := range wl.Tasks {
 		for _, c := range s.succ.Of(t) {
-			s.nod[t] += 1 / float64(s.npred[c])
+			s.nod[t] += 1 / float64(len(wl.DepsOf(c)))
 		}
 	}
 	if s.cpBonus {
