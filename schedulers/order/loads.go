@@ -36,16 +36,21 @@ func Loads[T ~int | ~int32](w *workloads.Workload, order []T, capacity int64, po
 	if policy != PolicyBelady && policy != PolicyLRU {
 		return 0, 0, fmt.Errorf("order: unknown eviction policy %q (want %q or %q)", policy, PolicyBelady, PolicyLRU)
 	}
-	// The input sets of order's tasks are computed each time the model
-	// reads one (three times): no array of them all, which would be 12
-	// bytes a task more at the end of a run, when memory peaks.
-	in := taskInputs(w)
+	// The input sets of order's tasks, computed once in one array (the
+	// model reads each three times): no slice per task.
+	total := 0
+	for _, t := range order {
+		if t >= 0 && int(t) < len(w.Tasks) {
+			total += len(w.Tasks[t].Inputs)
+		}
+	}
+	sets := newCSR(len(order), total)
 	size := dataBytes(w)
 	for _, t := range order {
 		if t < 0 || int(t) >= len(w.Tasks) {
 			return 0, 0, fmt.Errorf("order: task %d out of range [0,%d)", t, len(w.Tasks))
 		}
-		set := in(int(t))
+		set := sets.addSet(w.Tasks[t].Inputs)
 		var s int64
 		for _, d := range set {
 			s += size[d]
@@ -58,7 +63,7 @@ func Loads[T ~int | ~int32](w *workloads.Workload, order []T, capacity int64, po
 	if policy == PolicyBelady {
 		pol = belady
 	}
-	l, b := simulate(len(order), func(p int) []int32 { return in(int(order[p])) }, size, capacity, pol, nil)
+	l, b := simulate(len(order), sets.row, size, capacity, pol, nil)
 	return l, b, nil
 }
 
