@@ -211,8 +211,9 @@ type hfp struct {
 	// compares)
 	sets   packageSets
 	tasks  []workloads.Task
-	nAlive int     // packages alive (see alive)
-	w      []int64 // weight: bytes of D(P_i)
+	ends   [4][]int32 // endData's results, reused
+	nAlive int        // packages alive (see alive)
+	w      []int64    // weight: bytes of D(P_i)
 
 	// pk[d] holds the slots of the live packages holding d, increasing.
 	// Merges reach it at the next iteration's flush: within an iteration
@@ -481,22 +482,22 @@ func (h *hfp) flip(i, j int32) {
 	overI, overJ := h.w[i] > h.M, h.w[j] > h.M
 	switch {
 	case overI && !overJ:
-		a := h.common(h.endData(i, false), h.sets.of(j))
-		b := h.common(h.endData(i, true), h.sets.of(j))
+		a := h.common(h.endData(i, false, 0), h.sets.of(j))
+		b := h.common(h.endData(i, true, 0), h.sets.of(j))
 		if a > b {
 			h.reverse(i)
 		}
 	case !overI && overJ:
-		a := h.common(h.sets.of(i), h.endData(j, false))
-		b := h.common(h.sets.of(i), h.endData(j, true))
+		a := h.common(h.sets.of(i), h.endData(j, false, 0))
+		b := h.common(h.sets.of(i), h.endData(j, true, 0))
 		if b > a {
 			h.reverse(j)
 		}
 	default:
 		var c11, c12, c21, c22 int
 		if overI {
-			si, ei := h.endData(i, false), h.endData(i, true)
-			sj, ej := h.endData(j, false), h.endData(j, true)
+			si, ei := h.endData(i, false, 0), h.endData(i, true, 1)
+			sj, ej := h.endData(j, false, 2), h.endData(j, true, 3)
 			c11, c12 = h.common(si, sj), h.common(si, ej)
 			c21, c22 = h.common(ei, sj), h.common(ei, ej)
 		} else {
@@ -517,10 +518,11 @@ func (h *hfp) flip(i, j int32) {
 
 // endData is the input set of the longest prefix (suffix when fromEnd) of
 // P_i's tasks whose inputs weigh <= M; the first task is always taken and
-// the walk stops at the first task that does not fit.
-func (h *hfp) endData(i int32, fromEnd bool) []int32 {
+// the walk stops at the first task that does not fit. It is written in
+// ends[buf], valid until the next call with buf.
+func (h *hfp) endData(i int32, fromEnd bool, buf int) []int32 {
 	h.dcur++
-	var set []int32
+	set := h.ends[buf][:0]
 	var wsum int64
 	k := 0
 	for t := range h.walk(i, fromEnd) {
@@ -543,6 +545,7 @@ func (h *hfp) endData(i int32, fromEnd bool) []int32 {
 		wsum += add
 		k++
 	}
+	h.ends[buf] = set
 	return set
 }
 

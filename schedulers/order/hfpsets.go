@@ -18,7 +18,8 @@ import (
 // D(P) tripled the arena.
 type packageSets struct {
 	arena    []int32
-	half     []uint8 // with halves, beside arena: inFirst | inSecond
+	halves   bool
+	half     []uint8 // with halves, beside arena once it moved: inFirst | inSecond
 	sp       []span  // per slot: D(P_i) is arena[at : at+n]
 	used     int     // entries in the live sets
 	borrowed bool    // the arena is still the csr's array, not to be written
@@ -39,10 +40,8 @@ const (
 // unmodified.
 func newPackageSets(in csr, halves bool) packageSets {
 	m := len(in.off) - 1
-	s := packageSets{arena: in.flat[:len(in.flat):len(in.flat)], sp: make([]span, m), used: len(in.flat), borrowed: true}
-	if halves {
-		s.half = make([]uint8, len(in.flat)) // a single task's set is no union: never read
-	}
+	s := packageSets{arena: in.flat[:len(in.flat):len(in.flat)], sp: make([]span, m), used: len(in.flat), borrowed: true,
+		halves: halves} // a single task's set is no union: its halves are never read
 	for i := range m {
 		s.sp[i] = span{in.off[i], in.off[i+1] - in.off[i]}
 	}
@@ -62,6 +61,9 @@ func (s *packageSets) size(i int32) int32 { return s.sp[i].n }
 // joined held each data (with halves; valid until the next union).
 func (s *packageSets) halfOf(i int32) []uint8 {
 	sp := s.sp[i]
+	if sp.n == 0 {
+		return nil
+	}
 	return s.half[sp.at : sp.at+sp.n]
 }
 
@@ -71,7 +73,7 @@ func (s *packageSets) union(i, j int32) {
 	s.reserve(int(a + b)) // may move the sets: slices are taken after
 	at := int32(len(s.arena))
 	var half []uint8
-	if s.half != nil {
+	if s.halves && a+b > 0 { // the arena has moved: a borrowed one is full
 		half = s.half[at : at+a+b]
 	}
 	u := unionInto(s.arena[at:at+a+b], half, s.of(i), s.of(j))
@@ -99,7 +101,7 @@ func (s *packageSets) reserve(need int) {
 		size := (s.used+need)*3/2 + 1
 		dst := make([]int32, 0, size)
 		var half []uint8
-		if s.half != nil {
+		if s.halves {
 			half = make([]uint8, size)
 		}
 		for i := range s.sp {
@@ -140,7 +142,7 @@ func (s *packageSets) move(i int32, dst []int32, half []uint8) []int32 {
 	}
 	at := int32(len(dst))
 	dst = append(dst, s.arena[sp.at:sp.at+sp.n]...)
-	if half != nil {
+	if half != nil && !s.borrowed {
 		copy(half[at:], s.half[sp.at:sp.at+sp.n])
 	}
 	sp.at = at

@@ -110,7 +110,7 @@ func TestPackageSetsSlideInArenaOrder(t *testing.T) {
 	half := make([]uint8, 12)
 	copy(half, []uint8{1, 2})
 	copy(half[8:], []uint8{3, 1})
-	s := packageSets{arena: arena, half: half, sp: []span{{8, 2}, {0, 2}, {10, 1}, {11, 1}}, used: 6}
+	s := packageSets{arena: arena, halves: true, half: half, sp: []span{{8, 2}, {0, 2}, {10, 1}, {11, 1}}, used: 6}
 	base := &s.arena[0]
 	s.union(2, 3)
 	if &s.arena[0] != base {
