@@ -89,14 +89,16 @@ func (t *Tree[K]) insert(r, nd int32) (int32, bool) {
 	var ok bool
 	rn, k := t.at(r), t.at(nd).key
 	switch {
+	// Only the new node can outrank its parent: a child that is not nd
+	// kept its place below r, and so its lower priority.
 	case t.less(k, rn.key):
 		rn.left, ok = t.insert(rn.left, nd)
-		if ok && prio(rn.left) > prio(r) {
+		if rn.left == nd && prio(nd) > prio(r) {
 			r = t.rotateRight(r)
 		}
 	case t.less(rn.key, k):
 		rn.right, ok = t.insert(rn.right, nd)
-		if ok && prio(rn.right) > prio(r) {
+		if rn.right == nd && prio(nd) > prio(r) {
 			r = t.rotateLeft(r)
 		}
 	}
