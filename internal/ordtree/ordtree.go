@@ -87,10 +87,11 @@ func (t *Tree[K]) insert(r, nd int32) (int32, bool) {
 		return nd, true
 	}
 	var ok bool
+	// Only the new node can outrank its parent: a child that is not nd
+	// kept its place below r, and so its lower priority. (rn stays valid
+	// across the call: nodes never move.)
 	rn, k := t.at(r), t.at(nd).key
 	switch {
-	// Only the new node can outrank its parent: a child that is not nd
-	// kept its place below r, and so its lower priority.
 	case t.less(k, rn.key):
 		rn.left, ok = t.insert(rn.left, nd)
 		if rn.left == nd && prio(nd) > prio(r) {
