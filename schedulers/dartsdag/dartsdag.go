@@ -115,6 +115,7 @@ type DARTS struct {
 	state   []uint8
 	prio    []float64
 	prioCap []float64 // per data, the highest priority of a task reading it
+	prioLow []float64 // per data, the lowest
 	work    []int64   // per task, expected duration in ps on the fastest kind (task_left)
 
 	ready     *schedulers.PrioQueue
@@ -137,6 +138,7 @@ type node struct {
 	id       int
 	worker   int       // its first worker (transfer estimates, kind)
 	dur      []int64   // per task, duration on its workers in ps; < 0: they cannot run it
+	runsAll  bool      // no dur < 0: the node's workers can run every task
 	present  []bool    // valid or loading on the node (engine events)
 	pulled   []int32   // per data, tasks pulled to the node's workers and not finished
 	planned  []int32   // per data, tasks of the plan reading it
@@ -196,13 +198,14 @@ func (d *DARTS) Init(v schedulers.View) error {
 	first[nt] = int32(len(all))
 	d.inputs = taskInputs{first: first, all: all}
 	d.readers = newReaders(nd, d.inputs)
-	d.prioCap = make([]float64, nd)
-	for x := range d.prioCap {
-		d.prioCap[x] = math.Inf(-1)
+	d.prioCap, d.prioLow = make([]float64, nd), make([]float64, nd)
+	for x := range nd {
+		d.prioCap[x], d.prioLow[x] = math.Inf(-1), math.Inf(1)
 	}
 	for t := range nt {
 		for _, x := range d.inputs.of(int32(t)) {
 			d.prioCap[x] = max(d.prioCap[x], prio[t])
+			d.prioLow[x] = min(d.prioLow[x], prio[t])
 		}
 	}
 	d.state = make([]uint8, nt)
@@ -239,6 +242,7 @@ func (d *DARTS) Init(v schedulers.View) error {
 			byKind[kind] = n.dur
 			kinds = append(kinds, n.dur)
 		}
+		n.runsAll = !slices.ContainsFunc(n.dur, func(ps int64) bool { return ps < 0 })
 	}
 	d.work = make([]int64, nt)
 	for i := range d.work {
@@ -477,12 +481,15 @@ func (d *DARTS) count(n *node, t int32, sign int32) {
 }
 
 // setOnNode updates the counters of the ready tasks reading x when x
-// arrives on (or leaves) the node.
+// arrives on (or leaves) the node: each reader moves from its class by
+// its missing inputs (S_0 of its one missing input, S_1 of its two) to the
+// next, so that a reader missing three or more inputs, or none after, costs
+// no look at its inputs.
 func (d *DARTS) setOnNode(n *node, x int32, present bool, pulled int32) {
 	before := n.onNode(x)
-	after := present || pulled > 0
+	n.present[x], n.pulled[x] = present, pulled
+	after := n.onNode(x)
 	if before == after {
-		n.present[x], n.pulled[x] = present, pulled
 		return
 	}
 	if !after && n.planned[x] > 0 {
@@ -492,22 +499,80 @@ func (d *DARTS) setOnNode(n *node, x int32, present bool, pulled int32) {
 		n.suspectData(x)
 	}
 	for _, t := range d.readers.of[x] {
-		if n.dur[t] >= 0 {
-			d.count(n, t, -1)
-		}
-	}
-	n.present[x], n.pulled[x] = present, pulled
-	for _, t := range d.readers.of[x] {
-		if n.dur[t] < 0 {
+		if !n.runsAll && n.dur[t] < 0 {
 			continue
 		}
+		m := n.miss[t]
 		if after {
-			n.miss[t]--
+			n.miss[t] = m - 1
+			d.arrived(n, t, x, m)
 		} else {
-			n.miss[t]++
+			n.miss[t] = m + 1
+			d.left(n, t, x, m)
 		}
-		d.count(n, t, 1)
 	}
+}
+
+// arrived moves ready task t, which missed m inputs, x among them, to its
+// class once x is on the node.
+func (d *DARTS) arrived(n *node, t, x int32, m uint8) {
+	switch m {
+	case 1: // S_0(x) -> free
+		n.s0.add(x, -1)
+		n.s0w[x] -= n.dur[t]
+		n.prioOK[x] = false
+	case 2: // S_1(x), S_1(y) -> S_0(y)
+		y := d.missing(n, t, x)
+		n.s1.add(x, -1)
+		n.s1.add(y, -1)
+		n.s0.add(y, 1)
+		n.s0w[y] += n.dur[t]
+		n.prioOK[x], n.prioOK[y] = false, false
+	case 3: // -> S_1 of the two still missing
+		y := d.missing(n, t, x)
+		z := d.missing2(n, t, x, y)
+		n.s1.add(y, 1)
+		n.s1.add(z, 1)
+		n.prioOK[y], n.prioOK[z] = false, false
+	}
+}
+
+// left moves ready task t, which missed m inputs, x not among them, to its
+// class once x has left the node.
+func (d *DARTS) left(n *node, t, x int32, m uint8) {
+	switch m {
+	case 0: // free -> S_0(x)
+		n.s0.add(x, 1)
+		n.s0w[x] += n.dur[t]
+		n.prioOK[x] = false
+	case 1: // S_0(y) -> S_1(x), S_1(y)
+		y := d.missing(n, t, x)
+		n.s0.add(y, -1)
+		n.s0w[y] -= n.dur[t]
+		n.s1.add(x, 1)
+		n.s1.add(y, 1)
+		n.prioOK[x], n.prioOK[y] = false, false
+	case 2: // S_1 of the two missing before -> neither
+		y := d.missing(n, t, x)
+		z := d.missing2(n, t, x, y)
+		n.s1.add(y, -1)
+		n.s1.add(z, -1)
+		n.prioOK[y], n.prioOK[z] = false, false
+	}
+}
+
+// missing is the first input of t not on the node other than x, and
+// missing2 the first other than x and y (a task has one whenever arrived
+// or left asks).
+func (d *DARTS) missing(n *node, t, x int32) int32 { return d.missing2(n, t, x, x) }
+
+func (d *DARTS) missing2(n *node, t, x, y int32) int32 {
+	for _, z := range d.inputs.of(t) {
+		if z != x && z != y && !n.onNode(z) {
+			return z
+		}
+	}
+	panic(fmt.Sprintf("darts-dag: node %d: task %d misses fewer inputs than counted", n.id, t))
 }
 
 // Idle says the node's plan is used up and no task is ready: Pull would
@@ -671,17 +736,17 @@ func (d *DARTS) bestOf(n *node, xs []int32, freeing bool) (best candidate, ok bo
 		if freeing {
 			ratio = d.ratio(n, x)
 		}
-		// The first two keys decide many comparisons; a NaN ratio never wins.
-		if ratio != ratio || ok && (ratio > best.ratio || ratio == best.ratio && nfree < best.nfree) {
-			continue
-		}
-		c := candidate{data: x, ratio: ratio, nfree: nfree, n1: n.s1.n[x], taskLeft: d.taskLeft[x]}
-		if !ok {
-			best, ok = c, true
-			continue
-		}
-		if r := d.compare(n, &c, &best); r < 0 || r == 0 && n.list.before(x, best.data) {
-			best = c
+		// The first two keys decide most comparisons, without building a
+		// candidate; a NaN ratio never wins.
+		switch {
+		case ratio != ratio || ok && (ratio > best.ratio || ratio == best.ratio && nfree < best.nfree):
+		case ok && ratio == best.ratio && nfree == best.nfree:
+			c := candidate{data: x, ratio: ratio, nfree: nfree, n1: n.s1.n[x], taskLeft: d.taskLeft[x]}
+			if r := d.compare(n, &c, &best); r < 0 || r == 0 && n.list.before(x, best.data) {
+				best = c
+			}
+		default:
+			best, ok = candidate{data: x, ratio: ratio, nfree: nfree, n1: n.s1.n[x], taskLeft: d.taskLeft[x]}, true
 		}
 	}
 	return best, ok
@@ -750,28 +815,33 @@ func (d *DARTS) fillPriority(n *node, c *candidate) {
 	if c.nfree == 0 && c.n1 == 0 {
 		return
 	}
-	if n.prioOK[c.data] { // S_0 and S_1 of this data unchanged since (count)
-		c.prio = n.prioOf[c.data]
-		return
-	}
 	want := uint8(2)
 	if c.nfree > 0 {
 		want = 1
 	}
-	// The scan stops at the data's highest priority, which no reader can
-	// pass: at once where every task has the same (independent tasks),
-	// instead of reading all of a data's ready readers at each decision.
-	for _, t := range d.readers.of[c.data] {
-		if n.dur[t] >= 0 && n.miss[t] == want && d.prio[t] > c.prio {
-			if c.prio = d.prio[t]; c.prio == d.prioCap[c.data] {
-				break
+	switch x := c.data; {
+	case d.prioLow[x] == d.prioCap[x]:
+		// Every reader of x has the same priority (independent tasks), and
+		// so has the set, which is not empty.
+		c.prio = d.prioCap[x]
+	case n.prioOK[x]: // S_0 and S_1 of this data unchanged since (arrived, left, count)
+		c.prio = n.prioOf[x]
+	default:
+		// The scan stops at the data's highest priority, which no reader can
+		// pass, instead of reading all of a data's ready readers at each
+		// decision.
+		for _, t := range d.readers.of[x] {
+			if n.dur[t] >= 0 && n.miss[t] == want && d.prio[t] > c.prio {
+				if c.prio = d.prio[t]; c.prio == d.prioCap[x] {
+					break
+				}
 			}
 		}
+		n.prioOf[x], n.prioOK[x] = c.prio, true
 	}
 	if checking {
 		d.checkPriority(n, c, want)
 	}
-	n.prioOf[c.data], n.prioOK[c.data] = c.prio, true
 }
 
 // bestOneFromFree is the highest-priority task of S_1(x), the latest ready
