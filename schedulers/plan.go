@@ -3,7 +3,14 @@ package schedulers
 import (
 	"fmt"
 	"iter"
+	"runtime"
 )
+
+// collectAfterPlan is the number of tasks from which Init collects the
+// planner's garbage before building the run-time parts. Below it the
+// scratch is a few MB, and a forced collection in each of a sweep's many
+// small runs would cost more than it frees.
+const collectAfterPlan = 1 << 17
 
 // Planned runs a static plan: per-worker ordered task lists computed once
 // in Init, composed with the runtime parts the papers pair with it: work
@@ -36,6 +43,14 @@ func (s *Planned) Init(v View) error {
 	plans, err := s.Plan(v)
 	if err != nil {
 		return err
+	}
+	if len(v.Workload().Tasks) >= collectAfterPlan {
+		// The planner's scratch is garbage now (HFP's packages: about 150 MB
+		// at a million tasks), but the collector would run only once the
+		// heap doubles, and the Ready index and Belady would be allocated
+		// on top of it. Collected, their memory is reused: mHFP's peak at
+		// a million tasks falls from 380 to 296 MB.
+		runtime.GC()
 	}
 	if len(plans) != v.Workers() {
 		return fmt.Errorf("%s planned %d lists for %d workers", s.Name, len(plans), v.Workers())
