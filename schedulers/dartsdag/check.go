@@ -101,8 +101,12 @@ func (d *DARTS) checkRecount(n *node) {
 		if n.dur[t] < 0 {
 			continue
 		}
-		if int(n.miss[t]) != len(missing) {
-			panic(fmt.Sprintf("darts-dag: node %d: task %d misses %d inputs, counted %d", n.id, t, len(missing), n.miss[t]))
+		xor := int32(0)
+		for _, x := range missing {
+			xor ^= x
+		}
+		if int(n.miss[t]) != len(missing) || n.missXor[t] != xor {
+			panic(fmt.Sprintf("darts-dag: node %d: task %d misses %d inputs (XOR %d), counted %d (%d)", n.id, t, len(missing), xor, n.miss[t], n.missXor[t]))
 		}
 		switch len(missing) {
 		case 1:

@@ -143,6 +143,7 @@ type node struct {
 	pulled   []int32   // per data, tasks pulled to the node's workers and not finished
 	planned  []int32   // per data, tasks of the plan reading it
 	miss     []uint8   // per ready task, inputs not on the node
+	missXor  []int32   // per ready task, the XOR of those inputs: the one when miss is 1
 	s0, s1   counts    // per data, ready tasks it alone would free / one load from free
 	s0w      []int64   // per data, their summed duration (ps)
 	prioOf   []float64 // per data, max_prio as last computed
@@ -222,7 +223,7 @@ func (d *DARTS) Init(v schedulers.View) error {
 		n := d.nodes[id]
 		if n == nil {
 			n = &node{id: id, present: make([]bool, nd), pulled: make([]int32, nd), planned: make([]int32, nd),
-				miss: make([]uint8, nt), s0: newCounts(nd), s1: newCounts(nd), s0w: make([]int64, nd),
+				miss: make([]uint8, nt), missXor: make([]int32, nt), s0: newCounts(nd), s1: newCounts(nd), s0w: make([]int64, nd),
 				list: newDataList(nd), suspect: make([]bool, nd), first: true, prioOf: make([]float64, nd), prioOK: make([]bool, nd), nb: make([]uint32, nd), nbPos: make([]int32, nd)}
 			d.nodes[id] = n
 		}
@@ -421,13 +422,14 @@ func (d *DARTS) enterReady(t int32) {
 		if n == nil || n.dur[t] < 0 {
 			continue
 		}
-		m := uint8(0)
+		m, xor := uint8(0), int32(0)
 		for _, x := range d.inputs.of(t) {
 			if !n.onNode(x) {
 				m++
+				xor ^= x
 			}
 		}
-		n.miss[t] = m
+		n.miss[t], n.missXor[t] = m, xor
 		d.count(n, t, 1)
 		for _, x := range d.inputs.of(t) {
 			if !n.list.has(x) && !n.onNode(x) && n.planned[x] == 0 {
@@ -462,14 +464,10 @@ func (d *DARTS) leaveReady(t int32) {
 func (d *DARTS) count(n *node, t int32, sign int32) {
 	switch n.miss[t] {
 	case 1:
-		for _, x := range d.inputs.of(t) {
-			if !n.onNode(x) {
-				n.s0.add(x, sign)
-				n.s0w[x] += int64(sign) * n.dur[t]
-				n.prioOK[x] = false
-				return
-			}
-		}
+		x := n.missXor[t]
+		n.s0.add(x, sign)
+		n.s0w[x] += int64(sign) * n.dur[t]
+		n.prioOK[x] = false
 	case 2:
 		for _, x := range d.inputs.of(t) {
 			if !n.onNode(x) {
@@ -503,6 +501,7 @@ func (d *DARTS) setOnNode(n *node, x int32, present bool, pulled int32) {
 			continue
 		}
 		m := n.miss[t]
+		n.missXor[t] ^= x
 		if after {
 			n.miss[t] = m - 1
 			d.arrived(n, t, x, m)
@@ -522,7 +521,7 @@ func (d *DARTS) arrived(n *node, t, x int32, m uint8) {
 		n.s0w[x] -= n.dur[t]
 		n.prioOK[x] = false
 	case 2: // S_1(x), S_1(y) -> S_0(y)
-		y := d.missing(n, t, x)
+		y := n.missXor[t]
 		n.s1.add(x, -1)
 		n.s1.add(y, -1)
 		n.s0.add(y, 1)
@@ -546,7 +545,7 @@ func (d *DARTS) left(n *node, t, x int32, m uint8) {
 		n.s0w[x] += n.dur[t]
 		n.prioOK[x] = false
 	case 1: // S_0(y) -> S_1(x), S_1(y)
-		y := d.missing(n, t, x)
+		y := n.missXor[t] ^ x
 		n.s0.add(y, -1)
 		n.s0w[y] -= n.dur[t]
 		n.s1.add(x, 1)
