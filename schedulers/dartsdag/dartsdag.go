@@ -481,8 +481,8 @@ func (d *DARTS) count(n *node, t int32, sign int32) {
 // setOnNode updates the counters of the ready tasks reading x when x
 // arrives on (or leaves) the node: each reader moves from its class by
 // its missing inputs (S_0 of its one missing input, S_1 of its two) to the
-// next, so that a reader missing three or more inputs, or none after, costs
-// no look at its inputs.
+// next. The XOR of its missing inputs names the other one of two, so that
+// only a reader missing three inputs, before or after, has its inputs read.
 func (d *DARTS) setOnNode(n *node, x int32, present bool, pulled int32) {
 	before := n.onNode(x)
 	n.present[x], n.pulled[x] = present, pulled
