@@ -528,8 +528,7 @@ func (d *DARTS) arrived(n *node, t, x int32, m uint8) {
 		n.s0w[y] += n.dur[t]
 		n.prioOK[x], n.prioOK[y] = false, false
 	case 3: // -> S_1 of the two still missing
-		y := d.missing(n, t, x)
-		z := d.missing2(n, t, x, y)
+		y, z := d.missingTwo(n, t, x)
 		n.s1.add(y, 1)
 		n.s1.add(z, 1)
 		n.prioOK[y], n.prioOK[z] = false, false
@@ -552,24 +551,25 @@ func (d *DARTS) left(n *node, t, x int32, m uint8) {
 		n.s1.add(y, 1)
 		n.prioOK[x], n.prioOK[y] = false, false
 	case 2: // S_1 of the two missing before -> neither
-		y := d.missing(n, t, x)
-		z := d.missing2(n, t, x, y)
+		y, z := d.missingTwo(n, t, x)
 		n.s1.add(y, -1)
 		n.s1.add(z, -1)
 		n.prioOK[y], n.prioOK[z] = false, false
 	}
 }
 
-// missing is the first input of t not on the node other than x, and
-// missing2 the first other than x and y (a task has one whenever arrived
-// or left asks).
-func (d *DARTS) missing(n *node, t, x int32) int32 { return d.missing2(n, t, x, x) }
-
-func (d *DARTS) missing2(n *node, t, x, y int32) int32 {
-	for _, z := range d.inputs.of(t) {
-		if z != x && z != y && !n.onNode(z) {
-			return z
+// missingTwo names the two inputs of t other than x not on the node (a
+// task has two whenever arrived or left asks), in one pass over its inputs.
+func (d *DARTS) missingTwo(n *node, t, x int32) (y, z int32) {
+	y = -1
+	for _, in := range d.inputs.of(t) {
+		if in == x || n.onNode(in) {
+			continue
 		}
+		if y >= 0 {
+			return y, in
+		}
+		y = in
 	}
 	panic(fmt.Sprintf("darts-dag: node %d: task %d misses fewer inputs than counted", n.id, t))
 }
@@ -735,17 +735,17 @@ func (d *DARTS) bestOf(n *node, xs []int32, freeing bool) (best candidate, ok bo
 		if freeing {
 			ratio = d.ratio(n, x)
 		}
-		// The first two keys decide most comparisons, without building a
-		// candidate; a NaN ratio never wins.
-		switch {
-		case ratio != ratio || ok && (ratio > best.ratio || ratio == best.ratio && nfree < best.nfree):
-		case ok && ratio == best.ratio && nfree == best.nfree:
-			c := candidate{data: x, ratio: ratio, nfree: nfree, n1: n.s1.n[x], taskLeft: d.taskLeft[x]}
-			if r := d.compare(n, &c, &best); r < 0 || r == 0 && n.list.before(x, best.data) {
-				best = c
-			}
-		default:
-			best, ok = candidate{data: x, ratio: ratio, nfree: nfree, n1: n.s1.n[x], taskLeft: d.taskLeft[x]}, true
+		// The first two keys decide many comparisons; a NaN ratio never wins.
+		if ratio != ratio || ok && (ratio > best.ratio || ratio == best.ratio && nfree < best.nfree) {
+			continue
+		}
+		c := candidate{data: x, ratio: ratio, nfree: nfree, n1: n.s1.n[x], taskLeft: d.taskLeft[x]}
+		if !ok {
+			best, ok = c, true
+			continue
+		}
+		if r := d.compare(n, &c, &best); r < 0 || r == 0 && n.list.before(x, best.data) {
+			best = c
 		}
 	}
 	return best, ok
@@ -819,12 +819,12 @@ func (d *DARTS) fillPriority(n *node, c *candidate) {
 		want = 1
 	}
 	switch x := c.data; {
+	case n.prioOK[x]: // S_0 and S_1 of this data unchanged since (arrived, left, count)
+		c.prio = n.prioOf[x]
 	case d.prioLow[x] == d.prioCap[x]:
 		// Every reader of x has the same priority (independent tasks), and
 		// so has the set, which is not empty.
 		c.prio = d.prioCap[x]
-	case n.prioOK[x]: // S_0 and S_1 of this data unchanged since (arrived, left, count)
-		c.prio = n.prioOf[x]
 	default:
 		// The scan stops at the data's highest priority, which no reader can
 		// pass, instead of reading all of a data's ready readers at each
