@@ -23,12 +23,17 @@ type Eager struct {
 	Ready bool
 
 	v     schedulers.View
-	queue []int
+	queue []int32 // every task is pushed once: sized in Init
 	head  int
 }
 
-func (s *Eager) Init(v schedulers.View) error { s.v = v; return nil }
-func (s *Eager) Push(t int)                   { s.queue = append(s.queue, t) }
+func (s *Eager) Init(v schedulers.View) error {
+	s.v = v
+	s.queue = make([]int32, 0, len(v.Workload().Tasks))
+	return nil
+}
+
+func (s *Eager) Push(t int) { s.queue = append(s.queue, int32(t)) }
 
 // Idle says the queue is empty.
 func (s *Eager) Idle(int) bool { return s.head == len(s.queue) }
@@ -38,7 +43,7 @@ func (s *Eager) Pull(int) (int, bool) {
 		return 0, false
 	}
 	s.head++
-	return s.queue[s.head-1], true
+	return int(s.queue[s.head-1]), true
 }
 
 // Pop is Ready over the worker's buffer, or its head.
