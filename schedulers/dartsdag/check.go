@@ -105,8 +105,8 @@ func (d *DARTS) checkRecount(n *node) {
 		for _, x := range missing {
 			xor ^= x
 		}
-		if int(n.miss[t]) != len(missing) || n.missXor[t] != xor {
-			panic(fmt.Sprintf("darts-dag: node %d: task %d misses %d inputs (XOR %d), counted %d (%d)", n.id, t, len(missing), xor, n.miss[t], n.missXor[t]))
+		if m := n.miss[t]; int(m.n()) != len(missing) || m.xor() != xor {
+			panic(fmt.Sprintf("darts-dag: node %d: task %d misses %d inputs (XOR %d), counted %d (%d)", n.id, t, len(missing), xor, m.n(), m.xor()))
 		}
 		switch len(missing) {
 		case 1:
@@ -134,7 +134,7 @@ func (d *DARTS) checkRecount(n *node) {
 func (d *DARTS) checkPriority(n *node, c *candidate, want uint8) {
 	prio := math.Inf(-1)
 	for _, t := range d.readers.of[c.data] {
-		if n.dur[t] >= 0 && n.miss[t] == want {
+		if n.dur[t] >= 0 && n.miss[t].n() == want {
 			prio = max(prio, d.prio[t])
 		}
 	}

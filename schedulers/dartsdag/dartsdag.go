@@ -142,8 +142,7 @@ type node struct {
 	present  []bool    // valid or loading on the node (engine events)
 	pulled   []int32   // per data, tasks pulled to the node's workers and not finished
 	planned  []int32   // per data, tasks of the plan reading it
-	miss     []uint8   // per ready task, inputs not on the node
-	missXor  []int32   // per ready task, the XOR of those inputs: the one when miss is 1
+	miss     []missing // per ready task, its inputs not on the node
 	s0, s1   counts    // per data, ready tasks it alone would free / one load from free
 	s0w      []int64   // per data, their summed duration (ps)
 	prioOf   []float64 // per data, max_prio as last computed
@@ -162,6 +161,21 @@ type node struct {
 	stampLUF uint32
 }
 
+// missing is what a ready task misses on a node in one word, so that a
+// data's arrival or departure reads and writes one place per reader: the
+// number of its inputs not on the node (top byte; a task has at most 250)
+// and the XOR of their ids (below; ids are under maxData), which names the
+// one missing input when the count is 1.
+type missing uint32
+
+// maxData bounds the data of a workload (ids fit in missing's low 24 bits).
+const maxData = 1 << 24
+
+func (m missing) n() uint8               { return uint8(m >> 24) }
+func (m missing) xor() int32             { return int32(m & (maxData - 1)) }
+func (m missing) add(x int32) missing    { return (m + 1<<24) ^ missing(x) }
+func (m missing) remove(x int32) missing { return (m - 1<<24) ^ missing(x) }
+
 type planned struct {
 	task  int32
 	stamp uint32
@@ -174,6 +188,9 @@ func (d *DARTS) Init(v schedulers.View) error {
 	d.v = v
 	w := v.Workload()
 	nt, nd := len(w.Tasks), len(w.Data)
+	if nd > maxData {
+		return fmt.Errorf("darts-dag: %d data, at most %d supported", nd, maxData)
+	}
 	prio, err := schedulers.Priorities(v, d.opt.Priority)
 	if err != nil {
 		return err
@@ -223,7 +240,7 @@ func (d *DARTS) Init(v schedulers.View) error {
 		n := d.nodes[id]
 		if n == nil {
 			n = &node{id: id, present: make([]bool, nd), pulled: make([]int32, nd), planned: make([]int32, nd),
-				miss: make([]uint8, nt), missXor: make([]int32, nt), s0: newCounts(nd), s1: newCounts(nd), s0w: make([]int64, nd),
+				miss: make([]missing, nt), s0: newCounts(nd), s1: newCounts(nd), s0w: make([]int64, nd),
 				list: newDataList(nd), suspect: make([]bool, nd), first: true, prioOf: make([]float64, nd), prioOK: make([]bool, nd), nb: make([]uint32, nd), nbPos: make([]int32, nd)}
 			d.nodes[id] = n
 		}
@@ -422,14 +439,13 @@ func (d *DARTS) enterReady(t int32) {
 		if n == nil || n.dur[t] < 0 {
 			continue
 		}
-		m, xor := uint8(0), int32(0)
+		m := missing(0)
 		for _, x := range d.inputs.of(t) {
 			if !n.onNode(x) {
-				m++
-				xor ^= x
+				m = m.add(x)
 			}
 		}
-		n.miss[t], n.missXor[t] = m, xor
+		n.miss[t] = m
 		d.count(n, t, 1)
 		for _, x := range d.inputs.of(t) {
 			if !n.list.has(x) && !n.onNode(x) && n.planned[x] == 0 {
@@ -462,9 +478,9 @@ func (d *DARTS) leaveReady(t int32) {
 // count adds (sign 1) or removes (-1) ready task t's contribution to the
 // node's S_0 and S_1 counters, given n.miss[t] and onNode.
 func (d *DARTS) count(n *node, t int32, sign int32) {
-	switch n.miss[t] {
+	switch m := n.miss[t]; m.n() {
 	case 1:
-		x := n.missXor[t]
+		x := m.xor()
 		n.s0.add(x, sign)
 		n.s0w[x] += int64(sign) * n.dur[t]
 		n.prioOK[x] = false
@@ -501,27 +517,26 @@ func (d *DARTS) setOnNode(n *node, x int32, present bool, pulled int32) {
 			continue
 		}
 		m := n.miss[t]
-		n.missXor[t] ^= x
 		if after {
-			n.miss[t] = m - 1
+			n.miss[t] = m.remove(x)
 			d.arrived(n, t, x, m)
 		} else {
-			n.miss[t] = m + 1
+			n.miss[t] = m.add(x)
 			d.left(n, t, x, m)
 		}
 	}
 }
 
-// arrived moves ready task t, which missed m inputs, x among them, to its
-// class once x is on the node.
-func (d *DARTS) arrived(n *node, t, x int32, m uint8) {
-	switch m {
+// arrived moves ready task t, which missed m, x among them, to its class
+// once x is on the node.
+func (d *DARTS) arrived(n *node, t, x int32, m missing) {
+	switch m.n() {
 	case 1: // S_0(x) -> free
 		n.s0.add(x, -1)
 		n.s0w[x] -= n.dur[t]
 		n.prioOK[x] = false
 	case 2: // S_1(x), S_1(y) -> S_0(y)
-		y := n.missXor[t]
+		y := m.xor() ^ x
 		n.s1.add(x, -1)
 		n.s1.add(y, -1)
 		n.s0.add(y, 1)
@@ -535,16 +550,16 @@ func (d *DARTS) arrived(n *node, t, x int32, m uint8) {
 	}
 }
 
-// left moves ready task t, which missed m inputs, x not among them, to its
-// class once x has left the node.
-func (d *DARTS) left(n *node, t, x int32, m uint8) {
-	switch m {
+// left moves ready task t, which missed m, x not among them, to its class
+// once x has left the node.
+func (d *DARTS) left(n *node, t, x int32, m missing) {
+	switch m.n() {
 	case 0: // free -> S_0(x)
 		n.s0.add(x, 1)
 		n.s0w[x] += n.dur[t]
 		n.prioOK[x] = false
 	case 1: // S_0(y) -> S_1(x), S_1(y)
-		y := n.missXor[t] ^ x
+		y := m.xor()
 		n.s0.add(y, -1)
 		n.s0w[y] -= n.dur[t]
 		n.s1.add(x, 1)
@@ -652,7 +667,7 @@ func (d *DARTS) decide(n *node) {
 		// (latest ready first), and take D_opt out of dataNotInMem.
 		ts := d.scratch[:0]
 		for _, t := range d.readers.of[best.data] {
-			if n.dur[t] >= 0 && n.miss[t] == 1 {
+			if n.dur[t] >= 0 && n.miss[t].n() == 1 {
 				ts = append(ts, t)
 			}
 		}
@@ -830,7 +845,7 @@ func (d *DARTS) fillPriority(n *node, c *candidate) {
 		// pass, instead of reading all of a data's ready readers at each
 		// decision.
 		for _, t := range d.readers.of[x] {
-			if n.dur[t] >= 0 && n.miss[t] == want && d.prio[t] > c.prio {
+			if n.dur[t] >= 0 && n.miss[t].n() == want && d.prio[t] > c.prio {
 				if c.prio = d.prio[t]; c.prio == d.prioCap[x] {
 					break
 				}
@@ -849,7 +864,7 @@ func (d *DARTS) fillPriority(n *node, c *candidate) {
 func (d *DARTS) bestOneFromFree(n *node, x int32) int32 {
 	best := int32(-1)
 	for _, t := range d.readers.of[x] {
-		if n.dur[t] < 0 || n.miss[t] != 2 {
+		if n.dur[t] < 0 || n.miss[t].n() != 2 {
 			continue
 		}
 		if best < 0 || d.prio[t] > d.prio[best] || (d.prio[t] == d.prio[best] && d.readySeq[t] > d.readySeq[best]) {
