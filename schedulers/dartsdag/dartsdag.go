@@ -431,7 +431,8 @@ func (d *DARTS) enterReady(t int32) {
 	d.readySeq[t] = d.seq
 	d.ready.Push(int(t))
 	d.readers.add(t)
-	for _, x := range d.inputs.of(t) {
+	in := d.inputs.of(t)
+	for _, x := range in {
 		d.taskLeft[x] += d.work[t]
 		d.readyUses[x]++
 	}
@@ -440,25 +441,25 @@ func (d *DARTS) enterReady(t int32) {
 			continue
 		}
 		m := missing(0)
-		for _, x := range d.inputs.of(t) {
-			if !n.onNode(x) {
-				m = m.add(x)
+		for _, x := range in {
+			if n.onNode(x) {
+				continue
 			}
-		}
-		n.miss[t] = m
-		d.count(n, t, 1)
-		for _, x := range d.inputs.of(t) {
-			if !n.list.has(x) && !n.onNode(x) && n.planned[x] == 0 {
+			m = m.add(x)
+			if !n.list.has(x) && n.planned[x] == 0 {
 				n.list.push(x) // DATA_ORDER=2: natural order
 			}
 		}
+		n.miss[t] = m
+		d.count(n, t, in, 1)
 	}
 }
 
 func (d *DARTS) leaveReady(t int32) {
 	d.ready.Remove(int(t))
 	d.readers.remove(t)
-	for _, x := range d.inputs.of(t) {
+	in := d.inputs.of(t)
+	for _, x := range in {
 		d.taskLeft[x] -= d.work[t]
 		if d.readyUses[x]--; d.readyUses[x] == 0 {
 			for _, m := range d.nodes {
@@ -470,14 +471,14 @@ func (d *DARTS) leaveReady(t int32) {
 	}
 	for _, n := range d.nodes {
 		if n != nil && n.dur[t] >= 0 {
-			d.count(n, t, -1)
+			d.count(n, t, in, -1)
 		}
 	}
 }
 
 // count adds (sign 1) or removes (-1) ready task t's contribution to the
-// node's S_0 and S_1 counters, given n.miss[t] and onNode.
-func (d *DARTS) count(n *node, t int32, sign int32) {
+// node's S_0 and S_1 counters, given its inputs in, n.miss[t] and onNode.
+func (d *DARTS) count(n *node, t int32, in []int32, sign int32) {
 	switch m := n.miss[t]; m.n() {
 	case 1:
 		x := m.xor()
@@ -485,7 +486,7 @@ func (d *DARTS) count(n *node, t int32, sign int32) {
 		n.s0w[x] += int64(sign) * n.dur[t]
 		n.prioOK[x] = false
 	case 2:
-		for _, x := range d.inputs.of(t) {
+		for _, x := range in {
 			if !n.onNode(x) {
 				n.s1.add(x, sign)
 				n.prioOK[x] = false
