@@ -13,6 +13,7 @@ import (
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/batch"
 	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/internal/cpuclock"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/schedulers/order"
 	"github.com/memsched/memsched/workloads"
@@ -73,10 +74,6 @@ func CheckExecutor(name string) error {
 	return nil
 }
 
-var monoStart = time.Now()
-
-func monotonic() time.Duration { return time.Since(monoStart) }
-
 // Run executes one configuration and returns its record. A scheduler panic
 // is turned into an error so one bad scheduler cannot stop a sweep.
 func Run(cfg Config) (rec Record, err error) {
@@ -115,7 +112,7 @@ func Run(cfg Config) (rec Record, err error) {
 		Workload: cfg.Workload, Platform: p, Scheduler: sch,
 		Buffer: spec.BufferDepth(params, p.Runtime.Buffer), NodeBuffer: spec.NodeBuffer,
 		Pipeline: p.Runtime.Pipeline, Seed: cfg.Seed,
-		Clock: monotonic, ChargeSchedTime: cfg.ChargeSched,
+		Clock: cpuclock.Since, ChargeSchedTime: cfg.ChargeSched,
 		Trace: cfg.Trace, Decisions: cfg.Decisions, Context: cfg.Context, Share: cfg.Share,
 	}
 	t0 := time.Now()
