@@ -649,29 +649,39 @@ func (e *Engine) timed(worker int, f func() error) error {
 		t0 = e.cfg.Clock()
 	}
 	err := f()
-	var cost float64
+	var dt time.Duration
 	if e.cfg.Clock != nil {
-		dt := e.cfg.Clock() - t0
+		dt = e.cfg.Clock() - t0
 		e.stats.SchedWall += dt
-		cost = dt.Seconds()
 	}
-	if e.charge == chargeModel {
-		cost = float64(e.stats.SchedOps-ops0)*e.rt.OpSeconds + float64(e.stats.SchedArrayOps-arr0)*e.rt.ArrayOpSeconds
-	}
-	if e.charge != chargeNone && cost > 0 {
-		if worker < 0 {
-			e.appCost += cost
-		} else {
-			wk := e.workers[worker]
-			wk.blockedT = math.Max(wk.blockedT, e.now) + cost
-			e.wake(wk)
-			if e.cfg.Decisions {
-				e.emit(Event{Ev: "sched", Worker: worker, Node: wk.node, Until: wk.blockedT})
-			}
-		}
+	if e.charge != chargeNone {
+		e.chargeCall(worker, dt, e.stats.SchedOps-ops0, e.stats.SchedArrayOps-arr0)
 	}
 	e.current = prev
 	return err
+}
+
+// chargeCall delays the worker a scheduler call was made for (the
+// application's start when worker < 0) by what the call costs: its wall
+// time dt, or under the model its counted operations.
+func (e *Engine) chargeCall(worker int, dt time.Duration, ops, arrayOps int64) {
+	cost := dt.Seconds()
+	if e.charge == chargeModel {
+		cost = float64(ops)*e.rt.OpSeconds + float64(arrayOps)*e.rt.ArrayOpSeconds
+	}
+	if cost <= 0 {
+		return
+	}
+	if worker < 0 {
+		e.appCost += cost
+		return
+	}
+	wk := e.workers[worker]
+	wk.blockedT = math.Max(wk.blockedT, e.now) + cost
+	e.wake(wk)
+	if e.cfg.Decisions {
+		e.emit(Event{Ev: "sched", Worker: worker, Node: wk.node, Until: wk.blockedT})
+	}
 }
 
 // Count is how a scheduler reports the elementary operations its call
