@@ -716,6 +716,25 @@ func (e *Engine) push(t float64, worker, task int) {
 	e.events.Push(event{t: t, seq: e.seq, worker: worker, task: task})
 }
 
+// dataEvent records an event of data d on node ni, named after the node's
+// first worker; src matters for loads only. The event is built only when
+// the run is traced: a run emits several a task.
+func (e *Engine) dataEvent(ev string, ni, d int, bytes int64, kind string, src int) int {
+	if e.cfg.Trace == nil {
+		return -1
+	}
+	return e.emit(Event{Ev: ev, Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes, Kind: kind, Src: src})
+}
+
+// taskEvent records an event of a task on worker w (node ni), built only
+// when the run is traced.
+func (e *Engine) taskEvent(ev string, w, ni, task int) int {
+	if e.cfg.Trace == nil {
+		return -1
+	}
+	return e.emit(Event{Ev: ev, Worker: w, Node: ni, Task: task})
+}
+
 // emit records an event; with a backend it is buffered (its time may be
 // corrected) and its index returned, else -1.
 func (e *Engine) emit(ev Event) int {

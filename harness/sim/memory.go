@@ -344,7 +344,7 @@ func (e *Engine) enqueue(ni int, r request) {
 		n.set(d, resident)
 		n.allocated = true
 		n.lruAppend(d)
-		e.emit(Event{Ev: "alloc", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: e.w.Data[d].Bytes})
+		e.dataEvent("alloc", ni, d, e.w.Data[d].Bytes, "", 0)
 		e.observe(schedulers.LoadStarted, ni, d)
 		e.observe(schedulers.Loaded, ni, d)
 	case ni == e.home:
@@ -517,7 +517,7 @@ func (e *Engine) evict(ni, d int) {
 	n.used -= bytes
 	n.lruRemove(d)
 	e.stats.Evictions++
-	e.emit(Event{Ev: "evict", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
+	e.dataEvent("evict", ni, d, bytes, "", 0)
 	if e.be != nil {
 		e.be.Evicted(ni, d)
 	}

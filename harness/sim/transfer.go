@@ -104,7 +104,7 @@ func (e *Engine) load(ni, d, src int, prefetch bool) {
 	}
 	if e.be != nil {
 		e.observe(schedulers.LoadStarted, ni, d)
-		i := e.emit(Event{Ev: "load_start", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes, Kind: kind, Src: src})
+		i := e.dataEvent("load_start", ni, d, bytes, kind, src)
 		e.be.StartLoad(ni, d, prefetch, i)
 		return
 	}
@@ -119,7 +119,7 @@ func (e *Engine) load(ni, d, src int, prefetch bool) {
 	}
 	e.startFlow(f)
 	e.observe(schedulers.LoadStarted, ni, d)
-	e.emit(Event{Ev: "load_start", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes, Kind: kind, Src: src})
+	e.dataEvent("load_start", ni, d, bytes, kind, src)
 }
 
 // LoadDone is a backend's report that a host-to-GPU copy finished.
@@ -148,7 +148,7 @@ func (e *Engine) loadDone(ni, d int, prefetch bool, src int) {
 		m.reading[d]--
 		freedSrc = m.reading[d] == 0
 	}
-	e.emit(Event{Ev: "load_end", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes, Src: src})
+	e.dataEvent("load_end", ni, d, bytes, "", src)
 	e.observe(schedulers.Loaded, ni, d)
 	e.kick(ni)
 	if freedSrc {
@@ -202,7 +202,7 @@ func (e *Engine) startOut(ni int) {
 	*f = flow{node: e.home, src: ni, data: d, remaining: float64(bytes), out: true, version: e.version[d]}
 	f.links, f.path = e.homePath(ni, d, true)
 	e.startFlow(f)
-	e.emit(Event{Ev: "writeback_start", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
+	e.dataEvent("writeback_start", ni, d, bytes, "", 0)
 }
 
 // finishOut ends a write-back: home holds the version it carried, unless a
@@ -216,7 +216,7 @@ func (e *Engine) finishOut(f flow) {
 	bytes := e.w.Data[d].Bytes
 	e.stats.BytesD2H += bytes
 	e.stats.WriteBacks++
-	e.emit(Event{Ev: "writeback_end", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
+	e.dataEvent("writeback_end", ni, d, bytes, "", 0)
 	h := e.nodes[e.home]
 	if f.version == e.version[d] && h.state[d] != resident {
 		h.set(d, resident)
@@ -226,7 +226,7 @@ func (e *Engine) finishOut(f flow) {
 		n.set(d, absent)
 		n.used -= bytes
 		n.freeing -= bytes
-		e.emit(Event{Ev: "evict", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
+		e.dataEvent("evict", ni, d, bytes, "", 0)
 		e.afterLeave(ni, d)
 	}
 	e.startOut(ni)

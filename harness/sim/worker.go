@@ -292,7 +292,7 @@ func (e *Engine) popTask(w, task int) {
 	e.pops++
 	e.tasks[task].popSeq = e.pops
 	if e.cfg.Decisions {
-		e.emit(Event{Ev: "pop", Worker: w, Node: wk.node, Task: task})
+		e.taskEvent("pop", w, wk.node, task)
 	}
 	for k, d := range e.inputs(task) {
 		if n.state[d] != resident && n.pin[d] == 0 {
@@ -355,7 +355,7 @@ func (e *Engine) startCompute(w int) {
 	if e.tasks[task].written {
 		freed = e.acquire(wk.node, task)
 	}
-	i := e.emit(Event{Ev: "task_start", Worker: w, Node: wk.node, Task: task})
+	i := e.taskEvent("task_start", w, wk.node, task)
 	e.observe(schedulers.Started, w, task)
 	if e.be != nil {
 		e.be.StartTask(w, task, i)
@@ -385,7 +385,7 @@ func (e *Engine) TaskDone(w, task int) {
 	e.done++
 	e.stats.Tasks++
 	e.stats.PerWorker[w]++
-	e.emit(Event{Ev: "task_end", Worker: w, Node: wk.node, Task: task})
+	e.taskEvent("task_end", w, wk.node, task)
 	for _, d := range inputs {
 		if e.w.Data[d].Scratch && wk.node != e.home && n.pin[d] == 0 && n.want[d] == 0 && n.state[d] == resident {
 			e.discard(wk.node, int(d))
@@ -440,7 +440,7 @@ func (e *Engine) discard(ni, d int) {
 	n.used -= bytes
 	n.lruRemove(d)
 	e.stats.Invalidations++
-	e.emit(Event{Ev: "invalidate", Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes})
+	e.dataEvent("invalidate", ni, d, bytes, "", 0)
 	if e.be != nil {
 		e.be.Evicted(ni, d)
 	}
@@ -480,7 +480,7 @@ func (e *Engine) acquire(node, task int) (freed []int) {
 				m.used -= e.w.Data[d].Bytes
 				m.lruRemove(d)
 				e.stats.Invalidations++
-				e.emit(Event{Ev: "invalidate", Worker: e.firstWorker(o), Node: o, Data: d, Bytes: e.w.Data[d].Bytes})
+				e.dataEvent("invalidate", o, d, e.w.Data[d].Bytes, "", 0)
 				if e.be != nil {
 					e.be.Evicted(o, d)
 				}
