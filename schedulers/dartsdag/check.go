@@ -131,14 +131,14 @@ func (d *DARTS) checkRecount(n *node) {
 
 // checkPriority compares max_prio with a scan of all the data's ready
 // readers, without fillPriority's stop at the data's highest priority.
-func (d *DARTS) checkPriority(n *node, c *candidate, want uint8) {
+func (d *DARTS) checkPriority(n *node, x int32, want uint8, got float64) {
 	prio := math.Inf(-1)
-	for _, t := range d.readers.of[c.data] {
+	for _, t := range d.readers.of[x] {
 		if n.dur[t] >= 0 && n.miss[t].n() == want {
 			prio = max(prio, d.prio[t])
 		}
 	}
-	if prio != c.prio {
-		panic(fmt.Sprintf("darts-dag: node %d: max_prio of data %d is %g, the full scan says %g", n.id, c.data, c.prio, prio))
+	if prio != got {
+		panic(fmt.Sprintf("darts-dag: node %d: max_prio of data %d is %g, the full scan says %g", n.id, x, got, prio))
 	}
 }

@@ -740,7 +740,10 @@ func (d *DARTS) choose(n *node) (best candidate, ok bool) {
 }
 
 // bestOf is the first in list order of the best listed data among xs that
-// free a task (with a ratio that is not NaN), or that free none.
+// free a task (with a ratio that is not NaN), or that free none. The first
+// two keys (ratio, free tasks) decide most comparisons; on the 2D product
+// two thirds of the data tie on both, and a tie is broken (tieBeats)
+// without building a candidate.
 func (d *DARTS) bestOf(n *node, xs []int32, freeing bool) (best candidate, ok bool) {
 	for _, x := range xs {
 		nfree := n.s0.n[x]
@@ -751,20 +754,34 @@ func (d *DARTS) bestOf(n *node, xs []int32, freeing bool) (best candidate, ok bo
 		if freeing {
 			ratio = d.ratio(n, x)
 		}
-		// The first two keys decide many comparisons; a NaN ratio never wins.
-		if ratio != ratio || ok && (ratio > best.ratio || ratio == best.ratio && nfree < best.nfree) {
+		switch {
+		case ratio != ratio: // a NaN ratio never wins
 			continue
+		case !ok || ratio < best.ratio || ratio == best.ratio && nfree > best.nfree:
+		case ratio > best.ratio || nfree < best.nfree || !d.tieBeats(n, x, &best):
+			continue // worse, or tied on both and not better on the others
 		}
-		c := candidate{data: x, ratio: ratio, nfree: nfree, n1: n.s1.n[x], taskLeft: d.taskLeft[x]}
-		if !ok {
-			best, ok = c, true
-			continue
-		}
-		if r := d.compare(n, &c, &best); r < 0 || r == 0 && n.list.before(x, best.data) {
-			best = c
-		}
+		best, ok = candidate{data: x, ratio: ratio, nfree: nfree, n1: n.s1.n[x], taskLeft: d.taskLeft[x]}, true
 	}
 	return best, ok
+}
+
+// tieBeats reports whether listed data x, tied with best on the ratio and
+// the free tasks, beats it on the other keys (compare's), or on list
+// order when tied on all.
+func (d *DARTS) tieBeats(n *node, x int32, best *candidate) bool {
+	n1 := n.s1.n[x]
+	d.priority(n, best)
+	if prio := d.maxPrio(n, x, best.nfree, n1); prio != best.prio {
+		return prio > best.prio
+	}
+	if n1 != best.n1 {
+		return n1 > best.n1
+	}
+	if tl := d.taskLeft[x]; tl != best.taskLeft {
+		return tl > best.taskLeft
+	}
+	return n.list.before(x, best.data)
 }
 
 // candidate gathers the keys of a listed data.
@@ -825,38 +842,45 @@ func (d *DARTS) priority(n *node, c *candidate) {
 }
 
 func (d *DARTS) fillPriority(n *node, c *candidate) {
-	c.hasPrio = true
-	c.prio = math.Inf(-1)
-	if c.nfree == 0 && c.n1 == 0 {
-		return
+	c.prio, c.hasPrio = d.maxPrio(n, c.data, c.nfree, c.n1), true
+}
+
+// maxPrio is max_prio of data x, which frees nfree ready tasks and brings
+// n1 one load from free.
+func (d *DARTS) maxPrio(n *node, x, nfree, n1 int32) float64 {
+	if nfree == 0 && n1 == 0 {
+		return math.Inf(-1)
 	}
 	want := uint8(2)
-	if c.nfree > 0 {
+	if nfree > 0 {
 		want = 1
 	}
-	switch x := c.data; {
+	var prio float64
+	switch {
 	case n.prioOK[x]: // S_0 and S_1 of this data unchanged since (arrived, left, count)
-		c.prio = n.prioOf[x]
+		prio = n.prioOf[x]
 	case d.prioLow[x] == d.prioCap[x]:
 		// Every reader of x has the same priority (independent tasks), and
 		// so has the set, which is not empty.
-		c.prio = d.prioCap[x]
+		prio = d.prioCap[x]
 	default:
 		// The scan stops at the data's highest priority, which no reader can
 		// pass, instead of reading all of a data's ready readers at each
 		// decision.
+		prio = math.Inf(-1)
 		for _, t := range d.readers.of[x] {
-			if n.dur[t] >= 0 && n.miss[t].n() == want && d.prio[t] > c.prio {
-				if c.prio = d.prio[t]; c.prio == d.prioCap[x] {
+			if n.dur[t] >= 0 && n.miss[t].n() == want && d.prio[t] > prio {
+				if prio = d.prio[t]; prio == d.prioCap[x] {
 					break
 				}
 			}
 		}
-		n.prioOf[x], n.prioOK[x] = c.prio, true
+		n.prioOf[x], n.prioOK[x] = prio, true
 	}
 	if checking {
-		d.checkPriority(n, c, want)
+		d.checkPriority(n, x, want, prio)
 	}
+	return prio
 }
 
 // bestOneFromFree is the highest-priority task of S_1(x), the latest ready
