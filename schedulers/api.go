@@ -39,6 +39,11 @@ type View interface {
 	// data (Ready asks it of every input of every buffered task). It is
 	// live: it follows the run.
 	Presence(worker int) Presence
+	// TaskInputs is the data a task accesses, in the order of its
+	// Workload().Tasks[task].Inputs, read from the engine's compact record
+	// of the task (one cache line, where the workload's task and its inputs
+	// array are two: Ready asks it of every buffered task). Do not modify it.
+	TaskInputs(task int) []int32
 	// Buffer lists the tasks a worker holds but has not started fetching,
 	// in order (StarPU's taskBuffer). Do not modify it.
 	Buffer(worker int) []int

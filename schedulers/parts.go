@@ -27,7 +27,7 @@ func Ready(v View, worker int, buffer []int, window int) int {
 	best, bestMissing := 0, int64(-1)
 	ops := 0
 	for i := 0; i < n; i++ {
-		inputs := w.Tasks[buffer[i]].Inputs
+		inputs := v.TaskInputs(buffer[i])
 		ops += len(inputs)
 		missing := missingBytes(on, w, inputs, bestMissing)
 		if bestMissing < 0 || missing < bestMissing {
@@ -59,10 +59,10 @@ func MissingBytes(v View, worker, task int) int64 {
 // Presence (no View call per input), except that it stops adding once it
 // reaches bound (when bound >= 0): the task then cannot beat one that
 // misses bound bytes.
-func missingBytes(on Presence, w *workloads.Workload, inputs []int, bound int64) int64 {
+func missingBytes(on Presence, w *workloads.Workload, inputs []int32, bound int64) int64 {
 	var m int64
 	for _, d := range inputs {
-		if !on.Has(d) {
+		if !on.present[d] {
 			m += w.Data[d].Bytes
 			if bound >= 0 && m >= bound {
 				break

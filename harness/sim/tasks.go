@@ -57,6 +57,10 @@ func (e *Engine) setTask(i int, t *workloads.Task) error {
 	return nil
 }
 
+// TaskInputs are the data a task accesses, in the workload's order
+// (View.TaskInputs).
+func (e *Engine) TaskInputs(task int) []int32 { return e.inputs(task) }
+
 // inputs are the data a task accesses, in the workload's order.
 func (e *Engine) inputs(task int) []int32 {
 	r := &e.tasks[task]

@@ -58,6 +58,13 @@ func (f *fakeView) Now() float64                     { return 0 }
 func (f *fakeView) Resident(k, d int) bool           { return f.present[[2]int{k, d}] }
 func (f *fakeView) Present(k, d int) bool            { return f.present[[2]int{k, d}] }
 func (f *fakeView) Buffer(k int) []int               { return f.buf[k] }
+func (f *fakeView) TaskInputs(t int) []int32 {
+	in := make([]int32, len(f.w.Tasks[t].Inputs))
+	for k, d := range f.w.Tasks[t].Inputs {
+		in[k] = int32(d)
+	}
+	return in
+}
 func (f *fakeView) Pipeline(k int) []int             { return f.pipe[k] }
 func (f *fakeView) ComputeSeconds(int, int) float64  { return 1 }
 func (f *fakeView) TransferSeconds(int, int) float64 { return 1 }
