@@ -46,25 +46,18 @@ func newFake(w *workloads.Workload, workers int, seed uint64) *fakeView {
 		buf: make([][]int, workers), pipe: make([][]int, workers), rng: rand.New(rand.NewPCG(seed, 1))}
 }
 
-func (f *fakeView) Workload() *workloads.Workload { return f.w }
-func (f *fakeView) Platform() *hardware.Platform  { return nil }
-func (f *fakeView) Workers() int                  { return f.workers }
-func (f *fakeView) WorkerKind(int) string         { return hardware.GPU }
-func (f *fakeView) WorkerNode(k int) int          { return k }
-func (f *fakeView) Nodes() int                    { return f.workers + 1 }
-func (f *fakeView) CurrentWorker() int            { return -1 }
-func (f *fakeView) CanRun(int, int) bool          { return true }
-func (f *fakeView) Now() float64                  { return 0 }
-func (f *fakeView) Resident(k, d int) bool        { return f.present[[2]int{k, d}] }
-func (f *fakeView) Present(k, d int) bool         { return f.present[[2]int{k, d}] }
-func (f *fakeView) Buffer(k int) []int            { return f.buf[k] }
-func (f *fakeView) TaskInputs(t int) []int32 {
-	in := make([]int32, len(f.w.Tasks[t].Inputs))
-	for k, d := range f.w.Tasks[t].Inputs {
-		in[k] = int32(d)
-	}
-	return in
-}
+func (f *fakeView) Workload() *workloads.Workload    { return f.w }
+func (f *fakeView) Platform() *hardware.Platform     { return nil }
+func (f *fakeView) Workers() int                     { return f.workers }
+func (f *fakeView) WorkerKind(int) string            { return hardware.GPU }
+func (f *fakeView) WorkerNode(k int) int             { return k }
+func (f *fakeView) Nodes() int                       { return f.workers + 1 }
+func (f *fakeView) CurrentWorker() int               { return -1 }
+func (f *fakeView) CanRun(int, int) bool             { return true }
+func (f *fakeView) Now() float64                     { return 0 }
+func (f *fakeView) Resident(k, d int) bool           { return f.present[[2]int{k, d}] }
+func (f *fakeView) Present(k, d int) bool            { return f.present[[2]int{k, d}] }
+func (f *fakeView) Buffer(k int) []int               { return f.buf[k] }
 func (f *fakeView) Pipeline(k int) []int             { return f.pipe[k] }
 func (f *fakeView) ComputeSeconds(int, int) float64  { return 1 }
 func (f *fakeView) TransferSeconds(int, int) float64 { return 1 }
@@ -80,6 +73,13 @@ func (f *fakeView) Presence(k int) schedulers.Presence {
 }
 func (f *fakeView) Count(int)      {}
 func (f *fakeView) CountArray(int) {}
+func (f *fakeView) TaskInputs(t int) []int32 {
+	in := make([]int32, len(f.w.Tasks[t].Inputs))
+	for k, d := range f.w.Tasks[t].Inputs {
+		in[k] = int32(d)
+	}
+	return in
+}
 func (f *fakeView) setPresent(k int, ds ...int) *fakeView {
 	for _, d := range ds {
 		f.present[[2]int{k, d}] = true
