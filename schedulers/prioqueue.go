@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/memsched/memsched/internal/minheap"
+	"github.com/memsched/memsched/workloads"
 )
 
 // PrioQueue holds tasks sorted by priority, as StarPU's priority lists
@@ -73,6 +74,25 @@ func NewPrioQueues(prio []float64, k int) []*PrioQueue {
 		set.queues[i] = &PrioQueue{prio: prio, set: set}
 	}
 	return slices.Clone(set.queues)
+}
+
+// Reserve makes room for n queued tasks at once: a scheduler that is
+// pushed every task of an independent task set at the start (DARTS's
+// readyTasks, AP's queue) sizes the heap once instead of doubling it up to
+// a million entries, each doubling a fresh allocation that is cleared and
+// copied.
+func (q *PrioQueue) Reserve(n int) { q.head.Grow(n - len(q.head)) }
+
+// ReadyAtStart is the number of tasks without dependencies: those the
+// engine pushes before any task runs.
+func ReadyAtStart(w *workloads.Workload) int {
+	n := 0
+	for i := range w.Tasks {
+		if len(w.DepsOf(i)) == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // renumber gives the queued items of the set the pushes 1..n in their

@@ -3,7 +3,11 @@
 // queue, Prim's keys) allocate only when the slice grows.
 package minheap
 
-import "github.com/memsched/memsched/internal/scratch"
+import (
+	"slices"
+
+	"github.com/memsched/memsched/internal/scratch"
+)
 
 // Ordered is a value that knows whether it comes before another.
 type Ordered[T any] interface {
@@ -26,6 +30,10 @@ func (h *Heap[T]) Push(x T) {
 		i = p
 	}
 }
+
+// Grow makes room for n more values, so that a heap whose size is known
+// ahead is allocated once rather than doubled up to it.
+func (h *Heap[T]) Grow(n int) { *h = slices.Grow(*h, n) }
 
 // Pop removes and returns the smallest value; the heap must not be empty.
 func (h *Heap[T]) Pop() T {

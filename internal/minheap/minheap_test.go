@@ -75,3 +75,26 @@ func TestInit(t *testing.T) {
 		}
 	}
 }
+
+// Grow makes room ahead: the pushes it made room for reallocate nothing,
+// and the heap still drains in order.
+func TestGrow(t *testing.T) {
+	var h Heap[item]
+	h.Push(item{5, 0})
+	h.Grow(1000)
+	base := &h[:1][0]
+	r := rand.New(rand.NewPCG(3, 3))
+	for i := range 1000 {
+		h.Push(item{r.IntN(50), i + 1})
+	}
+	if &h[0] != base {
+		t.Fatal("a push within the room Grow made reallocated the heap")
+	}
+	for prev := h.Pop(); len(h) > 0; {
+		next := h.Pop()
+		if next.Before(prev) {
+			t.Fatalf("%v popped after %v", next, prev)
+		}
+		prev = next
+	}
+}

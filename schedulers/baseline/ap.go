@@ -32,6 +32,7 @@ func (s *AP) Init(v schedulers.View) error {
 		return err
 	}
 	s.v, s.queue = v, schedulers.NewPrioQueue(prio)
+	s.queue.Reserve(schedulers.ReadyAtStart(v.Workload()))
 	return nil
 }
 

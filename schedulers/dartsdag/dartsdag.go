@@ -233,6 +233,7 @@ func (d *DARTS) Init(v schedulers.View) error {
 	d.taskLeft = make([]int64, nd)
 	d.readyUses = make([]int32, nd)
 	d.ready = schedulers.NewPrioQueue(d.prio)
+	d.ready.Reserve(schedulers.ReadyAtStart(w))
 	p := v.Platform()
 	d.nodes = make([]*node, v.Nodes())
 	for k := v.Workers() - 1; k >= 0; k-- { // so that each node keeps its first worker
