@@ -12,8 +12,22 @@ type readers struct {
 	inputs taskInputs
 }
 
+// newReaders carves every data's list out of one array, at the size of
+// its readers (a list never holds more), so that no list grows by copies.
 func newReaders(nd int, inputs taskInputs) readers {
-	return readers{of: make([][]int32, nd), pos: make([]int32, len(inputs.all)), inputs: inputs}
+	end := make([]int32, nd+1)
+	for _, x := range inputs.all {
+		end[x+1]++
+	}
+	for x := range nd {
+		end[x+1] += end[x]
+	}
+	all := make([]int32, len(inputs.all))
+	of := make([][]int32, nd)
+	for x := range of {
+		of[x] = all[end[x]:end[x]:end[x+1]]
+	}
+	return readers{of: of, pos: make([]int32, len(inputs.all)), inputs: inputs}
 }
 
 // taskInputs holds every task's distinct inputs in one array (a slice
