@@ -33,10 +33,15 @@ type locality struct {
 	dist    [][]float64 // between groups, Eq. 12
 	perByte [][]float64 // MC_StarPU: seconds per byte from a node (group index, or len(groups) for main memory) to a group
 
+	// Per task, in flat arrays (a slice per task cost 56 bytes and an
+	// allocation): auto's candidates' choices at push (len(autoCandidates)
+	// a task), the formula that placed it (an index into formulas) and
+	// the group it was pushed to.
 	current   int     // auto: index into autoCandidates of the formula in use
-	choice    [][]int // per task: the group each auto candidate chose at push
-	placedBy  []DLAF  // per task: the formula that placed it
-	placed    []int   // per task: the group it was pushed to
+	formulas  []DLAF  // autoCandidates, or the one formula in use
+	choice    []int32 // auto: per task and candidate, the group it chose at push
+	placedBy  []uint8 // per task
+	placed    []int32 // per task
 	pops      int
 	stolen    int
 	mismatch  int   // pops where the placing formula now answers another group
@@ -105,10 +110,12 @@ func newLocality(v schedulers.View, cfg *config, p schedulers.Params) (*locality
 		}
 	}
 	n := len(v.Workload().Tasks)
-	l.placed = make([]int, n)
-	l.placedBy = make([]DLAF, n)
+	l.placed = make([]int32, n)
+	l.placedBy = make([]uint8, n)
+	l.formulas = []DLAF{l.dlaf}
 	if l.dlaf == "auto" {
-		l.choice = make([][]int, n)
+		l.formulas = autoCandidates
+		l.choice = make([]int32, n*len(autoCandidates))
 		l.candMism = make([]int, len(autoCandidates))
 		l.autoShare = make([]int, len(autoCandidates))
 		start := DLAF(p.String("auto_start"))
@@ -351,18 +358,17 @@ func (l *locality) push(t int) int {
 	acc := l.data(t)
 	var g int
 	if l.dlaf == "auto" {
-		l.choice[t] = make([]int, len(autoCandidates))
+		choice := l.choice[t*len(autoCandidates):][:len(autoCandidates)]
 		for i, f := range autoCandidates {
-			l.choice[t][i] = l.choose(f, t, acc)
+			choice[i] = int32(l.choose(f, t, acc))
 		}
-		g = l.choice[t][l.current]
-		l.placedBy[t] = autoCandidates[l.current]
+		g = int(choice[l.current])
+		l.placedBy[t] = uint8(l.current)
 		l.autoShare[l.current]++
 	} else {
 		g = l.choose(l.dlaf, t, acc)
-		l.placedBy[t] = l.dlaf
 	}
-	l.placed[t] = g
+	l.placed[t] = int32(g)
 	return g
 }
 
@@ -378,14 +384,15 @@ func (l *locality) popped(t, w, list int) {
 		l.stolen++
 	}
 	acc := l.data(t)
-	if l.choose(l.placedBy[t], t, acc) != l.placed[t] {
+	if l.choose(l.formulas[l.placedBy[t]], t, acc) != int(l.placed[t]) {
 		l.mismatch++
 	}
 	if l.dlaf != "auto" {
 		return
 	}
+	choice := l.choice[t*len(autoCandidates):][:len(autoCandidates)]
 	for i, f := range autoCandidates {
-		if l.choose(f, t, acc) != l.choice[t][i] {
+		if l.choose(f, t, acc) != int(choice[i]) {
 			l.candMism[i]++
 		}
 	}
