@@ -100,3 +100,66 @@ func TestSortedInsertsBalanced(t *testing.T) {
 		t.Fatalf("height %d for 100,000 keys inserted in order", h)
 	}
 }
+
+// An insertion past the greatest key appends along the right spine; the
+// tree it builds is the one the descent and its rotations build, node for
+// node, through runs of appends broken by deletions, insertions in the
+// middle and an emptied tree. The reference inserts by descent only.
+func TestAppendBuildsTheDescentsTree(t *testing.T) {
+	less := func(a, b int) bool { return a < b }
+	tr, ref := New(less), New(less)
+	r := rand.New(rand.NewPCG(4, 4))
+	next := 0
+	for step := range 30000 {
+		switch op := r.IntN(20); {
+		case step == 20000: // empty both: appends start again
+			for tr.Len() > 0 {
+				m, _ := tr.Min()
+				tr.Delete(m)
+				ref.Delete(m)
+			}
+		case op == 0 && tr.Len() > 0:
+			k := r.IntN(next)
+			tr.Delete(k)
+			ref.Delete(k)
+		case op == 1 && next > 0:
+			k := r.IntN(next)
+			if tr.Insert(k) != descend(ref, k) {
+				t.Fatalf("step %d: Insert(%d) disagrees with the descent", step, k)
+			}
+		default:
+			next += 1 + r.IntN(3)
+			tr.Insert(next)
+			descend(ref, next)
+		}
+		if step%997 == 0 || step == 20000 {
+			if !sameShape(tr, ref, tr.root, ref.root) || tr.Len() != ref.Len() {
+				t.Fatalf("step %d: the trees differ", step)
+			}
+		}
+	}
+	if !sameShape(tr, ref, tr.root, ref.root) {
+		t.Fatal("the trees differ at the end")
+	}
+}
+
+// descend inserts k by the descent alone.
+func descend(t *Tree[int], k int) bool {
+	nd := t.alloc(k)
+	var ok bool
+	t.root, ok = t.insert(t.root, nd)
+	if ok {
+		t.n++
+	} else {
+		t.free(nd)
+	}
+	return ok
+}
+
+func sameShape(a, b *Tree[int], x, y int32) bool {
+	if x == 0 || y == 0 {
+		return x == y
+	}
+	na, nb := a.at(x), b.at(y)
+	return x == y && na.key == nb.key && sameShape(a, b, na.left, nb.left) && sameShape(a, b, na.right, nb.right)
+}
