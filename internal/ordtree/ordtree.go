@@ -87,6 +87,11 @@ func (t *Tree[K]) Insert(k K) bool {
 		return true
 	}
 	t.spineOK = false
+	return t.descend(k)
+}
+
+// descend inserts k from the root down, rotating it up to its place.
+func (t *Tree[K]) descend(k K) bool {
 	nd := t.alloc(k)
 	var ok bool
 	t.root, ok = t.insert(t.root, nd)

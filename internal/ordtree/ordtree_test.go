@@ -124,13 +124,13 @@ func TestAppendBuildsTheDescentsTree(t *testing.T) {
 			ref.Delete(k)
 		case op == 1 && next > 0:
 			k := r.IntN(next)
-			if tr.Insert(k) != descend(ref, k) {
+			if tr.Insert(k) != ref.descend(k) {
 				t.Fatalf("step %d: Insert(%d) disagrees with the descent", step, k)
 			}
 		default:
 			next += 1 + r.IntN(3)
 			tr.Insert(next)
-			descend(ref, next)
+			ref.descend(next)
 		}
 		if step%997 == 0 || step == 20000 {
 			if !sameShape(tr, ref, tr.root, ref.root) || tr.Len() != ref.Len() {
@@ -141,19 +141,6 @@ func TestAppendBuildsTheDescentsTree(t *testing.T) {
 	if !sameShape(tr, ref, tr.root, ref.root) {
 		t.Fatal("the trees differ at the end")
 	}
-}
-
-// descend inserts k by the descent alone.
-func descend(t *Tree[int], k int) bool {
-	nd := t.alloc(k)
-	var ok bool
-	t.root, ok = t.insert(t.root, nd)
-	if ok {
-		t.n++
-	} else {
-		t.free(nd)
-	}
-	return ok
 }
 
 func sameShape(a, b *Tree[int], x, y int32) bool {
