@@ -6,7 +6,8 @@
 // Since counts it, scaled by its rate measured against the monotonic
 // clock on first use (two windows of 1 ms that must agree); elsewhere, or
 // when the counter is not steady or not cheaper, it is time.Since.
-// Go's runtime times its profiles the same way (runtime.cputicks).
+// Go's runtime reads the same counter for its block and mutex profiles
+// (runtime.cputicks).
 package cpuclock
 
 import (
