@@ -768,21 +768,13 @@ func (d *DARTS) bestOf(n *node, xs []int32, freeing bool) (best candidate, ok bo
 }
 
 // tieBeats reports whether listed data x, tied with best on the ratio and
-// the free tasks, beats it on the other keys (compare's), or on list
-// order when tied on all.
+// the free tasks, beats it on the other keys, or on list order when tied
+// on all.
 func (d *DARTS) tieBeats(n *node, x int32, best *candidate) bool {
 	n1 := n.s1.n[x]
 	d.priority(n, best)
-	if prio := d.maxPrio(n, x, best.nfree, n1); prio != best.prio {
-		return prio > best.prio
-	}
-	if n1 != best.n1 {
-		return n1 > best.n1
-	}
-	if tl := d.taskLeft[x]; tl != best.taskLeft {
-		return tl > best.taskLeft
-	}
-	return n.list.before(x, best.data)
+	r := compareTied(d.maxPrio(n, x, best.nfree, n1), n1, d.taskLeft[x], best)
+	return r < 0 || r == 0 && n.list.before(x, best.data)
 }
 
 // candidate gathers the keys of a listed data.
@@ -815,14 +807,21 @@ func (d *DARTS) compare(n *node, c, b *candidate) int {
 	}
 	d.priority(n, c)
 	d.priority(n, b)
-	if c.prio != b.prio {
-		return prefer(c.prio > b.prio)
+	return compareTied(c.prio, c.n1, c.taskLeft, b)
+}
+
+// compareTied is compare of a data tied with b on the ratio and the free
+// tasks, given its max_prio, tasks one load from free and remaining work
+// (b's max_prio filled).
+func compareTied(prio float64, n1 int32, taskLeft int64, b *candidate) int {
+	if prio != b.prio {
+		return prefer(prio > b.prio)
 	}
-	if c.n1 != b.n1 {
-		return prefer(c.n1 > b.n1)
+	if n1 != b.n1 {
+		return prefer(n1 > b.n1)
 	}
-	if c.taskLeft != b.taskLeft {
-		return prefer(c.taskLeft > b.taskLeft)
+	if taskLeft != b.taskLeft {
+		return prefer(taskLeft > b.taskLeft)
 	}
 	return 0
 }
