@@ -9,8 +9,9 @@ import (
 // measures a sleep as the monotonic clock does. The two are read a few
 // instructions apart, so only a preemption between two paired reads can
 // part them: 10 % of a 200 ms sleep leaves 20 ms for it on a loaded CI
-// machine (a wrong period would be off by far more: the counter runs at
-// GHz rates).
+// machine; it catches a period or base that is wrong, not one off by
+// less than that (the calibration itself asks two windows to agree
+// within 0.1 %).
 func TestSinceFollowsMonotonicClock(t *testing.T) {
 	a, w0 := Since(), time.Now()
 	prev := a
