@@ -223,19 +223,17 @@ type Engine struct {
 	links      []hardware.Link
 	down, up   [][]int
 	linkIndex  map[string]int
-	strided    map[int][2][]int // per GPU node, the paths of strided loads and write-backs
-	peerLinks  [][][]int        // [from GPU][to GPU]: the links of a peer copy
-	peerGBps   [][]float64      // [from GPU][to GPU]: its uncontended bandwidth; nil without peer copies
-	upGBps     []float64        // per node: the bottleneck of its path to home
-	rateMemo   map[pathSet][]float64
-	rateMemo64 map[uint64][]float64 // the same, for sets of paths below 64
+	strided    map[int][2][]int     // per GPU node, the paths of strided loads and write-backs
+	peerLinks  [][][]int            // [from GPU][to GPU]: the links of a peer copy
+	peerGBps   [][]float64          // [from GPU][to GPU]: its uncontended bandwidth; nil without peer copies
+	upGBps     []float64            // per node: the bottleneck of its path to home
+	rateMemo64 map[uint64][]float64 // the rates of each set of active paths below 64 (rates)
 	rateCache  *[1 << 10]rateEntry  // in front of rateMemo64
+	rateBig    *[1 << 10]bigEntry   // the rates of recent sets with a path from 64 on
 	flows      []*flow
 	spare      []*flow // finished flows, for reuse
 	homeGBps   []float64
-	capLeft    []float64
-	users      []int
-	fixed      []bool
+	fair       fairScratch
 	cand       []int
 }
 
@@ -310,7 +308,6 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e.idler, _ = cfg.Scheduler.(schedulers.Idler)
 	e.links, e.down, e.up = p.Links()
 	e.linkIndex = map[string]int{}
-	e.rateMemo = map[pathSet][]float64{}
 	e.rateMemo64 = map[uint64][]float64{}
 	e.rateCache = new([1 << 10]rateEntry)
 	for i, l := range e.links {
