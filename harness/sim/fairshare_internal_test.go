@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
@@ -64,7 +65,7 @@ func fullScanShares(links []hardware.Link, flows []*flow) []float64 {
 			}
 		}
 		for i, f := range flows {
-			if fixed[i] || !contains(f.links, bl) {
+			if fixed[i] || !slices.Contains(f.links, bl) {
 				continue
 			}
 			rate[i], fixed[i] = share, true
@@ -76,13 +77,4 @@ func fullScanShares(links []hardware.Link, flows []*flow) []float64 {
 		}
 	}
 	return rate
-}
-
-func contains(s []int, x int) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }

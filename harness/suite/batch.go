@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/memsched/memsched/harness/batch"
@@ -86,7 +87,7 @@ func (s *Suite) parseBatch(top *tbl) {
 	case t.has("weeks"):
 		w.Kind = "rackham"
 		for _, wk := range t.strings("weeks") {
-			if !contains(jobs.Weeks(), wk) {
+			if !slices.Contains(jobs.Weeks(), wk) {
 				t.errf("weeks", "unknown Rackham week %q%s; the weeks are %s", wk, schedulers.Suggest(wk, jobs.Weeks()), strings.Join(jobs.Weeks(), ", "))
 				continue
 			}
@@ -124,7 +125,7 @@ func (s *Suite) parseBatch(top *tbl) {
 		s.Report.Baseline = rt.str("baseline", "")
 		b.BaselineBF = rt.str("baseline_bf", "")
 		for _, k := range []string{"baseline", "baseline_bf"} {
-			if v := rt.str(k, ""); v != "" && !contains(labels, v) {
+			if v := rt.str(k, ""); v != "" && !slices.Contains(labels, v) {
 				rt.errf(k, "%s %q is not a scheduler label of this suite%s; labels: %s", k, v, schedulers.Suggest(v, labels), strings.Join(labels, ", "))
 			}
 		}

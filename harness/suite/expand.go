@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -411,7 +412,7 @@ func (s *Suite) Thin(k int) {
 	for _, p := range s.points {
 		ok := true
 		for _, a := range axes {
-			if len(a.vals) > k && !contains(spread(a.vals, k), a.of(p)) {
+			if len(a.vals) > k && !slices.Contains(spread(a.vals, k), a.of(p)) {
 				ok = false
 			}
 		}

@@ -619,7 +619,7 @@ func (s *Suite) parseWorkload(t *tbl) {
 	w.Kind = t.str("kind", "")
 	if w.Kind == "" {
 		t.errf("kind", "[workload] has no kind; use one of %s", strings.Join(workloads.Kinds(), ", "))
-	} else if !contains(workloads.Kinds(), w.Kind) {
+	} else if !slices.Contains(workloads.Kinds(), w.Kind) {
 		t.errf("kind", "unknown workload kind %q%s; use one of %s", w.Kind, schedulers.Suggest(w.Kind, workloads.Kinds()), strings.Join(workloads.Kinds(), ", "))
 	}
 	if !t.has("n") {
@@ -792,11 +792,11 @@ func (s *Suite) parseReport(t *tbl) {
 	labels := s.Labels()
 	if r.Baseline == "" && len(labels) > 0 {
 		r.Baseline = labels[0]
-	} else if r.Baseline != "" && !contains(labels, r.Baseline) {
+	} else if r.Baseline != "" && !slices.Contains(labels, r.Baseline) {
 		t.errf("baseline", "baseline %q is not a scheduler label of this suite%s; labels: %s", r.Baseline, schedulers.Suggest(r.Baseline, labels), strings.Join(labels, ", "))
 	}
 	r.Metric = NormaliseMetric(t.str("metric", "gflops"))
-	if !contains(Metrics, r.Metric) {
+	if !slices.Contains(Metrics, r.Metric) {
 		t.errf("metric", "unknown metric %q%s; use one of %s", r.Metric, schedulers.Suggest(r.Metric, Metrics), strings.Join(Metrics, ", "))
 	}
 	r.X = t.str("x", "working_set")
@@ -806,14 +806,14 @@ func (s *Suite) parseReport(t *tbl) {
 	if t.has("lines") {
 		r.Lines = t.strings("lines")
 		for _, l := range r.Lines {
-			if !contains(LineNames, l) {
+			if !slices.Contains(LineNames, l) {
 				t.errf("lines", "unknown line %q%s; use some of %s", l, schedulers.Suggest(l, LineNames), strings.Join(LineNames, ", "))
 			}
 		}
 	}
 	r.ReferenceCSV = t.str("reference_csv", r.ReferenceCSV)
 	r.Style = t.str("style", "curves")
-	if !contains(Styles, r.Style) {
+	if !slices.Contains(Styles, r.Style) {
 		t.errf("style", "unknown style %q%s; use one of %s", r.Style, schedulers.Suggest(r.Style, Styles), strings.Join(Styles, ", "))
 	}
 	for i, rt := range t.array("reference") {
@@ -830,7 +830,7 @@ func (s *Suite) parseReport(t *tbl) {
 					rt.errf("labels", "labels.%s: map a reference scheduler to a suite label (a string)", k)
 					continue
 				}
-				if !contains(labels, sv) {
+				if !slices.Contains(labels, sv) {
 					rt.errf("labels", "labels: %q -> %q is not a scheduler label of this suite%s; labels: %s", k, sv, schedulers.Suggest(sv, labels), strings.Join(labels, ", "))
 				}
 				ref.Labels[k] = sv
@@ -853,13 +853,4 @@ func NormaliseMetric(m string) string {
 		return "makespan_s"
 	}
 	return m
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

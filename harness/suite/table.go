@@ -3,6 +3,7 @@ package suite
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -118,7 +119,7 @@ func (t *tbl) unknown(allowed ...string) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if t.used[k] || contains(allowed, k) {
+		if t.used[k] || slices.Contains(allowed, k) {
 			continue
 		}
 		where := "at the top level"
