@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -468,7 +469,7 @@ func TestBadInputs(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if c.files["locked.jsonl"] != "" || c.files["locked.jsonl"] == "" && contains(c.args, "$D/locked.jsonl") {
+		if c.files["locked.jsonl"] != "" || c.files["locked.jsonl"] == "" && slices.Contains(c.args, "$D/locked.jsonl") {
 			f, err := filelock.Open(filepath.Join(d, "locked.jsonl"))
 			if err != nil {
 				t.Fatal(err)
@@ -505,15 +506,6 @@ func TestBadInputs(t *testing.T) {
 	if total < 150 {
 		t.Errorf("only %d bad inputs", total)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func listDir(d string) string {

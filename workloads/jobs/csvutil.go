@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,7 +49,7 @@ func openTableFunc(name string, in io.Reader, columns func(head []string) ([]str
 	}
 	for i, h := range head {
 		h = strings.TrimSpace(h)
-		if !contains(want, h) {
+		if !slices.Contains(want, h) {
 			return nil, fmt.Errorf("%s:1: unknown column %q%s; the columns are %s", name, h, suggest.Closest(h, want), strings.Join(want, ","))
 		}
 		if _, dup := t.col[h]; dup {
@@ -62,15 +63,6 @@ func openTableFunc(name string, in io.Reader, columns func(head []string) ([]str
 		}
 	}
 	return t, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func gzipReader(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) }
