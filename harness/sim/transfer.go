@@ -453,12 +453,12 @@ func (e *Engine) fairShare() {
 	}
 	fixed := s.fixed[:n]
 	clear(fixed)
-	paths := 0
+	uses := 0 // (flow, link) pairs
 	for _, f := range e.flows {
 		for _, l := range f.links {
 			users[l]++
 		}
-		paths += len(f.links)
+		uses += len(f.links)
 	}
 	start, active := s.start[:nl+1], s.active[:0]
 	at := 0
@@ -472,7 +472,7 @@ func (e *Engine) fairShare() {
 		}
 	}
 	start[nl] = at
-	onLink := slices.Grow(s.onLink[:0], paths)[:paths]
+	onLink := slices.Grow(s.onLink[:0], uses)[:uses]
 	for i, f := range e.flows {
 		for _, l := range f.links {
 			onLink[start[l]] = i
