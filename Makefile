@@ -4,6 +4,7 @@
 #                          resume, so on a fresh clone (every run in results/) it only rebuilds the report
 #   make reproduce-fresh   the same, rerunning every run from scratch
 #   make reproduce-slow    the suites too slow for the above (about 10 minutes on 2 cores), then the report
+#   make reproduce-gpu     the suites on real GPUs (an NVIDIA GPU and CUDA needed), then the report
 
 GO      ?= go
 BIN     := bin/memsched
@@ -18,14 +19,19 @@ SWEEP   ?=
 # about 20 minutes of CPU, its longest run 4 minutes): `make reproduce-slow`
 # runs them, and every report includes their results in results/.
 SLOW    := suites/thesis/ch6-weeks-thesis-rules.toml
-SUITES  := $(sort $(filter-out suites/quick.toml $(SLOW),$(wildcard suites/*.toml suites/*/*.toml)))
+# Suites on real GPUs (executor = "cuda"): they need an NVIDIA GPU and its
+# CUDA libraries, so `make reproduce` keeps their checked-in results and
+# reports them; `make reproduce-gpu` runs them.
+GPU     := $(sort $(shell grep -l '^executor *= *"cuda"' suites/*.toml suites/*/*.toml))
+SUITES  := $(sort $(filter-out suites/quick.toml $(SLOW) $(GPU),$(wildcard suites/*.toml suites/*/*.toml)))
 RESULTS := $(patsubst suites/%.toml,results/%.jsonl,$(SUITES))
 SLOWRES := $(patsubst suites/%.toml,results/%.jsonl,$(SLOW))
+GPURES  := $(patsubst suites/%.toml,results/%.jsonl,$(GPU))
 QUICK   := out/quick
 
 FIT     := paper/fit/v100-gemini.toml
 
-.PHONY: reproduce-slow build test bench fit reproduce reproduce-fresh reproduce-quick
+.PHONY: reproduce-slow reproduce-gpu build test bench fit reproduce reproduce-fresh reproduce-quick
 
 # -trimpath: the binary does not embed the checkout's path, so every clone of
 # a commit builds the same binary, and a second clone reuses the build cache
@@ -65,7 +71,7 @@ reproduce: build
 	  $(BIN) sweep $$s $(SWEEP) -o $${r%.toml}.jsonl; \
 	done
 	$(BIN) report --reproduction paper/REPRODUCTION.md --claims paper --suites suites \
-	  --figures paper/figures --headline README.md --fit $(FIT) $(RESULTS) $(wildcard $(SLOWRES))
+	  --figures paper/figures --headline README.md --fit $(FIT) $(RESULTS) $(wildcard $(SLOWRES) $(GPURES))
 
 # Every run again, from empty results files.
 reproduce-fresh:
@@ -73,6 +79,13 @@ reproduce-fresh:
 
 reproduce-slow: build
 	@set -e; for s in $(SLOW); do \
+	  r=results/$${s#suites/}; \
+	  $(BIN) sweep $$s $(SWEEP) -o $${r%.toml}.jsonl; \
+	done
+	$(MAKE) reproduce
+
+reproduce-gpu: build
+	@set -e; for s in $(GPU); do \
 	  r=results/$${s#suites/}; \
 	  $(BIN) sweep $$s $(SWEEP) -o $${r%.toml}.jsonl; \
 	done

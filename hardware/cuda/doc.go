@@ -44,6 +44,8 @@
 //	FAKE_CUDA_GBPS      host<->device copy rate: bytes/GBPS ns
 //	FAKE_CUDA_D2D_GBPS  device-to-device copy rate (unset: free)
 //	FAKE_CUDA_LAUNCH_US fixed cost added to every operation
+//	FAKE_CUDA_LOAD_US   added to the first SGEMM on each device, as CUDA's
+//	                    lazy loading of cuBLAS's kernels costs (until ResetFake)
 //	FAKE_CUDA_VIRTUAL=1 virtual clock with free operations
 //
 // In virtual time each stream, each device's H2D and D2H copy engines and
@@ -53,5 +55,5 @@
 // stream waits for every stream of its device. The host is "ready" at the
 // latest time it observed through a synchronize or event query, so work
 // issued after waiting starts no earlier. ElapsedMs then returns exact
-// model times. Runtime.ResetFake zeroes the clocks.
+// model times. Runtime.ResetFake zeroes the clocks and unloads the kernels.
 package cuda

@@ -58,7 +58,8 @@ func buildFake(dir, tag string, defines []string) (cudart, cublas string, err er
 	return cudart, cublas, nil
 }
 
-// ResetFake zeroes the fake's clocks so a test can time from a clean state;
+// ResetFake zeroes the fake's clocks and unloads its cuBLAS kernels
+// (FAKE_CUDA_LOAD_US), so a test can time from a clean state;
 // allocations, streams and events stay valid, events become unrecorded.
 // It fails on a real libcudart.
 func (r *Runtime) ResetFake() error {

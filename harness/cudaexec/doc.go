@@ -32,8 +32,12 @@
 // records GPU times relative to an origin event recorded on every GPU at
 // once. Trace times are those GPU times, corrected upward where needed so
 // that a trace never shows a start before what it waited for. Stats and
-// the trace have the simulator's meaning; ChargeSchedTime has no extra
-// effect since scheduling time passes for real.
+// the trace have the simulator's meaning. Scheduling time passes for real;
+// ChargeSchedTime says whether the clock starts before the static planning
+// (Init) or after it and the submission, as the papers' timers do without
+// or with COUNT_DO_SCHEDULE (sim.ClockStarter). Before the clock, each
+// GPU runs one copy and one SGEMM of each task shape (warmUp), so that CUDA's
+// lazy loading of cuBLAS's kernels is not inside it.
 //
 // Task shapes (taskShape): 2D gemm m=n=tile, k=z; 3D gemm (and the
 // Cholesky/LU update) m=n=k=tile over the first two inputs; other kernels

@@ -8,12 +8,14 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/hardware/cuda"
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/trace"
+	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -46,7 +48,7 @@ func fake(t *testing.T, knobs map[string]string) {
 		t.Skipf("no CUDA fake (gcc needed): %v", fakeErr)
 	}
 	for _, k := range []string{"DEVICES", "INIT_ERROR", "MEM_MIB", "NAME", "SMS", "RUNTIME_VERSION",
-		"DRIVER_VERSION", "GFLOPS", "GBPS", "D2D_GBPS", "LAUNCH_US", "VIRTUAL"} {
+		"DRIVER_VERSION", "GFLOPS", "GBPS", "D2D_GBPS", "LAUNCH_US", "LOAD_US", "VIRTUAL"} {
 		t.Setenv("FAKE_CUDA_"+k, knobs[k])
 	}
 	if knobs["DEVICES"] == "" {
@@ -270,6 +272,34 @@ func TestMakespanMatchesSim(t *testing.T) {
 	}
 }
 
+// TestKernelLoadingBeforeTheClock: CUDA loads cuBLAS's kernels at their
+// first launch on a device (77-104 ms on an H100 with CUDA 13.0, 500 times
+// a 2D task). The executor warms up before its origin, so a run's makespan
+// is the simulator's even when the fake charges a whole second for it.
+func TestKernelLoadingBeforeTheClock(t *testing.T) {
+	fake(t, map[string]string{"VIRTUAL": "1", "GBPS": fmt.Sprint(fakeGBps), "GFLOPS": fmt.Sprint(fakeGFlops), "LOAD_US": "1000000"})
+	w := mustGen(t, workloads.Spec{Kind: "matmul2d", N: 6, Tile: 16, Z: 64})
+	for _, gpus := range []int{1, 2} {
+		p := modelOfFake(t, gpus, 4*w.Data[0].Bytes)
+		s, buf := build(t, "eager", p)
+		st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: buf, Pipeline: p.Runtime.Pipeline, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := cuda.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rt.ResetFake(); err != nil { // the kernels unloaded
+			t.Fatal(err)
+		}
+		got := execute(t, w, p, "eager", Options{})
+		if math.Abs(got.st.Makespan/st.Makespan-1) > 1e-6 {
+			t.Errorf("%d GPU: makespan %g s on the fake, %g s simulated: the kernels' loading is inside the clock", gpus, got.st.Makespan, st.Makespan)
+		}
+	}
+}
+
 // diffEvents compares two traces as multisets of events with times
 // rounded to the nanosecond (equal-time events may come in another order).
 func diffEvents(want, got []sim.Event) string {
@@ -311,5 +341,62 @@ func TestRunErrorsOnFake(t *testing.T) {
 	err = try(map[string]string{"MEM_MIB": "1"}, modelOfFake(t, 1, 2<<20))
 	if !strings.Contains(err.Error(), "lower --memory-mb") {
 		t.Errorf("cap above the GPU's memory: %v", err)
+	}
+}
+
+// TestWholeMemory: --memory-mb 0 (the GPU's whole memory) cannot be free on
+// a real GPU, where the context and cuBLAS hold some; it runs, never
+// evicting, when every data fits what is free, and is refused otherwise.
+func TestWholeMemory(t *testing.T) {
+	w := mustGen(t, workloads.Spec{Kind: "matmul2d", N: 3, Tile: 8, Z: 16})
+	for _, mib := range []int{512, 200} {
+		fake(t, map[string]string{"MEM_MIB": fmt.Sprint(mib)})
+		p := modelOfFake(t, 1, 1<<20)
+		p.PhysicalMiB = float64(mib)
+		if err := p.SetMemoryCap(0); err != nil {
+			t.Fatal(err)
+		}
+		s, buf := build(t, "eager", p)
+		st, _, err := Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: buf, Pipeline: 1})
+		switch {
+		case mib == 512 && err != nil:
+			t.Errorf("%d MiB, all free: %v", mib, err)
+		case mib == 512 && st.Evictions != 0:
+			t.Errorf("%d MiB: %d evictions at the whole memory", mib, st.Evictions)
+		case mib == 200 && (err == nil || !strings.Contains(err.Error(), "lower --memory-mb")):
+			t.Errorf("%d MiB, less than the reserve: %v", mib, err)
+		}
+	}
+}
+
+// slowPlan is a scheduler whose static planning (Init) takes plan.
+type slowPlan struct {
+	schedulers.Scheduler
+	plan time.Duration
+}
+
+func (s slowPlan) Init(v schedulers.View) error {
+	time.Sleep(s.plan)
+	return s.Scheduler.Init(v)
+}
+
+// TestPlanningOutsideTheClock: on the fake's real clock, a run's makespan
+// includes the planning only when the run charges it (the papers' timers
+// start after starpu_do_schedule unless COUNT_DO_SCHEDULE).
+func TestPlanningOutsideTheClock(t *testing.T) {
+	fake(t, nil)
+	w := mustGen(t, workloads.Spec{Kind: "matmul2d", N: 3, Tile: 8, Z: 16})
+	p := modelOfFake(t, 1, 1<<20)
+	const plan = 300 * time.Millisecond
+	for _, charge := range []bool{false, true} {
+		s, buf := build(t, "eager", p)
+		st, _, err := Run(sim.Config{Workload: w, Platform: p, Scheduler: slowPlan{s, plan}, Buffer: buf,
+			Pipeline: p.Runtime.Pipeline, Seed: 1, ChargeSchedTime: charge})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if counted := st.Makespan >= plan.Seconds(); counted != charge {
+			t.Errorf("charge %v: makespan %g s with a %v planning", charge, st.Makespan, plan)
+		}
 	}
 }

@@ -132,6 +132,12 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	if opt.Jobs <= 0 {
 		opt.Jobs = runtime.GOMAXPROCS(0)
 	}
+	if s.Executor == "cuda" && opt.Jobs > 1 {
+		// Real runs use every GPU they name and are timed: two at once would
+		// share the GPUs, slow each other and overcommit their memory.
+		fmt.Fprintf(opt.Log, "%s: executor cuda: one run at a time (not -j %d), as each uses the GPUs alone\n", s.Name, opt.Jobs)
+		opt.Jobs = 1
+	}
 	if opt.SyncEvery <= 0 {
 		opt.SyncEvery = 64
 	}

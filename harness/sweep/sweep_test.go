@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/suite"
@@ -179,6 +180,33 @@ func TestResumeAfterInterruption(t *testing.T) {
 		t.Errorf("resume: %+v; want %d skipped and the rest done", sum, len(lines)-1)
 	}
 	sameRecords(t, canon(t, want), canon(t, path))
+}
+
+// TestRealRunsOneAtATime: a suite on real GPUs runs one run at a time
+// whatever -j says, since each run uses the GPUs alone.
+func TestRealRunsOneAtATime(t *testing.T) {
+	s := load(t, strings.Replace(base, "[suite]\n", "[suite]\nexecutor = \"cuda\"\n", 1))
+	var now, most atomic.Int32
+	runner := func(c run.Config) (run.Record, error) {
+		if c.Executor != "cuda" {
+			t.Errorf("executor %q", c.Executor)
+		}
+		n := now.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		time.Sleep(2 * time.Millisecond) // long enough for another run to start, were it allowed
+		defer now.Add(-1)
+		c.Executor = "sim" // no GPU here: the simulator stands in
+		return run.Run(c)
+	}
+	var log strings.Builder
+	sum := sweep(t, context.Background(), s, Options{Jobs: 4, Output: filepath.Join(t.TempDir(), "r.jsonl"), Runner: runner, Log: &log})
+	if sum.Done < 2 || most.Load() != 1 {
+		t.Errorf("%d runs, at most %d at once; want one at a time", sum.Done, most.Load())
+	}
+	if !strings.Contains(log.String(), "one run at a time") {
+		t.Errorf("the log does not say why -j is ignored: %q", log.String())
+	}
 }
 
 func TestCorruptLineIsAnError(t *testing.T) {

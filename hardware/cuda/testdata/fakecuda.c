@@ -78,6 +78,7 @@ struct device {
 	size_t used;
 	int64_t null_t;    /* legacy default stream */
 	int64_t eng[3];    /* H2D, D2H, compute */
+	int loaded;        /* cuBLAS's kernels loaded (FAKE_CUDA_LOAD_US) */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -172,8 +173,10 @@ static void set_done(struct stream *s, int dev, int64_t t)
 }
 
 /* op advances the timelines for one operation of duration ns. Called with
- * mu held. s == NULL means the default stream of the current device. */
-static cudaError_t op_locked(void *handle, int engine, double ns)
+ * mu held. s == NULL means the default stream of the current device. A
+ * cuBLAS kernel's first launch on a device also pays FAKE_CUDA_LOAD_US, as
+ * CUDA's lazy module loading (the default since CUDA 12.2) does. */
+static cudaError_t op_locked(void *handle, int engine, double ns, int blas)
 {
 	struct stream *s = NULL;
 	int dev = cur_dev;
@@ -188,6 +191,10 @@ static cudaError_t op_locked(void *handle, int engine, double ns)
 		return cudaSuccess;
 	}
 	ns += env_num("FAKE_CUDA_LAUNCH_US", 0) * 1000;
+	if (blas && !devs[dev].loaded) {
+		devs[dev].loaded = 1;
+		ns += env_num("FAKE_CUDA_LOAD_US", 0) * 1000;
+	}
 	int64_t start = max64(ready(s, dev), devs[dev].eng[engine]);
 	int64_t end = start + (int64_t)llround(ns);
 	devs[dev].eng[engine] = end;
@@ -204,7 +211,7 @@ static void observe(int64_t t)
 EXPORT int HOOK(stream_op)(void *stream, int engine, double ns)
 {
 	pthread_mutex_lock(&mu);
-	int rc = op_locked(stream, engine, ns);
+	int rc = op_locked(stream, engine, ns, 1);
 	pthread_mutex_unlock(&mu);
 	return rc;
 }
@@ -217,14 +224,16 @@ EXPORT int HOOK(dev_range)(const void *p, size_t bytes)
 	return ok;
 }
 
-/* fakecuda_reset zeroes every clock, so a test can measure from a clean
- * state; allocations, streams and events stay valid. */
+/* fakecuda_reset zeroes every clock and unloads cuBLAS's kernels, so a
+ * test can measure from a clean state; allocations, streams and events stay
+ * valid. */
 EXPORT void fakecuda_reset(void)
 {
 	pthread_mutex_lock(&mu);
 	for (int i = 0; i < MAX_DEV; i++) {
 		devs[i].null_t = 0;
 		memset(devs[i].eng, 0, sizeof devs[i].eng);
+		devs[i].loaded = 0;
 	}
 	for (struct stream *x = streams; x; x = x->next)
 		x->t = 0;
@@ -434,7 +443,7 @@ EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, int kin
 		goto out;
 	}
 	memmove(dst, src, n);
-	rc = op_locked(stream, engine, gbps > 0 ? (double)n / gbps : 0);
+	rc = op_locked(stream, engine, gbps > 0 ? (double)n / gbps : 0, 0);
 out:
 	pthread_mutex_unlock(&mu);
 	return rc;
@@ -452,7 +461,7 @@ EXPORT cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, void *stream)
 		goto out;
 	}
 	memset(dst, value, n);
-	rc = op_locked(stream, ENG_COMPUTE, 0);
+	rc = op_locked(stream, ENG_COMPUTE, 0, 0);
 out:
 	pthread_mutex_unlock(&mu);
 	return rc;
