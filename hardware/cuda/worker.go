@@ -108,3 +108,35 @@ func (w *Worker) Close() {
 	w.mu.Unlock()
 	<-w.done
 }
+
+// Thread makes the CUDA calls of several devices from one goroutine, locked
+// to its OS thread, setting the current device only when it changes. A
+// Worker hands every call to another thread and back: on an H100 in a VM
+// that cost the executor's host loop 77 µs between a copy's end and the
+// next copy's start (a copy of a 2D tile takes 276 µs).
+type Thread struct {
+	r   *Runtime
+	cur int // the thread's current device; -1 until the first call
+}
+
+// LockThread locks the calling goroutine to its OS thread until Unlock; the
+// goroutine then makes every call of the Thread.
+func (r *Runtime) LockThread() *Thread {
+	runtime.LockOSThread()
+	return &Thread{r: r, cur: -1}
+}
+
+// Unlock releases the OS thread (its current device stays set).
+func (t *Thread) Unlock() { runtime.UnlockOSThread() }
+
+// Do runs fn with dev current. Only the goroutine that locked the Thread
+// may call it.
+func (t *Thread) Do(dev int, fn func() error) error {
+	if t.cur != dev {
+		if err := t.r.SetDevice(dev); err != nil {
+			return err
+		}
+		t.cur = dev
+	}
+	return fn()
+}

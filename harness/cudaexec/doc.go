@@ -17,9 +17,10 @@
 // trace event for event; TestMakespanMatchesSim requires the same of the
 // CUDA backend on the fake's virtual clock.
 //
-// Per GPU the executor has a copy stream, a compute stream with one cuBLAS
-// handle bound to it, and a Worker (a locked OS thread) making its CUDA
-// calls. A load is a cudaMemcpyAsync from pinned host memory (every data,
+// Per GPU the executor has a copy stream and a compute stream with one
+// cuBLAS handle bound to it; the host loop makes every CUDA call from its
+// own locked OS thread (cuda.Thread), switching the current device as
+// needed, so that it reacts to a completion without a hand-off. A load is a cudaMemcpyAsync from pinned host memory (every data,
 // filled with deterministic values) into a slab of the data's size,
 // between two events. A popped task is queued on the compute stream as
 // soon as its inputs are resident or loading (cudaStreamWaitEvent on the

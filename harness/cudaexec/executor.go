@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/hardware/cuda"
@@ -65,6 +64,10 @@ func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 	if x.rt, err = cuda.Open(); err != nil {
 		return nil, "", noGPU(err)
 	}
+	// Every CUDA call from this goroutine's thread (cuda.Thread): the host
+	// loop reacts to a completion without handing calls to other threads.
+	x.th = x.rt.LockThread()
+	defer x.th.Unlock()
 	info, err := x.rt.Info()
 	if err != nil {
 		return nil, "", fmt.Errorf("querying the CUDA devices: %w", err)
@@ -138,9 +141,10 @@ func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 }
 
 // executor is the machine's backend on CUDA. The host loop in RunWith owns
-// the machine; each GPU's CUDA calls run on its Worker's locked thread.
+// the machine and makes every CUDA call, from its locked thread (x.th).
 type executor struct {
 	rt      *cuda.Runtime
+	th      *cuda.Thread // the host loop's thread, which makes every CUDA call
 	m       *sim.Engine
 	w       *workloads.Workload
 	opt     Options
@@ -158,11 +162,10 @@ type executor struct {
 
 // device is one GPU: a copy stream for loads (one at a time, as the
 // machine allows), a compute stream with a cuBLAS handle, and the data
-// slabs. Times are seconds since origin, an event recorded on every GPU
-// at the same instant (see recordOrigins).
+// slabs. Times are seconds since origin, an event recorded on every idle
+// GPU, back to back (see recordOrigins).
 type device struct {
 	g       int
-	w       *cuda.Worker
 	copyS   cuda.Stream
 	compS   cuda.Stream
 	blas    cuda.Blas
@@ -221,16 +224,12 @@ func (x *executor) setup(maxC int64) error {
 	var total uint64
 	x.hostAt, total = layout(sizes)
 	for g := 0; g < p.GPUs; g++ {
-		w, err := x.rt.NewWorker(g)
-		if err != nil {
-			return err
-		}
 		nd := len(x.w.Data)
-		x.devs = append(x.devs, &device{g: g, w: w, slab: make([]cuda.DevPtr, nd), residentAt: make([]float64, nd),
+		x.devs = append(x.devs, &device{g: g, slab: make([]cuda.DevPtr, nd), residentAt: make([]float64, nd),
 			pool: slabPool{limit: p.MemoryBytes, free: map[int64][]cuda.DevPtr{}, size: map[cuda.DevPtr]int64{}}})
 	}
 	d0 := x.devs[0]
-	err := d0.w.Do(func() error {
+	err := x.on(d0, func() error {
 		var err error
 		if x.host, err = x.rt.MallocHost(total); err != nil {
 			return fmt.Errorf("pinning %.1f MiB of host memory for the data: %w", float64(total)/hardware.MiB, err)
@@ -253,13 +252,13 @@ func (x *executor) setup(maxC int64) error {
 	}
 	x.fill()
 	for _, d := range x.devs {
-		if err := d.w.Do(func() error { return x.setupDevice(d, maxC) }); err != nil {
+		if err := x.on(d, func() error { return x.setupDevice(d, maxC) }); err != nil {
 			return fmt.Errorf("GPU %d: %w", d.g, err)
 		}
 	}
 	// Every GPU idle, so that the origins (StartClock) mark one instant.
 	for _, d := range x.devs {
-		if err := d.w.Do(x.rt.DeviceSynchronize); err != nil {
+		if err := x.on(d, x.rt.DeviceSynchronize); err != nil {
 			return err
 		}
 	}
@@ -278,33 +277,25 @@ func (x *executor) StartClock() error {
 	return x.recordOrigins()
 }
 
-// recordOrigins records every GPU's time origin at one instant: each
-// worker waits inside Do at a barrier, and all record as soon as it opens,
-// so the GPU clocks agree to within a thread's reaction time.
+// recordOrigins records every GPU's time origin: one event on each
+// compute stream, queued back to back on idle GPUs (microseconds apart),
+// then waited for.
 func (x *executor) recordOrigins() error {
-	var arrived, recorded sync.WaitGroup
-	var open atomic.Bool
-	errs := make([]error, len(x.devs))
-	arrived.Add(len(x.devs))
-	for i, d := range x.devs {
-		recorded.Go(func() {
-			errs[i] = d.w.Do(func() error {
-				arrived.Done()
-				for !open.Load() {
-					runtime.Gosched()
-				}
-				if err := x.rt.Record(d.origin, d.compS); err != nil {
-					return err
-				}
-				return x.rt.Synchronize(d.origin)
-			})
-		})
+	for _, d := range x.devs {
+		if err := x.on(d, func() error { return x.rt.Record(d.origin, d.compS) }); err != nil {
+			return err
+		}
 	}
-	arrived.Wait()
-	open.Store(true)
-	recorded.Wait()
-	return errors.Join(errs...)
+	for _, d := range x.devs {
+		if err := x.on(d, func() error { return x.rt.Synchronize(d.origin) }); err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// on runs fn with d's GPU current, on the host loop's thread.
+func (x *executor) on(d *device, fn func() error) error { return x.th.Do(d.g, fn) }
 
 // fill writes every data's deterministic values, in parallel.
 func (x *executor) fill() {
@@ -431,7 +422,7 @@ func (x *executor) newEvent(d *device) (cuda.Event, error) {
 // close releases everything; errors are ignored, the run's own matter.
 func (x *executor) close() {
 	for _, d := range x.devs {
-		d.w.Do(func() error {
+		x.on(d, func() error {
 			x.rt.DeviceSynchronize()
 			for _, ev := range d.events {
 				x.rt.DestroyEvent(ev)
@@ -454,7 +445,7 @@ func (x *executor) close() {
 		})
 	}
 	if len(x.devs) > 0 {
-		x.devs[0].w.Do(func() error {
+		x.on(x.devs[0], func() error {
 			if x.host.Len() > 0 {
 				x.rt.FreeHost(x.host)
 			}
@@ -464,9 +455,6 @@ func (x *executor) close() {
 			return nil
 		})
 	}
-	for _, d := range x.devs {
-		d.w.Close()
-	}
 }
 
 // startLoad queues the copy of d on g's copy stream between two events.
@@ -475,7 +463,7 @@ func (x *executor) StartLoad(g, d int, prefetch bool, trace int) {
 	x.seq++
 	o := &op{id: d, prefetch: prefetch, seq: x.seq, issued: x.m.Now(), trace: trace}
 	bytes := x.w.Data[d].Bytes
-	err := dev.w.Do(func() error {
+	err := x.on(dev, func() error {
 		slab, err := dev.pool.get(x.rt, bytes)
 		if err != nil {
 			return err
@@ -567,7 +555,7 @@ func (x *executor) issue(g, task int) {
 	in := x.w.Tasks[task].Inputs
 	x.seq++
 	o := &op{task: true, id: task, seq: x.seq, issued: x.m.Now(), trace: -1}
-	err := dev.w.Do(func() error {
+	err := x.on(dev, func() error {
 		for _, d := range in {
 			if x.m.Resident(g, d) {
 				continue
@@ -637,7 +625,7 @@ func (x *executor) poll() (best *op, bestG int, busy bool, waiting int) {
 		}
 		var ends [2]float64
 		var done [2]bool
-		err := dev.w.Do(func() error {
+		err := x.on(dev, func() error {
 			for i, o := range cands {
 				ms, err := x.rt.ElapsedMs(dev.origin, o.end)
 				var ce *cuda.Error
@@ -671,7 +659,7 @@ func (x *executor) poll() (best *op, bestG int, busy bool, waiting int) {
 func (x *executor) deliver(g int, o *op) {
 	dev := x.devs[g]
 	var startMs, durMs float32
-	err := dev.w.Do(func() error {
+	err := x.on(dev, func() error {
 		// The host has now seen the event (the fake's virtual clock
 		// advances to it; on CUDA it is already complete).
 		if _, err := x.rt.Query(o.end); err != nil {
@@ -727,7 +715,7 @@ func (x *executor) setTime(trace int, t float64) {
 // output waits for the C copies and hands each tile to Options.Output.
 func (x *executor) output() error {
 	for _, d := range x.devs {
-		if err := d.w.Do(x.rt.DeviceSynchronize); err != nil {
+		if err := x.on(d, x.rt.DeviceSynchronize); err != nil {
 			return err
 		}
 	}
