@@ -43,16 +43,53 @@ const referenceIterations = 11
 
 var refCache sync.Map // path -> []paper.RefPoint
 
-// LoadReference reads the reference CSV once per process.
+// LoadReference reads the reference CSV once per process. A results file
+// (.jsonl) is a reference too: its runs are the measured points, each series
+// the suite that wrote them and each scheduler a label (real runs of the
+// CUDA executor, beside their simulated twin).
 func LoadReference(path string) ([]paper.RefPoint, error) {
 	if v, ok := refCache.Load(path); ok {
 		return v.([]paper.RefPoint), nil
 	}
-	pts, err := paper.LoadReference(path)
+	var pts []paper.RefPoint
+	var err error
+	if IsResultsReference(path) {
+		pts, err = resultsReference(path)
+	} else {
+		pts, err = paper.LoadReference(path)
+	}
 	if err != nil {
 		return nil, err
 	}
 	refCache.Store(path, pts)
+	return pts, nil
+}
+
+// IsResultsReference says whether a reference is a results file of
+// memsched's own (real) runs rather than the papers' measurements.
+func IsResultsReference(path string) bool { return strings.HasSuffix(path, ".jsonl") }
+
+func resultsReference(path string) ([]paper.RefPoint, error) {
+	recs, err := LoadRecords(path)
+	if err != nil {
+		return nil, err
+	}
+	var pts []paper.RefPoint
+	for _, r := range recs {
+		if r.Error != "" || r.Suite == "" || r.Label == "" {
+			continue
+		}
+		n, ok := r.Point["n"].(float64) // the sweep's coordinate (JSON number)
+		if !ok {
+			continue
+		}
+		pts = append(pts, paper.RefPoint{Figure: r.Suite, Workload: r.Workload, Scheduler: r.Label, GPUs: r.GPUs,
+			MemoryMB: float64(r.MemoryBytes) / (1 << 20), N: int(n), WorkingSetMiB: r.WorkingSet, GFlops: r.GFlops,
+			GFlopsDev: math.NaN(), TransfersMB: math.NaN(), Source: path})
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("%s: no successful run of a suite to compare with", path)
+	}
 	return pts, nil
 }
 

@@ -28,8 +28,8 @@ func FitPairs(suites map[string]*SuiteResults, spec *paper.FitSpec) ([]paper.Fit
 	seen := map[[2]string]bool{}
 	for _, k := range keys {
 		sr := suites[k]
-		if sr.Set == nil {
-			continue
+		if sr.Set == nil || sr.Set.Suite == nil || IsResultsReference(sr.Set.Suite.Report.ReferenceCSV) {
+			continue // the fit's pairs are the papers' measurements only
 		}
 		fids, err := sr.Set.Fidelity()
 		if err != nil {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -367,5 +368,71 @@ func TestSummariseFidelity(t *testing.T) {
 	})
 	if s.TrainPairs != 1 || s.TestPairs != 3 || s.TestGFlops != 8 || s.TestTransfers != 20 || s.TrainGFlops != 2 || s.WithinGoal != 2 {
 		t.Errorf("%+v", s)
+	}
+}
+
+// TestResultsAsReference: a results file of real runs is a suite's measured
+// series (the simulated twin of a CUDA suite): pairs by N, the MAPE against
+// the real runs, and none of it in the fit's pairs (the papers' only).
+func TestResultsAsReference(t *testing.T) {
+	real, err := suite.Parse("suites/test.toml", []byte(testSuite))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "real.jsonl")
+	var lines []byte
+	idx := map[string]int{}
+	for _, r := range real.Runs() {
+		rec := r.Record()
+		rec.GFlops = map[string][]float64{"EAGER": {80, 100}, "DMDAR": {100, 125}}[r.Label][idx[r.Label]]
+		idx[r.Label]++
+		b, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(append(lines, b...), '\n')
+	}
+	if err := os.WriteFile(path, lines, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(testSuite, "[report]\n", "[report]\nreference_csv = \""+path+"\"\n", 1) + "[[report.reference]]\nfigure = \"report-test\"\n"
+	s, err := suite.Parse("suites/twin.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckReferences(s); err != nil {
+		t.Fatal(err)
+	}
+	var recs []run.Record
+	idx = map[string]int{}
+	for _, r := range s.Runs() { // simulated: EAGER 100 and 100, DMDAR 100 and 100
+		rec := r.Record()
+		rec.GFlops, rec.MakespanS = 100, 1
+		recs = append(recs, rec)
+	}
+	set := NewSet(s, recs, make([]string, len(recs)))
+	fid, err := set.Fidelity()
+	if err != nil || len(fid) != 2 {
+		t.Fatalf("fidelity %+v, %v", fid, err)
+	}
+	for _, fd := range fid {
+		// EAGER: |100-80|/80 and 0 -> 12.5%; DMDAR: 0 and |100-125|/125 -> 10%.
+		want := map[string]float64{"EAGER": 12.5, "DMDAR": 10}[fd.Label]
+		if len(fd.Pairs) != 2 || math.Abs(fd.MAPE-want) > 1e-9 {
+			t.Errorf("%s: %d pairs, MAPE %g, want 2 and %g", fd.Label, len(fd.Pairs), fd.MAPE, want)
+		}
+	}
+	pairs, err := FitPairs(map[string]*SuiteResults{"suites/twin.toml": {Suite: s, Set: set}}, nil)
+	if err != nil || len(pairs) != 0 {
+		t.Errorf("the fit counts the real runs: %+v, %v", pairs, err)
+	}
+	var md bytes.Buffer
+	d, err := Build(set, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Markdown(&md)
+	if !strings.Contains(md.String(), "Fidelity against the real runs of real.jsonl") || !strings.Contains(md.String(), "| real runs |") {
+		t.Errorf("report:\n%s", md.String())
 	}
 }

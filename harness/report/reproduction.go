@@ -190,7 +190,7 @@ func Reproduction(claims []paper.Claim, suites map[string]*SuiteResults, opt Opt
 			return nil, err
 		}
 		if len(fid) > 0 {
-			d.Sections = append(d.Sections, Section{Title: "Fidelity (MAPE against the V100 measurements)", Level: 3, Tables: []Table{fidelityTable(fid, opt.Fit)}})
+			d.Sections = append(d.Sections, fidelitySection(sr.Set, fid, opt.Fit, 3))
 		}
 		if len(sr.Figures) > 0 {
 			d.Sections = append(d.Sections, figureSection(k, sr, opt))
