@@ -348,7 +348,7 @@ func (x *executor) setupDevice(d *device, maxC int64) error {
 // since CUDA 12.2), so without it the run's first task also paid cuBLAS's
 // loading: 77-104 ms on an H100 (CUDA 13.0), where the task takes 0.18 ms.
 // The papers' runs start the clock after StarPU's initialisation and
-// calibration runs, with the kernels loaded. Call on d's worker.
+// calibration runs, with the kernels loaded. Call with d current (x.on).
 func (x *executor) warmUp(d *device) error {
 	var shapes []gemmShape
 	var words uint64 // the largest A or B
@@ -363,24 +363,17 @@ func (x *executor) warmUp(d *device) error {
 		return fmt.Errorf("allocating %d bytes to warm up: %w", 4*words, err)
 	}
 	defer x.rt.Free(buf)
-	start, err := x.newEvent(d)
-	if err != nil {
-		return err
-	}
-	end, err := x.newEvent(d)
-	if err != nil {
-		return err
-	}
-	defer func() { d.spare = append(d.spare, start, end) }()
-	// Events for the first operations (two each), made before the clock:
-	// on an H100 the first load started 0.25-0.6 ms after the origin.
-	for range 16 {
-		ev, err := x.newEvent(d)
-		if err != nil {
+	// Two events for the warm-up, and those of the run's first operations
+	// (two each), made before the clock: on an H100 the first load started
+	// 0.25-0.6 ms after the origin when they were made on demand.
+	evs := make([]cuda.Event, 18)
+	for i := range evs {
+		if evs[i], err = x.newEvent(d); err != nil {
 			return err
 		}
-		defer func() { d.spare = append(d.spare, ev) }()
 	}
+	defer func() { d.spare = append(d.spare, evs...) }()
+	start, end := evs[0], evs[1]
 	// The copy: a slice of the pinned data, as a load copies.
 	n := min(4*max(words, 64), x.host.Len())
 	if err := x.rt.Record(start, d.copyS); err != nil {

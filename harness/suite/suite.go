@@ -54,7 +54,9 @@
 // or file (a workload JSON instead of a generator); [[scheduler]]
 // charge_sched_time overrides the suite's for one block; [report] lines
 // (ceiling, one_matrix, both_matrices, all_inputs, lower_bound, pcie),
-// reference_csv and style (the figures: curves against the x axis, or the
+// reference_csv (the papers' measurements by default; a results file of
+// real runs, .jsonl, whose series are its suite names, for a simulated
+// twin of a CUDA suite) and style (the figures: curves against the x axis, or the
 // bar charts of the CPU+GPU papers, see Styles). Without labels, a reference series maps its schedulers to
 // the suite labels of the same display name.
 //
