@@ -11,4 +11,5 @@ import (
 
 func init() {
 	run.RegisterExecutor("cuda", cudaexec.Run)
+	run.RegisterProbe("cuda", cudaexec.Available)
 }

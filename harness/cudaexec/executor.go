@@ -38,6 +38,15 @@ func noGPU(err error) error {
 	return fmt.Errorf("no CUDA GPU found: %w; use --executor sim (the default)", err)
 }
 
+// Available says whether this machine can run the executor: the CUDA
+// libraries load and see a GPU.
+func Available() error {
+	if _, err := cuda.Open(); err != nil {
+		return noGPU(err)
+	}
+	return nil
+}
+
 // RunWith is Run with options.
 func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 	if cfg.Platform != nil && cfg.Platform.Topology.NVLink {

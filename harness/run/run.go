@@ -66,6 +66,29 @@ var executors = map[string]Executor{
 // RegisterExecutor adds an executor (the CUDA one lives in its own package).
 func RegisterExecutor(name string, ex Executor) { executors[name] = ex }
 
+// probes say whether an executor can run on this machine (RegisterProbe).
+var probes = map[string]func() error{}
+
+// RegisterProbe gives an executor a check that it can run here (the CUDA
+// executor's: a GPU and its libraries); nil removes it.
+func RegisterProbe(name string, probe func() error) {
+	if probe == nil {
+		delete(probes, name)
+		return
+	}
+	probes[name] = probe
+}
+
+// Ready runs the executor's probe, if it has one: a sweep asks before it
+// runs or removes anything, so that a machine without a GPU neither writes
+// a row of errors nor empties a results file of real runs.
+func Ready(name string) error {
+	if p := probes[name]; p != nil {
+		return p()
+	}
+	return nil
+}
+
 // CheckExecutor says whether an executor name is known ("" is the simulator).
 func CheckExecutor(name string) error {
 	if _, ok := executors[name]; !ok && name != "" {

@@ -182,7 +182,16 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 		return sum, err
 	}
 	defer func() { f.Close() }() // f changes when the file is rewritten
+	ready := func() error {
+		if err := run.Ready(s.Executor); err != nil {
+			return fmt.Errorf("%s runs with executor %q, which cannot run here: %w; nothing was run or removed", s.Name, s.Executor, err)
+		}
+		return nil
+	}
 	if opt.Fresh {
+		if err := ready(); err != nil {
+			return sum, err
+		}
 		if err := f.Truncate(0); err != nil {
 			return sum, err
 		}
@@ -192,6 +201,11 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 		return sum, err
 	}
 	p := plan(s, runs, lines, opt.RetryErrors)
+	if len(p.todo) > 0 { // before rewriting away the records it supersedes
+		if err := ready(); err != nil {
+			return sum, err
+		}
+	}
 	switch {
 	case len(p.keep) != len(lines):
 		f, err = rewrite(f, out, p.keep)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,6 +207,31 @@ func TestRealRunsOneAtATime(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "one run at a time") {
 		t.Errorf("the log does not say why -j is ignored: %q", log.String())
+	}
+}
+
+// TestExecutorNotReady: where the executor cannot run (no GPU), a sweep
+// stops before it runs anything or removes a record, --fresh included.
+func TestExecutorNotReady(t *testing.T) {
+	real := load(t, strings.Replace(base, "[suite]\n", "[suite]\nexecutor = \"cuda\"\n", 1))
+	path := filepath.Join(t.TempDir(), "real.jsonl")
+	sim := func(c run.Config) (run.Record, error) { c.Executor = "sim"; return run.Run(c) }
+	sweep(t, context.Background(), real, Options{Output: path, Runner: sim, Only: []string{"EAGER"}})
+	before, _ := os.ReadFile(path)
+	run.RegisterProbe("cuda", func() error { return errors.New("no GPU here") })
+	defer run.RegisterProbe("cuda", nil)
+	for _, fresh := range []bool{false, true} {
+		_, err := Run(context.Background(), real, Options{Output: path, Runner: sim, Fresh: fresh})
+		if err == nil || !strings.Contains(err.Error(), "no GPU here") || !strings.Contains(err.Error(), "nothing was run or removed") {
+			t.Errorf("fresh %v: %v", fresh, err)
+		}
+		if after, _ := os.ReadFile(path); !bytes.Equal(before, after) || len(before) == 0 {
+			t.Errorf("fresh %v: the results file changed (%d bytes before, %d after)", fresh, len(before), len(after))
+		}
+	}
+	// Nothing to do: no probe needed.
+	if _, err := Run(context.Background(), real, Options{Output: path, Runner: sim, Only: []string{"EAGER"}}); err != nil {
+		t.Errorf("all runs present: %v", err)
 	}
 }
 
