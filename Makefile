@@ -65,11 +65,16 @@ fit: build
 # A sweep resumes where it stopped, so rerunning after an interruption (or
 # after adding a scheduler block) only runs what is missing, and after a
 # scheduler or model version bump only that code's runs.
-reproduce: build
-	@set -e; for s in $(SUITES); do \
+# sweep-each sweeps the suites $(1), each into its results file.
+define sweep-each
+	@set -e; for s in $(1); do \
 	  r=results/$${s#suites/}; \
 	  $(BIN) sweep $$s $(SWEEP) -o $${r%.toml}.jsonl; \
 	done
+endef
+
+reproduce: build
+	$(call sweep-each,$(SUITES))
 	$(BIN) report --reproduction paper/REPRODUCTION.md --claims paper --suites suites \
 	  --figures paper/figures --headline README.md --fit $(FIT) $(RESULTS) $(wildcard $(SLOWRES) $(GPURES))
 
@@ -78,17 +83,11 @@ reproduce-fresh:
 	$(MAKE) reproduce SWEEP="--fresh $(SWEEP)"
 
 reproduce-slow: build
-	@set -e; for s in $(SLOW); do \
-	  r=results/$${s#suites/}; \
-	  $(BIN) sweep $$s $(SWEEP) -o $${r%.toml}.jsonl; \
-	done
+	$(call sweep-each,$(SLOW))
 	$(MAKE) reproduce
 
 reproduce-gpu: build
-	@set -e; for s in $(GPU); do \
-	  r=results/$${s#suites/}; \
-	  $(BIN) sweep $$s $(SWEEP) -o $${r%.toml}.jsonl; \
-	done
+	$(call sweep-each,$(GPU))
 	$(MAKE) reproduce
 
 # The preview limits each run to 20 s: a point that takes longer shows as a
