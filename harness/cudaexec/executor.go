@@ -42,7 +42,7 @@ func noGPU(err error) error {
 // libraries load and see a GPU.
 func Available() error {
 	if _, err := cuda.Open(); err != nil {
-		return noGPU(err)
+		return fmt.Errorf("no CUDA GPU found: %w", err)
 	}
 	return nil
 }

@@ -184,7 +184,7 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	defer func() { f.Close() }() // f changes when the file is rewritten
 	ready := func() error {
 		if err := run.Ready(s.Executor); err != nil {
-			return fmt.Errorf("%s runs with executor %q, which cannot run here: %w; nothing was run or removed", s.Name, s.Executor, err)
+			return fmt.Errorf("%s runs with executor %q, which cannot run here: %w; nothing was run or removed (run it where it can, or set the suite's executor)", s.Name, s.Executor, err)
 		}
 		return nil
 	}
