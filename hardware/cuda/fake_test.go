@@ -406,6 +406,32 @@ func TestWorkerKeepsDevice(t *testing.T) {
 	}
 }
 
+// TestThreadSwitchesDevice: a Thread's calls act on the device they name,
+// across switches and Go's scheduling, from the one locked goroutine; an
+// unknown device is an error, not a silent stay on the previous one.
+func TestThreadSwitchesDevice(t *testing.T) {
+	r := openFake(t)
+	t.Setenv("FAKE_CUDA_DEVICES", "3")
+	th := r.LockThread()
+	defer th.Unlock()
+	defer r.SetDevice(0) // a device every test has, for the pooled thread
+	for i, dev := range []int{2, 2, 0, 1, 1, 2, 0} {
+		err := th.Do(dev, func() error {
+			runtime.Gosched()
+			if got := must(r.GetDevice()); got != dev {
+				return fmt.Errorf("call %d for device %d ran on device %d", i, dev, got)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := th.Do(7, func() error { t.Error("ran on an unknown device"); return nil }); !strings.Contains(fmt.Sprint(err), "cudaErrorInvalidDevice") {
+		t.Errorf("Do(7) = %v", err)
+	}
+}
+
 func TestNoDevice(t *testing.T) {
 	useFake(t, false)
 	t.Setenv("CUDA_VISIBLE_DEVICES", "")
