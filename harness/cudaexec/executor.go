@@ -33,16 +33,15 @@ func Run(cfg sim.Config) (*sim.Stats, string, error) { return RunWith(cfg, Optio
 // later growth.
 const wholeMemoryReserve = 256 * hardware.MiB
 
-// noGPU is the one message for "this machine cannot run the cuda executor".
-func noGPU(err error) error {
-	return fmt.Errorf("no CUDA GPU found: %w; use --executor sim (the default)", err)
-}
+// noGPU is the one message for "this machine cannot run the cuda executor";
+// a run adds how to run anyway (a sweep says it in its own terms).
+func noGPU(err error) error { return fmt.Errorf("no CUDA GPU found: %w", err) }
 
 // Available says whether this machine can run the executor: the CUDA
 // libraries load and see a GPU.
 func Available() error {
 	if _, err := cuda.Open(); err != nil {
-		return fmt.Errorf("no CUDA GPU found: %w", err)
+		return noGPU(err)
 	}
 	return nil
 }
@@ -71,7 +70,7 @@ func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 		maxC = max(maxC, 4*int64(x.shapes[i].m)*int64(x.shapes[i].n))
 	}
 	if x.rt, err = cuda.Open(); err != nil {
-		return nil, "", noGPU(err)
+		return nil, "", fmt.Errorf("%w; use --executor sim (the default)", noGPU(err))
 	}
 	// Every CUDA call from this goroutine's thread (cuda.Thread): the host
 	// loop reacts to a completion without handing calls to other threads.

@@ -260,32 +260,27 @@ func unit(u string) string {
 // or the real runs of a results file (reference_csv = "results/....jsonl"),
 // which no fit uses.
 func fidelitySection(set *Set, fid []Fidelity, spec *paper.FitSpec, level int) Section {
-	title, t := "Fidelity against the V100 measurements", fidelityTable(fid, spec)
+	title := "Fidelity against the V100 measurements"
+	measured := "Transfers: the reference sums 11 iterations, compared per iteration. Set: the fit's training or test series."
+	setOf := func(f Fidelity) string { return setName(spec != nil && spec.IsTrain(f.Figure)) }
 	if ref := set.Suite.Report.ReferenceCSV; IsResultsReference(ref) {
 		title = "Fidelity against the real runs of " + lastElem(ref)
-		t.Caption = strings.Replace(t.Caption, "Transfers: the reference sums 11 iterations, compared per iteration. Set: the fit's training or test series.",
-			"Measured: one real run per point (memsched's CUDA executor), used by no fit.", 1)
-		for _, r := range t.Rows {
-			r[0] = "real runs"
-		}
+		measured = "Measured: one real run per point (memsched's CUDA executor), used by no fit."
+		setOf = func(Fidelity) string { return "real runs" }
 	}
-	return Section{Title: title, Level: level, Tables: []Table{t}}
-}
-
-func fidelityTable(fs []Fidelity, spec *paper.FitSpec) Table {
 	t := Table{
-		Caption: "Simulated against measured GFlop/s on the same N, GPUs and memory: MAPE = mean |sim − measured| / measured; bias = mean (sim − measured) / measured (> 0: the simulation is optimistic). Transfers: the reference sums 11 iterations, compared per iteration. Set: the fit's training or test series.",
+		Caption: "Simulated against measured GFlop/s on the same N, GPUs and memory: MAPE = mean |sim − measured| / measured; bias = mean (sim − measured) / measured (> 0: the simulation is optimistic). " + measured,
 		Header:  []string{"set", "reference series", "scheduler", "points", "GFlop/s MAPE", "bias", "transfers MAPE", "unmatched"},
 		Right:   []bool{false, false, false, true, true, true, true, true},
 	}
-	for _, f := range fs {
+	for _, f := range fid {
 		tm := "—"
 		if f.TransfersN > 0 {
 			tm = fmt.Sprintf("%.1f%% (%d)", f.TransfersMAPE, f.TransfersN)
 		}
-		t.Rows = append(t.Rows, []string{setName(spec != nil && spec.IsTrain(f.Figure)), f.Figure, f.Label, strconv.Itoa(len(f.Pairs)), pct1(f.MAPE), signedPct(f.Bias), tm, strconv.Itoa(f.Unmatched)})
+		t.Rows = append(t.Rows, []string{setOf(f), f.Figure, f.Label, strconv.Itoa(len(f.Pairs)), pct1(f.MAPE), signedPct(f.Bias), tm, strconv.Itoa(f.Unmatched)})
 	}
-	return t
+	return Section{Title: title, Level: level, Tables: []Table{t}}
 }
 
 func metricTable(set *Set, metric string) Table {
