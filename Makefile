@@ -5,6 +5,8 @@
 #   make reproduce-fresh   the same, rerunning every run from scratch
 #   make reproduce-slow    the suites too slow for the above (about 10 minutes on 2 cores), then the report
 #   make reproduce-gpu     the suites on real GPUs (an NVIDIA GPU and CUDA needed), then the report
+#   make reproduce-starpu  the suites with a peer file, on StarPU itself in SimGrid (a StarPU build
+#                          named by MEMSCHED_STARPU and MEMSCHED_STARPU_PERFMODELS), then the report
 
 GO      ?= go
 BIN     := bin/memsched
@@ -28,10 +30,14 @@ RESULTS := $(patsubst suites/%.toml,results/%.jsonl,$(SUITES))
 SLOWRES := $(patsubst suites/%.toml,results/%.jsonl,$(SLOW))
 GPURES  := $(patsubst suites/%.toml,results/%.jsonl,$(GPU))
 QUICK   := out/quick
+# Suites compared with StarPU itself ([report] peer = "results/<suite>.starpu.jsonl"): `make
+# reproduce` simulates them like any suite and compares with their checked-in peer files;
+# `make reproduce-starpu` remakes the peer files on a StarPU build (harness/starpuexec).
+PEER    := $(sort $(shell grep -l '^peer *=' suites/*.toml suites/*/*.toml))
 
 FIT     := paper/fit/v100-gemini.toml
 
-.PHONY: reproduce-slow reproduce-gpu build test bench fit reproduce reproduce-fresh reproduce-quick
+.PHONY: reproduce-slow reproduce-gpu reproduce-starpu build test bench fit reproduce reproduce-fresh reproduce-quick
 
 # -trimpath: the binary does not embed the checkout's path, so every clone of
 # a commit builds the same binary, and a second clone reuses the build cache
@@ -88,6 +94,13 @@ reproduce-slow: build
 
 reproduce-gpu: build
 	$(call sweep-each,$(GPU))
+	$(MAKE) reproduce
+
+reproduce-starpu: build
+	@set -e; for s in $(PEER); do \
+	  r=results/$${s#suites/}; \
+	  $(BIN) sweep $$s --executor starpu $(SWEEP) -o $${r%.toml}.starpu.jsonl; \
+	done
 	$(MAKE) reproduce
 
 # The preview limits each run to 20 s: a point that takes longer shows as a

@@ -28,7 +28,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "random seed (workload generation and scheduler ties)")
 	charge := fs.Bool("charge-sched-time", false, "charge the scheduler's wall time to the simulated timeline (as real runs do)")
 	tracePath := fs.String("trace", "", "write a JSON Lines trace of every event to this file")
-	executor := fs.String("executor", "sim", "sim (discrete-event simulator) or cuda (real GPUs)")
+	executor := fs.String("executor", "sim", "sim (discrete-event simulator), cuda (real GPUs) or starpu (StarPU itself in SimGrid: MEMSCHED_STARPU, MEMSCHED_STARPU_PERFMODELS)")
 	simProfile := fs.String("sim-profile", "", "write where each worker's simulated time went (compute, wait fetch by data, idle, scheduling) to this file in pprof's format (go tool pprof -top FILE)")
 	var prof profileFlags
 	prof.register(fs)

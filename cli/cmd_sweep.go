@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/memsched/memsched/harness/report"
+	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/suite"
 	"github.com/memsched/memsched/harness/sweep"
 )
@@ -78,6 +79,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fresh := fs.Bool("fresh", false, "empty the results file first and rerun everything (records of older code versions are rerun anyway)")
 	dry := fs.Bool("dry-run", false, "validate the suite and list what would run, without running")
 	quiet := fs.Bool("q", false, "no progress bar")
+	executor := fs.String("executor", "", "run the suite on this executor instead of its own: sim, cuda, or starpu (StarPU itself in SimGrid, for a suite's [report] peer file; MEMSCHED_STARPU, MEMSCHED_STARPU_PERFMODELS)")
 	quick := fs.Int("quick", 0, "keep at most this many values of each axis (first, last, evenly spaced): a preview whose runs are the full suite's; 0 = every value")
 	var cluster clusterFlags
 	cluster.register(fs)
@@ -111,6 +113,15 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := report.CheckReferences(s); err != nil {
 		return err
+	}
+	if *executor != "" {
+		if err := run.CheckExecutor(*executor); err != nil {
+			return fmt.Errorf("--executor: %w", err)
+		}
+		if *out == "" {
+			return fmt.Errorf("--executor %s: give the results file with -o, so that the suite's own results (results/<suite>.jsonl) are not mixed with another executor's", *executor)
+		}
+		s.Executor = *executor
 	}
 	if *out == "" {
 		*out = defaultOutput(pos[0])

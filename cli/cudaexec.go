@@ -7,9 +7,10 @@ package cli
 import (
 	"github.com/memsched/memsched/harness/cudaexec"
 	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/harness/sim"
 )
 
 func init() {
-	run.RegisterExecutor("cuda", cudaexec.Run)
+	run.RegisterExecutor("cuda", func(cfg sim.Config, _ run.Job) (*sim.Stats, string, error) { return cudaexec.Run(cfg) })
 	run.RegisterProbe("cuda", cudaexec.Available)
 }

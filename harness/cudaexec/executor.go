@@ -24,8 +24,7 @@ type Options struct {
 
 // Run executes cfg on the CUDA GPUs 0..Platform.GPUs-1 with the same
 // scheduler logic as the simulator (see the package comment) and returns
-// its totals and a description of the GPUs, driver and CUDA versions. It
-// has run.Executor's signature.
+// its totals and a description of the GPUs, driver and CUDA versions.
 func Run(cfg sim.Config) (*sim.Stats, string, error) { return RunWith(cfg, Options{}) }
 
 // wholeMemoryReserve is what a run at the whole memory leaves free for

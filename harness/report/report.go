@@ -101,6 +101,13 @@ func setSections(set *Set, opt Options, level int) ([]Section, error) {
 	if len(fid) > 0 {
 		out = append(out, fidelitySection(set, fid, opt.Fit, level))
 	}
+	pc, err := set.Peer()
+	if err != nil {
+		return nil, err
+	}
+	if pc != nil {
+		out = append(out, peerSection(pc, level))
+	}
 
 	var tables []Table
 	d2d := false

@@ -128,6 +128,13 @@ func Reproduction(claims []paper.Claim, suites map[string]*SuiteResults, opt Opt
 	if len(fitPairs) > 0 {
 		d.Sections = append(d.Sections, fidelitySections(fitPairs, opt.Fit, opt.FitResult)...)
 	}
+	peers, err := Peers(suites)
+	if err != nil {
+		return nil, err
+	}
+	if len(peers) > 0 {
+		d.Sections = append(d.Sections, peerSummary(peers))
+	}
 
 	for _, p := range pubOrder {
 		var rows [][]string
@@ -191,6 +198,9 @@ func Reproduction(claims []paper.Claim, suites map[string]*SuiteResults, opt Opt
 		}
 		if len(fid) > 0 {
 			d.Sections = append(d.Sections, fidelitySection(sr.Set, fid, opt.Fit, 3))
+		}
+		if pc := peers[k]; pc != nil {
+			d.Sections = append(d.Sections, peerSection(pc, 3))
 		}
 		if len(sr.Figures) > 0 {
 			d.Sections = append(d.Sections, figureSection(k, sr, opt))

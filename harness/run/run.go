@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/memsched/memsched/hardware"
@@ -53,14 +55,36 @@ func (e *PanicError) Error() string {
 }
 
 // Executor runs a built scheduler on a platform. The simulator is the
-// default; the CUDA executor registers itself.
-type Executor func(cfg sim.Config) (*sim.Stats, string, error)
+// default; the CUDA executor registers itself. The job names the scheduler
+// as the record does, for an executor that hands the run to another
+// runtime (StarPU itself) rather than to the built scheduler. The string
+// returned describes what ran the job (a GPU, another runtime's build) for
+// the record's provenance.
+type Executor func(cfg sim.Config, job Job) (*sim.Stats, string, error)
+
+// Job is a run as its record names it: the scheduler, its resolved
+// parameters and the workload's name.
+type Job struct {
+	Scheduler string
+	Params    map[string]string
+	Workload  string
+}
 
 var executors = map[string]Executor{
-	"sim": func(cfg sim.Config) (*sim.Stats, string, error) {
+	"sim": func(cfg sim.Config, _ Job) (*sim.Stats, string, error) {
 		st, err := sim.Run(cfg)
 		return st, "", err
 	},
+}
+
+// Executors lists the known executors' names, sorted.
+func Executors() []string {
+	names := make([]string, 0, len(executors))
+	for n := range executors {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // RegisterExecutor adds an executor (the CUDA one lives in its own package).
@@ -92,7 +116,7 @@ func Ready(name string) error {
 // CheckExecutor says whether an executor name is known ("" is the simulator).
 func CheckExecutor(name string) error {
 	if _, ok := executors[name]; !ok && name != "" {
-		return fmt.Errorf("unknown executor %q (sim or cuda)", name)
+		return fmt.Errorf("unknown executor %q (%s)", name, strings.Join(Executors(), ", "))
 	}
 	return nil
 }
@@ -139,7 +163,7 @@ func Run(cfg Config) (rec Record, err error) {
 		Trace: cfg.Trace, Decisions: cfg.Decisions, Context: cfg.Context, Share: cfg.Share,
 	}
 	t0 := time.Now()
-	st, device, err := ex(sc)
+	st, device, err := ex(sc, Job{Scheduler: spec.Name, Params: params, Workload: cfg.Workload.Name})
 	if err != nil {
 		return rec, err
 	}

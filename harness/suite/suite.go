@@ -56,7 +56,8 @@
 // (ceiling, one_matrix, both_matrices, all_inputs, lower_bound, pcie),
 // reference_csv (the papers' measurements by default; a results file of
 // real runs, .jsonl, whose series are its suite names, for a simulated
-// twin of a CUDA suite) and style (the figures: curves against the x axis, or the
+// twin of a CUDA suite), peer (a results file of the same suite swept on
+// StarPU itself with --executor starpu, compared point by point) and style (the figures: curves against the x axis, or the
 // bar charts of the CPU+GPU papers, see Styles). Without labels, a reference series maps its schedulers to
 // the suite labels of the same display name.
 //
@@ -168,6 +169,10 @@ type Report struct {
 	ReferenceCSV string
 	References   []Reference
 	Style        string // one of Styles
+	// Peer is a results file of this suite's runs on StarPU itself
+	// (`memsched sweep --executor starpu`), which the report compares
+	// with the simulated runs point by point ("Against StarPU+SimGrid").
+	Peer string
 }
 
 // Styles of a suite's figures: curves of the metrics against the x axis
@@ -358,8 +363,8 @@ func (s *Suite) parseSuite(t *tbl) {
 	s.ChargeSched = t.boolean("charge_sched_time", false)
 	s.Timeout = t.duration("timeout")
 	s.Executor = t.str("executor", "sim")
-	if s.Executor != "sim" && s.Executor != "cuda" {
-		t.errf("executor", "executor = %q; use \"sim\" (simulator) or \"cuda\" (real GPUs)", s.Executor)
+	if s.Executor != "sim" && s.Executor != "cuda" && s.Executor != "starpu" {
+		t.errf("executor", "executor = %q; use \"sim\" (simulator), \"cuda\" (real GPUs) or \"starpu\" (StarPU itself in SimGrid)", s.Executor)
 	}
 	t.unknown("name", "title", "claims", "repetitions", "seed", "charge_sched_time", "timeout", "executor")
 }
@@ -814,6 +819,10 @@ func (s *Suite) parseReport(t *tbl) {
 		}
 	}
 	r.ReferenceCSV = t.str("reference_csv", r.ReferenceCSV)
+	r.Peer = t.str("peer", "")
+	if r.Peer != "" && !strings.HasSuffix(r.Peer, ".jsonl") {
+		t.errf("peer", "peer = %q: a results file (.jsonl) of this suite swept with --executor starpu", r.Peer)
+	}
 	r.Style = t.str("style", "curves")
 	if !slices.Contains(Styles, r.Style) {
 		t.errf("style", "unknown style %q%s; use one of %s", r.Style, schedulers.Suggest(r.Style, Styles), strings.Join(Styles, ", "))
@@ -841,7 +850,7 @@ func (s *Suite) parseReport(t *tbl) {
 		rt.unknown("figure", "labels")
 		r.References = append(r.References, ref)
 	}
-	t.unknown("baseline", "metric", "x", "lines", "reference_csv", "reference", "style")
+	t.unknown("baseline", "metric", "x", "lines", "reference_csv", "reference", "style", "peer")
 }
 
 // NormaliseMetric maps the claims files' names to the report's.
