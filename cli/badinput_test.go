@@ -213,6 +213,18 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	add("run", "--n given with --workload-file", map[string]string{"w.json": badWorkload}, "run", "--workload-file", "$D/w.json", "--n", "5")
 	add("run", "--deps given with --workload-file", map[string]string{"w.json": badWorkload}, "run", "--workload-file", "$D/w.json", "--deps")
 	add("run", "no such file", nil, "run", "--workload-file", "$D/missing.json")
+	calibrate := func(want string, args ...string) {
+		add("calibrate", want, nil, append([]string{"calibrate", "-o", "$D/p.toml"}, args...)...)
+	}
+	starpu := "../hardware/testdata/starpu" // synthetic StarPU files (host synth2)
+	calibrate("--from-starpu needs --host NAME", "--from-starpu", starpu)
+	calibrate("--host synth2 without --from-starpu", "--host", "synth2")
+	calibrate("--gpus, --reps measure a GPU; they mean nothing with --from-starpu", "--from-starpu", starpu, "--host", "synth2", "--gpus", "1", "--reps", "3")
+	calibrate("no bus/ directory", "--from-starpu", "$D", "--host", "synth2")
+	calibrate("synth3.config: no such file", "--from-starpu", starpu, "--host", "synth3")
+	calibrate(`host "../synth2"`, "--from-starpu", starpu, "--host", "../synth2")
+	calibrate("memory -5 MiB", "--from-starpu", starpu, "--host", "synth2", "--memory-mb", "-5")
+	calibrate("give the task shape with --tile and --z", "--from-starpu", starpu, "--host", "synth2", "--tile", "1000")
 
 	// workload.
 	workload("want summary or json", "--format", "xml")

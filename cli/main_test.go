@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/suite"
 )
 
@@ -121,5 +122,36 @@ func TestMemoryZeroIsTheWholeMemoryEverywhere(t *testing.T) {
 	}
 	if r := s.Runs()[0].Record(); r.MemoryBytes != rec.MemoryBytes || r.PlatformSHA != rec.Hash {
 		t.Errorf("suite memory_mb = 0: %d bytes, hash %s; the CLI: %d bytes, hash %s", r.MemoryBytes, r.PlatformSHA, rec.MemoryBytes, rec.Hash)
+	}
+}
+
+// TestCalibrateFromStarPU imports the synthetic StarPU files of
+// hardware/testdata/starpu: the preset is written whole (no temporary file
+// left), loads, and carries the imported numbers.
+func TestCalibrateFromStarPU(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "synth.toml")
+	code, stdout, errs := cli("calibrate", "--from-starpu", "../hardware/testdata/starpu", "--host", "synth2", "--name", "synth", "--memory-mb", "250", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if stdout != "" || !strings.Contains(errs, "wrote "+out) || !strings.Contains(errs, "gemm    13878.2 GFlop/s") {
+		t.Errorf("stdout %q, stderr %q; want the summary and the file on stderr only", stdout, errs)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("files in the output directory: %v; want synth.toml only", ents)
+	}
+	p, err := hardware.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "synth" || p.MemoryMiB != 250 || p.MaxGPUs != 2 || p.Topology.GPULinkGBps != 11 || !p.Topology.NVLink {
+		t.Errorf("loaded %s: memory %g, %d GPUs, gpu link %g, nvlink %v; want synth, 250, 2, 11, true", p.Name, p.MemoryMiB, p.MaxGPUs, p.Topology.GPULinkGBps, p.Topology.NVLink)
+	}
+	// To stdout without -o: the same preset.
+	code, stdout, _ = cli("calibrate", "--from-starpu", "../hardware/testdata/starpu", "--host", "synth2", "--name", "synth", "--memory-mb", "250")
+	if b, _ := os.ReadFile(out); code != 0 || stdout != string(b) {
+		t.Errorf("exit %d; stdout differs from the file written with -o", code)
 	}
 }
