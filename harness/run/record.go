@@ -32,6 +32,33 @@ func Key(config string, schedulerVersion int) string {
 	return hex.EncodeToString(sum[:12])
 }
 
+// StarPU names the executor that hands a run to StarPU itself
+// (harness/starpuexec): a peer runtime, whose outcome memsched's code
+// does not decide.
+const StarPU = "starpu"
+
+// KeyFor is Key for a run on an executor. A peer runtime's records depend
+// on its own code, not on memsched's model or scheduler versions, so a
+// change of memsched's rules does not make StarPU's results stale.
+func KeyFor(executor, config string, schedulerVersion int) string {
+	if executor != StarPU {
+		return Key(config, schedulerVersion)
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s|schema=%d|peer", config, Schema))
+	return hex.EncodeToString(sum[:12])
+}
+
+// PlatformKey is what of a platform enters a run's configuration: its
+// hash, or for StarPU only what StarPU is told (the host, the GPUs, the
+// memory cap, the task buffer and the pipeline: harness/starpuexec), so
+// that refining a preset's simulated numbers does not rerun StarPU.
+func PlatformKey(executor string, p *hardware.Platform) string {
+	if executor != StarPU {
+		return p.Hash()
+	}
+	return fmt.Sprintf("starpu:%s|gpus=%d|cpus=%d|memory=%d|buffer=%d|pipeline=%d", p.Name, p.GPUs, p.CPUs, p.MemoryBytes, p.Runtime.Buffer, p.Runtime.Pipeline)
+}
+
 // Record is one run's result: one JSON object, the unit of every results
 // file. Field names are stable; add fields, never rename them. Identity is
 // embedded, so its fields sit at the top level of the JSON object.

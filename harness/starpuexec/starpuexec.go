@@ -45,7 +45,7 @@ import (
 )
 
 // Name is the executor's name in suites and records.
-const Name = "starpu"
+const Name = run.StarPU
 
 // Environment variables naming the StarPU build and its calibration.
 const (

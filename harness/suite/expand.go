@@ -299,14 +299,14 @@ func (s *Suite) Runs() []Run {
 			}
 			for _, sc := range s.Schedulers {
 				kc := keyConfig{Workload: spec, WorkloadFile: pt.fileSHA,
-					Platform: pt.platform.Hash(), Scheduler: sc.Name, Params: sc.Params.Canonical(),
+					Platform: run.PlatformKey(s.Executor, pt.platform), Scheduler: sc.Name, Params: sc.Params.Canonical(),
 					Rep: rep, Charge: sc.ChargeSched, Executor: s.Executor, Code: sc.Code.Key()}
 				kc.Seed = hash64("run", s.Seed, kc)
 				b, _ := json.Marshal(kc)
 				sum := sha256.Sum256(b)
 				config := hex.EncodeToString(sum[:12])
 				out = append(out, Run{
-					Key: run.Key(config, sc.Version), ConfigID: config, Suite: s.Name, Label: sc.Label,
+					Key: run.KeyFor(s.Executor, config, sc.Version), ConfigID: config, Suite: s.Name, Label: sc.Label,
 					Scheduler: sc.Name, SchedulerVersion: sc.Version, Params: sc.Params, Point: pt.coords, Rep: rep, Seed: kc.Seed,
 					ChargeSched: sc.ChargeSched, Executor: s.Executor, Spec: spec, Platform: pt.platform,
 					WorkingSet: pt.wsMiB, Timeout: int64(s.Timeout), Code: sc.Code, file: pt.workload,
