@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -185,6 +186,8 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	run("runs=-1: want an integer >= 0", "--scheduler", "hmetis+r", "--param", "runs=-1")
 	run("ubfactor=NaN: want a finite number", "--scheduler", "hmetis+r", "--param", "ubfactor=NaN")
 	run(`did you mean "builtin"`, "--scheduler", "hmetis+r", "--param", "partitioner=bultin")
+	run("timeout = 1e300; give a positive number of seconds, at most 1e+06", "--scheduler", "exec:/bin/sh", "--param", "timeout=1e300")
+	run("timeout = -1; give a positive number of seconds", "--scheduler", "exec:/bin/sh", "--param", "timeout=-1")
 	run(`did you mean "matmul2d"`, "--workload", "matmul2")
 	run("Spec.N = 0 is out of range", "--n", "0")
 	run("Spec.N = -3 is out of range", "--n", "-3")
@@ -363,6 +366,27 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	suiteCase(`unknown key "reprot" at the top level; did you mean "report"`, suiteWith("", "[reprot]\nbaseline = \"EAGER\""))
 	suiteCase("missing [platform] table", suiteWith("[platform]\ngpus = 1\nmemory_mb = 100\n", ""))
 	suiteCase("the suite expands to 2.99e+09 runs, more than 10000000", suiteWith("n = 4", "n = {from = 1, to = 99999, step = 1}", "memory_mb = 100", "memory_mb = {from = 100, to = 30000, step = 1}"))
+	// Names and labels go into records, reports, directory names and Slurm
+	// scripts: no control characters, no name that leaves a directory.
+	suiteCase(`name = "bad\ninput" holds a control character`, suiteWith(`name = "bad-input"`, `name = "bad\ninput"`))
+	suiteCase(`name = "bad\x00input" holds a control character`, suiteWith(`name = "bad-input"`, `name = "bad\u0000input"`))
+	suiteCase("s.toml:2: name = \"..\": a suite name becomes a directory name", suiteWith(`name = "bad-input"`, `name = ".."`))
+	suiteCase("a suite name becomes a directory name", suiteWith(`name = "bad-input"`, `name = "."`))
+	suiteCase("a suite name becomes a directory name", suiteWith(`name = "bad-input"`, `name = "../../x"`))
+	suiteCase("a suite name becomes a directory name", suiteWith(`name = "bad-input"`, `name = "/tmp/x"`))
+	suiteCase("a suite name becomes a directory name", suiteWith(`name = "bad-input"`, `name = "a\\b"`))
+	suiteCase(`title = "a\rb" holds a control character`, suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\ntitle = \"a\\rb\""))
+	suiteCase(`label "A\tB": use a non-empty display name without '|' or newlines (or other control characters)`, suiteWith(`label = "EAGER"`, `label = "A\tB"`))
+	suiteCase(`label "A\u2028B"`, suiteWith(`label = "EAGER"`, `label = "A\u2028B"`))
+	suiteCase("label \"A\\nB\"", "[suite]\nname = \"b\"\n[batch]\nweeks = [\"2022-09-05\"]\n[[scheduler]]\nname = \"fcfs\"\nlabel = \"A\\nB\"\n")
+	suiteCase("exec:/no/such/prog: stat /no/such/prog: no such file", suiteWith(`name = "eager"`, `name = "exec:/no/such/prog"`))
+	suiteCase("parameter timeout=1e+300: want a number <= 1e6", suiteWith(`name = "eager"`, `name = "exec:/bin/sh"`+"\ntimeout = 1e300"))
+	suiteCase("parameter timeout=-1: want a number >= 0", suiteWith(`name = "eager"`, `name = "exec:/bin/sh"`+"\ntimeout = -1"))
+	suiteCase("sha256 = \"abc\", but /bin/sh has SHA-256", suiteWith(`name = "eager"`, `name = "exec:/bin/sh"`+"\nsha256 = \"abc\""))
+	suiteCase(`has no parameter "sha256"`, suiteWith(`name = "eager"`, `name = "eager"`+"\nsha256 = \"abc\""))
+	report(`--figures: the records of suite ".." cannot have figures: name = ".."`, map[string]string{"r.jsonl": strings.ReplaceAll(results, `"suite":"bad-input"`, `"suite":".."`)},
+		"$D/r.jsonl", "--figures", "$D/figs/inner")
+	sweep(`sbatch option "--comment=\"x": write options without quotes`, nil, "$D/s.toml", "--slurm", "--dry-run", "-o", "$D/r.jsonl", "--sbatch", "--comment=\"x")
 	suiteCase("charge_sched_time must be true or false", suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\ncharge_sched_time = \"yes\""))
 
 	// Platform TOML (through run --platform FILE).
@@ -516,4 +540,87 @@ func listDir(d string) string {
 		names = append(names, fmt.Sprintf("%s:%d", e.Name(), info.Size()))
 	}
 	return strings.Join(names, " ")
+}
+
+// A suite naming exec:PATH is code: the commands that only read or check a
+// suite (sweep --dry-run, report --suite, report --suites, a Slurm dry run)
+// start no program; the program starts when a run does, and the result
+// keys are the same either way.
+func TestSuiteProgramsStartOnlyWhenARunStarts(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("SKIP: the program is a shell script")
+	}
+	dir := t.TempDir()
+	suites := filepath.Join(dir, "suites")
+	os.Mkdir(suites, 0o755)
+	marker := filepath.Join(dir, "started")
+	greedy, _ := filepath.Abs("../examples/python/greedy.py")
+	prog := filepath.Join(suites, "prog.sh")
+	os.WriteFile(prog, []byte("#!/bin/sh\necho started >> '"+marker+"'\nexec python3 '"+greedy+"'\n"), 0o755)
+	s := filepath.Join(suites, "s.toml")
+	text := suiteWith(`name = "bad-input"`, `name = "exec-suite"`, "", "[[scheduler]]\nname = \"exec:prog.sh\"\nlabel = \"PROG\"\neviction = \"luf\"")
+	os.WriteFile(s, []byte(text), 0o644)
+	res := filepath.Join(dir, "r.jsonl")
+	started := func(when string) {
+		t.Helper()
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("%s started the suite's program", when)
+		}
+	}
+	ok := func(args ...string) string {
+		t.Helper()
+		code, out, errs := cli(args...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, errs)
+		}
+		return out
+	}
+	ok("sweep", s, "--dry-run", "-o", res)
+	started("sweep --dry-run")
+	ok("sweep", s, "--slurm", "--dry-run", "-o", res)
+	started("sweep --slurm --dry-run")
+	ok("sweep", s, "--only", "EAGER", "-o", res, "-q")
+	started("sweep --only EAGER")
+	ok("report", res, "--suite", s)
+	started("report --suite")
+	ok("report", res, "--suites", suites)
+	started("report --suites")
+	if code, _, _ := cli("schedulers", "exec:"+prog); code != 0 {
+		t.Logf("schedulers exec:PATH asks the program (python3 missing?)")
+	}
+	os.Remove(marker)
+
+	// A pinned hash is checked on every path, running nothing.
+	pinned := filepath.Join(suites, "pinned.toml")
+	os.WriteFile(pinned, []byte(strings.Replace(text, `label = "PROG"`, `label = "PROG"`+"\nsha256 = \"0000\"", 1)), 0o644)
+	if code, _, errs := cli("sweep", pinned, "--dry-run", "-o", res); code == 0 || !strings.Contains(errs, "pinned.toml:") || !strings.Contains(errs, "sha256") {
+		t.Errorf("a wrong pinned hash: exit %d: %s", code, errs)
+	}
+	started("a pinned hash")
+
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("SKIP: python3 is not on PATH; the program is not run")
+	}
+	ok("sweep", s, "-o", res, "-q")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the sweep ran no program: %v", err)
+	}
+	// Keys made without asking the program are those of the records.
+	if out := ok("sweep", s, "--dry-run", "-o", res); !strings.Contains(out, "0 to do") {
+		t.Errorf("after the sweep, a dry run still has runs to do: %s", out)
+	}
+	if out := ok("report", res, "--suite", s); !strings.Contains(out, "PROG") {
+		t.Errorf("the report lacks the program's runs:\n%s", out)
+	}
+	// The program's own parameters are checked when it is asked, before
+	// any run: one error naming the suite's line, no error rows.
+	bad := filepath.Join(suites, "bad.toml")
+	os.WriteFile(bad, []byte(strings.Replace(text, `eviction = "luf"`, `eviction = "lfu"`, 1)), 0o644)
+	res2 := filepath.Join(dir, "r2.jsonl")
+	if code, _, errs := cli("sweep", bad, "-o", res2, "-q"); code == 0 || !strings.Contains(errs, "bad.toml:") || !strings.Contains(errs, "must be one of luf, lru") {
+		t.Errorf("a bad parameter of the program: exit %d: %s", code, errs)
+	}
+	if b, _ := os.ReadFile(res2); len(b) > 0 {
+		t.Errorf("a bad parameter of the program left records:\n%s", b)
+	}
 }

@@ -102,6 +102,14 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if *figures != "" && *suitePath == "" {
+		// Without --suite, the records' suite names become directories.
+		for _, r := range recs {
+			if err := suite.CheckName(r.Suite); r.Suite != "" && err != nil {
+				return fmt.Errorf("--figures: the records of suite %q cannot have figures: %v", r.Suite, err)
+			}
+		}
+	}
 	var sets []*report.Set
 	if *suitePath != "" {
 		s, err := suite.Load(*suitePath)

@@ -51,7 +51,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := run.CheckExecutor(*executor); err != nil {
 		return err
 	}
-	spec, err := schedulers.Lookup(*sched)
+	spec, err := schedulers.LookupWith(*sched, params)
 	if err != nil {
 		return err
 	}
