@@ -389,6 +389,32 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	sweep(`sbatch option "--comment=\"x": write options without quotes`, nil, "$D/s.toml", "--slurm", "--dry-run", "-o", "$D/r.jsonl", "--sbatch", "--comment=\"x")
 	suiteCase("charge_sched_time must be true or false", suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\ncharge_sched_time = \"yes\""))
 
+	// Numbers read from files are bounded: times, counts and sizes that
+	// would overflow, wrap or exhaust memory are errors naming the line.
+	swfLine := func(submit, run, procs, req string) string {
+		return fmt.Sprintf("1 %s -1 %s %s -1 -1 %s %s -1 1 7 1 -1 1 -1 -1 -1\n", submit, run, procs, procs, req)
+	}
+	swf := func(want, text string, extra ...string) {
+		add("batch SWF", want, map[string]string{"a.swf": text}, append([]string{"batch", "--swf", "$D/a.swf"}, extra...)...)
+	}
+	swf("a.swf:1: field 9 (requested time) is 9e18; SWF numbers must be within ±2^40", swfLine("0", "100", "4", "9e18"))
+	swf("a.swf:1: field 4 (run time) is 1e30", swfLine("0", "1e30", "4", "200"))
+	swf("a.swf:1: field 2 (submit time) is -1e30", swfLine("-1e30", "100", "4", "200"))
+	swf("a.swf:1: field 5 (allocated processors) is 1e300", swfLine("0", "100", "1e300", "200"))
+	swf("a.swf:1: job 1 asks for 1000000000000 processors, 50000000000 nodes of 20 cores", swfLine("0", "100", "1e12", "200"))
+	swf("a.swf:1: job 1 has no requested time, and walltime_factor 1e+300", swfLine("0", "100", "4", "-1"), "--walltime-factor", "1e300")
+	swf("more than the 2^43 s", strings.Repeat(swfLine("0", "100", "4", "1e12"), 5))
+	swf("bandwidth 1e-09 GB/s: job 1's 25.6 GB file would load in 2.56e+10 s, more than the 2147483647 s", swfLine("0", "100", "4", "200"), "--bandwidth", "1e-9")
+	swf("a finite memory and bandwidth above 0", swfLine("0", "100", "4", "200"), "--memory-gb", "1e300")
+	validate("the header's cluster \"x\": 1000000000 nodes of 20 cores", `{"ev":"batch","schema":2,"cluster":{"name":"x","nodes":1000000000,"cores_per_node":20,"memory_gb":128,"bandwidth_gbs":0.1}}`+"\n")
+	validate("the header's cluster \"x\": 1000 nodes of 100000000 cores", `{"ev":"batch","schema":2,"cluster":{"name":"x","nodes":1000,"cores_per_node":100000000,"memory_gb":128,"bandwidth_gbs":0.1}}`+"\n")
+	validate("memsched simulates at most 1024 GPUs and 65536 CPU cores", join(strings.Replace(header, `"gpus":1,`, `"gpus":1000000000,`, 1), result))
+	validate("memsched simulates at most 1024 GPUs and 65536 CPU cores", join(strings.Replace(header, `"gpus":1,`, `"cpus":100000000,"gpus":1,`, 1), result))
+	platform("max_gpus = 1000000000, max_cpus = 0; memsched simulates at most 1024 GPUs", "platform.max_gpus", "1000000000")
+	platform("max_cpus = 1000000000; memsched simulates at most", "platform.max_cpus", "1000000000", "platform.cpus", "1000000000")
+	add("platform TOML", "memsched simulates at most 1024 GPUs", map[string]string{"p.toml": platformWith(t, "platform.max_gpus", "1000000000")},
+		"run", "--platform", "$D/p.toml", "--gpus", "1000000", "--n", "4")
+
 	// Platform TOML (through run --platform FILE).
 	platform("line 21: expected a top-level item to end with a newline, comment, or EOF, but got '1' instead; fix the TOML syntax", "topology.gpu_link_gbps", "12.0 12.0")
 	for _, k := range []string{"topology.gpu_link_gbps", "topology.switch_link_gbps", "topology.numa_link_gbps", "topology.inter_numa_gbps",
@@ -399,6 +425,7 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	platform("memory per GPU is 0 MiB", "platform.memory_mib", "0")
 	platform("memory per GPU is -5 MiB", "platform.memory_mib", "-5")
 	platform("memory per GPU is NaN MiB", "platform.memory_mib", "nan")
+	platform("memory per GPU is 1e+300 MiB; give at most 2^42 MiB", "platform.memory_mib", "1e300", "platform.physical_memory_mib", "")
 	platform("exceeds the GPU's physical 32768 MiB", "platform.memory_mib", "40000")
 	platform("physical_memory_mib = -1", "platform.physical_memory_mib", "-1")
 	platform("gpu_link_gbps = -1; a bandwidth must be a positive number", "topology.gpu_link_gbps", "-1")
@@ -463,6 +490,8 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	wjson(`no performance model for kernel "fft"`, workloadWith(`"kernel":"gemm"`, `"kernel":"fft"`))
 	wjson("syntax error", workloadWith(`"flops":1,`, `"flops":1,,`))
 	wjson("smaller than one task's inputs", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"bytes":4000000000}`), "--memory-mb", "100")
+	wjson("data 0 has 5000000000000000000 bytes; a datum has at most 2^50 bytes", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"bytes":5000000000000000000}`))
+	wjson("the flops of tasks 0 to 1 add up to more than 1.7976931348623157e+308", workloadWith(`"flops":1,"inputs":[0,1]`, `"flops":1e308,"inputs":[0,1]`, `"flops":1,"inputs":[1]`, `"flops":1e308,"inputs":[1]`))
 	wjson("data[0]: unknown field \"size\"", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"size":4}`))
 	return cs
 }
