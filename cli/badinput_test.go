@@ -278,6 +278,18 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	report("no *.toml claims files", map[string]string{"r.jsonl": results}, "$D/r.jsonl", "--claims", "$D/nodir")
 	report(`did you mean "format"`, nil, "--formt", "md")
 
+	// A failure that loses output is not a success.
+	add("merge", "nope.jsonl does not exist; nothing was merged", map[string]string{"r.jsonl": results}, "merge", "$D/r.jsonl", "$D/nope.jsonl")
+	run("--memprofile: open /", "--n", "2", "--memprofile", "$D/nope/x")
+	run("--cpuprofile: open /", "--n", "2", "--cpuprofile", "$D/nope/x")
+	if runtime.GOOS == "linux" {
+		run("--cpuprofile /dev/full: write /dev/full: no space left on device; the profile is incomplete", "--n", "2", "--cpuprofile", "/dev/full")
+		run("--memprofile /dev/full: write /dev/full: no space left on device", "--n", "2", "--memprofile", "/dev/full")
+		report("--memprofile /dev/full: write /dev/full: no space left on device", map[string]string{"r.jsonl": results, "s.toml": badSuite}, "$D/r.jsonl", "--suite", "$D/s.toml", "--memprofile", "/dev/full")
+	}
+	report(`the claims of suite bad-input (/`, map[string]string{"r.jsonl": results, "c.toml": "not [toml", "s.toml": suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\nclaims = \"$D/c.toml\"")},
+		"$D/r.jsonl", "--suite", "$D/s.toml")
+
 	// validate.
 	validate("empty file", "")
 	validate("line 1 is empty", "\n"+trace)
@@ -651,5 +663,27 @@ func TestSuiteProgramsStartOnlyWhenARunStarts(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(res2); len(b) > 0 {
 		t.Errorf("a bad parameter of the program left records:\n%s", b)
+	}
+}
+
+// A sweep whose every run failed, or whose profile was lost, exits non-zero;
+// one with some runs done does not.
+func TestFailedWorkIsNotSuccess(t *testing.T) {
+	dir := t.TempDir()
+	s := filepath.Join(dir, "s.toml")
+	os.WriteFile(s, []byte(suiteWith("", "[[scheduler]]\nname = \"dmdar\"\nlabel = \"DMDAR\"")), 0o644)
+	res := filepath.Join(dir, "r.jsonl")
+	code, _, errs := cli("sweep", s, "-o", res, "-q", "--timeout", "1ns")
+	if code == 0 || !strings.Contains(errs, "bad-input: every run failed (2 of 2;") || !strings.Contains(errs, "--retry-errors") {
+		t.Errorf("every run timed out: exit %d: %s", code, errs)
+	}
+	if code, _, errs := cli("sweep", s, "-o", res, "-q", "--retry-errors", "--only", "EAGER"); code != 0 {
+		t.Errorf("a sweep that runs: exit %d: %s", code, errs)
+	}
+	if runtime.GOOS == "linux" {
+		code, _, errs := cli("sweep", s, "-o", res, "-q", "--retry-errors", "--cpuprofile", "/dev/full")
+		if code == 0 || !strings.Contains(errs, "--cpuprofile /dev/full: write /dev/full: no space left on device") {
+			t.Errorf("a lost CPU profile: exit %d: %s", code, errs)
+		}
 	}
 }
