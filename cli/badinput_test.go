@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -185,6 +186,8 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	run("runs=-1: want an integer >= 0", "--scheduler", "hmetis+r", "--param", "runs=-1")
 	run("ubfactor=NaN: want a finite number", "--scheduler", "hmetis+r", "--param", "ubfactor=NaN")
 	run(`did you mean "builtin"`, "--scheduler", "hmetis+r", "--param", "partitioner=bultin")
+	run("timeout = 1e300; give a positive number of seconds, at most 1e+06", "--scheduler", "exec:/bin/sh", "--param", "timeout=1e300")
+	run("timeout = -1; give a positive number of seconds", "--scheduler", "exec:/bin/sh", "--param", "timeout=-1")
 	run(`did you mean "matmul2d"`, "--workload", "matmul2")
 	run("Spec.N = 0 is out of range", "--n", "0")
 	run("Spec.N = -3 is out of range", "--n", "-3")
@@ -287,6 +290,18 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	report("no *.toml claims files", map[string]string{"r.jsonl": results}, "$D/r.jsonl", "--claims", "$D/nodir")
 	report(`did you mean "format"`, nil, "--formt", "md")
 
+	// A failure that loses output is not a success.
+	add("merge", "nope.jsonl does not exist; nothing was merged", map[string]string{"r.jsonl": results}, "merge", "$D/r.jsonl", "$D/nope.jsonl")
+	run("--memprofile: open /", "--n", "2", "--memprofile", "$D/nope/x")
+	run("--cpuprofile: open /", "--n", "2", "--cpuprofile", "$D/nope/x")
+	if runtime.GOOS == "linux" {
+		run("--cpuprofile /dev/full: write /dev/full: no space left on device; the profile is incomplete", "--n", "2", "--cpuprofile", "/dev/full")
+		run("--memprofile /dev/full: write /dev/full: no space left on device", "--n", "2", "--memprofile", "/dev/full")
+		report("--memprofile /dev/full: write /dev/full: no space left on device", map[string]string{"r.jsonl": results, "s.toml": badSuite}, "$D/r.jsonl", "--suite", "$D/s.toml", "--memprofile", "/dev/full")
+	}
+	report(`the claims of suite bad-input (/`, map[string]string{"r.jsonl": results, "c.toml": "not [toml", "s.toml": suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\nclaims = \"$D/c.toml\"")},
+		"$D/r.jsonl", "--suite", "$D/s.toml")
+
 	// validate.
 	validate("empty file", "")
 	validate("line 1 is empty", "\n"+trace)
@@ -375,7 +390,54 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	suiteCase(`unknown key "reprot" at the top level; did you mean "report"`, suiteWith("", "[reprot]\nbaseline = \"EAGER\""))
 	suiteCase("missing [platform] table", suiteWith("[platform]\ngpus = 1\nmemory_mb = 100\n", ""))
 	suiteCase("the suite expands to 2.99e+09 runs, more than 10000000", suiteWith("n = 4", "n = {from = 1, to = 99999, step = 1}", "memory_mb = 100", "memory_mb = {from = 100, to = 30000, step = 1}"))
+	// Names and labels go into records, reports, directory names and Slurm
+	// scripts: no control characters, no name that leaves a directory.
+	suiteCase(`name = "bad\ninput" holds a control character`, suiteWith(`name = "bad-input"`, `name = "bad\ninput"`))
+	suiteCase(`name = "bad\x00input" holds a control character`, suiteWith(`name = "bad-input"`, `name = "bad\u0000input"`))
+	suiteCase("s.toml:2: name = \"..\": a suite name becomes a directory name", suiteWith(`name = "bad-input"`, `name = ".."`))
+	suiteCase("a suite name becomes a directory name", suiteWith(`name = "bad-input"`, `name = "."`))
+	suiteCase("a suite name becomes a directory name", suiteWith(`name = "bad-input"`, `name = "../../x"`))
+	suiteCase("a suite name becomes a directory name", suiteWith(`name = "bad-input"`, `name = "/tmp/x"`))
+	suiteCase("a suite name becomes a directory name", suiteWith(`name = "bad-input"`, `name = "a\\b"`))
+	suiteCase(`title = "a\rb" holds a control character`, suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\ntitle = \"a\\rb\""))
+	suiteCase(`label "A\tB": use a non-empty display name without '|' or newlines (or other control characters)`, suiteWith(`label = "EAGER"`, `label = "A\tB"`))
+	suiteCase(`label "A\u2028B"`, suiteWith(`label = "EAGER"`, `label = "A\u2028B"`))
+	suiteCase("label \"A\\nB\"", "[suite]\nname = \"b\"\n[batch]\nweeks = [\"2022-09-05\"]\n[[scheduler]]\nname = \"fcfs\"\nlabel = \"A\\nB\"\n")
+	suiteCase("exec:/no/such/prog: stat /no/such/prog: no such file", suiteWith(`name = "eager"`, `name = "exec:/no/such/prog"`))
+	suiteCase("parameter timeout=1e+300: want a number <= 1e6", suiteWith(`name = "eager"`, `name = "exec:/bin/sh"`+"\ntimeout = 1e300"))
+	suiteCase("parameter timeout=-1: want a number >= 0", suiteWith(`name = "eager"`, `name = "exec:/bin/sh"`+"\ntimeout = -1"))
+	suiteCase("sha256 = \"abc\", but /bin/sh has SHA-256", suiteWith(`name = "eager"`, `name = "exec:/bin/sh"`+"\nsha256 = \"abc\""))
+	suiteCase(`has no parameter "sha256"`, suiteWith(`name = "eager"`, `name = "eager"`+"\nsha256 = \"abc\""))
+	report(`--figures: the records of suite ".." cannot have figures: name = ".."`, map[string]string{"r.jsonl": strings.ReplaceAll(results, `"suite":"bad-input"`, `"suite":".."`)},
+		"$D/r.jsonl", "--figures", "$D/figs/inner")
+	sweep(`sbatch option "--comment=\"x": write options without quotes`, nil, "$D/s.toml", "--slurm", "--dry-run", "-o", "$D/r.jsonl", "--sbatch", "--comment=\"x")
 	suiteCase("charge_sched_time must be true or false", suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\ncharge_sched_time = \"yes\""))
+
+	// Numbers read from files are bounded: times, counts and sizes that
+	// would overflow, wrap or exhaust memory are errors naming the line.
+	swfLine := func(submit, run, procs, req string) string {
+		return fmt.Sprintf("1 %s -1 %s %s -1 -1 %s %s -1 1 7 1 -1 1 -1 -1 -1\n", submit, run, procs, procs, req)
+	}
+	swf := func(want, text string, extra ...string) {
+		add("batch SWF", want, map[string]string{"a.swf": text}, append([]string{"batch", "--swf", "$D/a.swf"}, extra...)...)
+	}
+	swf("a.swf:1: field 9 (requested time) is 9e18; SWF numbers must be within ±2^40", swfLine("0", "100", "4", "9e18"))
+	swf("a.swf:1: field 4 (run time) is 1e30", swfLine("0", "1e30", "4", "200"))
+	swf("a.swf:1: field 2 (submit time) is -1e30", swfLine("-1e30", "100", "4", "200"))
+	swf("a.swf:1: field 5 (allocated processors) is 1e300", swfLine("0", "100", "1e300", "200"))
+	swf("a.swf:1: job 1 asks for 1000000000000 processors, 50000000000 nodes of 20 cores", swfLine("0", "100", "1e12", "200"))
+	swf("a.swf:1: job 1 has no requested time, and walltime_factor 1e+300", swfLine("0", "100", "4", "-1"), "--walltime-factor", "1e300")
+	swf("more than the 2^43 s", strings.Repeat(swfLine("0", "100", "4", "1e12"), 5))
+	swf("bandwidth 1e-09 GB/s: job 1's 25.6 GB file would load in 2.56e+10 s, more than the 2147483647 s", swfLine("0", "100", "4", "200"), "--bandwidth", "1e-9")
+	swf("a finite memory and bandwidth above 0", swfLine("0", "100", "4", "200"), "--memory-gb", "1e300")
+	validate("the header's cluster \"x\": 1000000000 nodes of 20 cores", `{"ev":"batch","schema":2,"cluster":{"name":"x","nodes":1000000000,"cores_per_node":20,"memory_gb":128,"bandwidth_gbs":0.1}}`+"\n")
+	validate("the header's cluster \"x\": 1000 nodes of 100000000 cores", `{"ev":"batch","schema":2,"cluster":{"name":"x","nodes":1000,"cores_per_node":100000000,"memory_gb":128,"bandwidth_gbs":0.1}}`+"\n")
+	validate("memsched simulates at most 1024 GPUs and 65536 CPU cores", join(strings.Replace(header, `"gpus":1,`, `"gpus":1000000000,`, 1), result))
+	validate("memsched simulates at most 1024 GPUs and 65536 CPU cores", join(strings.Replace(header, `"gpus":1,`, `"cpus":100000000,"gpus":1,`, 1), result))
+	platform("max_gpus = 1000000000, max_cpus = 0; memsched simulates at most 1024 GPUs", "platform.max_gpus", "1000000000")
+	platform("max_cpus = 1000000000; memsched simulates at most", "platform.max_cpus", "1000000000", "platform.cpus", "1000000000")
+	add("platform TOML", "memsched simulates at most 1024 GPUs", map[string]string{"p.toml": platformWith(t, "platform.max_gpus", "1000000000")},
+		"run", "--platform", "$D/p.toml", "--gpus", "1000000", "--n", "4")
 
 	// Platform TOML (through run --platform FILE).
 	platform("line 21: expected a top-level item to end with a newline, comment, or EOF, but got '1' instead; fix the TOML syntax", "topology.gpu_link_gbps", "12.0 12.0")
@@ -387,6 +449,7 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	platform("memory per GPU is 0 MiB", "platform.memory_mib", "0")
 	platform("memory per GPU is -5 MiB", "platform.memory_mib", "-5")
 	platform("memory per GPU is NaN MiB", "platform.memory_mib", "nan")
+	platform("memory per GPU is 1e+300 MiB; give at most 2^42 MiB", "platform.memory_mib", "1e300", "platform.physical_memory_mib", "")
 	platform("exceeds the GPU's physical 32768 MiB", "platform.memory_mib", "40000")
 	platform("physical_memory_mib = -1", "platform.physical_memory_mib", "-1")
 	platform("gpu_link_gbps = -1; a bandwidth must be a positive number", "topology.gpu_link_gbps", "-1")
@@ -451,6 +514,8 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	wjson(`no performance model for kernel "fft"`, workloadWith(`"kernel":"gemm"`, `"kernel":"fft"`))
 	wjson("syntax error", workloadWith(`"flops":1,`, `"flops":1,,`))
 	wjson("smaller than one task's inputs", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"bytes":4000000000}`), "--memory-mb", "100")
+	wjson("data 0 has 5000000000000000000 bytes; a datum has at most 2^50 bytes", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"bytes":5000000000000000000}`))
+	wjson("the flops of tasks 0 to 1 add up to more than 1.7976931348623157e+308", workloadWith(`"flops":1,"inputs":[0,1]`, `"flops":1e308,"inputs":[0,1]`, `"flops":1,"inputs":[1]`, `"flops":1e308,"inputs":[1]`))
 	wjson("data[0]: unknown field \"size\"", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"size":4}`))
 	return cs
 }
@@ -528,4 +593,109 @@ func listDir(d string) string {
 		names = append(names, fmt.Sprintf("%s:%d", e.Name(), info.Size()))
 	}
 	return strings.Join(names, " ")
+}
+
+// A suite naming exec:PATH is code: the commands that only read or check a
+// suite (sweep --dry-run, report --suite, report --suites, a Slurm dry run)
+// start no program; the program starts when a run does, and the result
+// keys are the same either way.
+func TestSuiteProgramsStartOnlyWhenARunStarts(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("SKIP: the program is a shell script")
+	}
+	dir := t.TempDir()
+	suites := filepath.Join(dir, "suites")
+	os.Mkdir(suites, 0o755)
+	marker := filepath.Join(dir, "started")
+	greedy, _ := filepath.Abs("../examples/python/greedy.py")
+	prog := filepath.Join(suites, "prog.sh")
+	os.WriteFile(prog, []byte("#!/bin/sh\necho started >> '"+marker+"'\nexec python3 '"+greedy+"'\n"), 0o755)
+	s := filepath.Join(suites, "s.toml")
+	text := suiteWith(`name = "bad-input"`, `name = "exec-suite"`, "", "[[scheduler]]\nname = \"exec:prog.sh\"\nlabel = \"PROG\"\neviction = \"luf\"")
+	os.WriteFile(s, []byte(text), 0o644)
+	res := filepath.Join(dir, "r.jsonl")
+	started := func(when string) {
+		t.Helper()
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("%s started the suite's program", when)
+		}
+	}
+	ok := func(args ...string) string {
+		t.Helper()
+		code, out, errs := cli(args...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, errs)
+		}
+		return out
+	}
+	ok("sweep", s, "--dry-run", "-o", res)
+	started("sweep --dry-run")
+	ok("sweep", s, "--slurm", "--dry-run", "-o", res)
+	started("sweep --slurm --dry-run")
+	ok("sweep", s, "--only", "EAGER", "-o", res, "-q")
+	started("sweep --only EAGER")
+	ok("report", res, "--suite", s)
+	started("report --suite")
+	ok("report", res, "--suites", suites)
+	started("report --suites")
+	if code, _, _ := cli("schedulers", "exec:"+prog); code != 0 {
+		t.Logf("schedulers exec:PATH asks the program (python3 missing?)")
+	}
+	os.Remove(marker)
+
+	// A pinned hash is checked on every path, running nothing.
+	pinned := filepath.Join(suites, "pinned.toml")
+	os.WriteFile(pinned, []byte(strings.Replace(text, `label = "PROG"`, `label = "PROG"`+"\nsha256 = \"0000\"", 1)), 0o644)
+	if code, _, errs := cli("sweep", pinned, "--dry-run", "-o", res); code == 0 || !strings.Contains(errs, "pinned.toml:") || !strings.Contains(errs, "sha256") {
+		t.Errorf("a wrong pinned hash: exit %d: %s", code, errs)
+	}
+	started("a pinned hash")
+
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("SKIP: python3 is not on PATH; the program is not run")
+	}
+	ok("sweep", s, "-o", res, "-q")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the sweep ran no program: %v", err)
+	}
+	// Keys made without asking the program are those of the records.
+	if out := ok("sweep", s, "--dry-run", "-o", res); !strings.Contains(out, "0 to do") {
+		t.Errorf("after the sweep, a dry run still has runs to do: %s", out)
+	}
+	if out := ok("report", res, "--suite", s); !strings.Contains(out, "PROG") {
+		t.Errorf("the report lacks the program's runs:\n%s", out)
+	}
+	// The program's own parameters are checked when it is asked, before
+	// any run: one error naming the suite's line, no error rows.
+	bad := filepath.Join(suites, "bad.toml")
+	os.WriteFile(bad, []byte(strings.Replace(text, `eviction = "luf"`, `eviction = "lfu"`, 1)), 0o644)
+	res2 := filepath.Join(dir, "r2.jsonl")
+	if code, _, errs := cli("sweep", bad, "-o", res2, "-q"); code == 0 || !strings.Contains(errs, "bad.toml:") || !strings.Contains(errs, "must be one of luf, lru") {
+		t.Errorf("a bad parameter of the program: exit %d: %s", code, errs)
+	}
+	if b, _ := os.ReadFile(res2); len(b) > 0 {
+		t.Errorf("a bad parameter of the program left records:\n%s", b)
+	}
+}
+
+// A sweep whose every run failed, or whose profile was lost, exits non-zero;
+// one with some runs done does not.
+func TestFailedWorkIsNotSuccess(t *testing.T) {
+	dir := t.TempDir()
+	s := filepath.Join(dir, "s.toml")
+	os.WriteFile(s, []byte(suiteWith("", "[[scheduler]]\nname = \"dmdar\"\nlabel = \"DMDAR\"")), 0o644)
+	res := filepath.Join(dir, "r.jsonl")
+	code, _, errs := cli("sweep", s, "-o", res, "-q", "--timeout", "1ns")
+	if code == 0 || !strings.Contains(errs, "bad-input: every run failed (2 of 2;") || !strings.Contains(errs, "--retry-errors") {
+		t.Errorf("every run timed out: exit %d: %s", code, errs)
+	}
+	if code, _, errs := cli("sweep", s, "-o", res, "-q", "--retry-errors", "--only", "EAGER"); code != 0 {
+		t.Errorf("a sweep that runs: exit %d: %s", code, errs)
+	}
+	if runtime.GOOS == "linux" {
+		code, _, errs := cli("sweep", s, "-o", res, "-q", "--retry-errors", "--cpuprofile", "/dev/full")
+		if code == 0 || !strings.Contains(errs, "--cpuprofile /dev/full: write /dev/full: no space left on device") {
+			t.Errorf("a lost CPU profile: exit %d: %s", code, errs)
+		}
+	}
 }

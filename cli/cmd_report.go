@@ -33,7 +33,7 @@ const reportUsage = `RESULTS.jsonl... [flags]
 
 Without --suite, each record's suite is looked up by name among the suites under --suites.`
 
-func cmdReport(args []string, stdout, stderr io.Writer) error {
+func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("report", reportUsage, stderr)
 	suitePath := fs.String("suite", "", "the suite the results come from (labels, baseline, bounds, reference series)")
 	suitesDir := fs.String("suites", "suites", "directory of suites, searched for the results' suites by name")
@@ -54,11 +54,15 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	stop, err := prof.start(stderr)
+	stop, err := prof.start()
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer func() {
+		if perr := stop(); err == nil {
+			err = perr
+		}
+	}()
 	if *average != report.RatioOfMeans && *average != report.MeanOfRatios {
 		return fmt.Errorf("--average %q: use %s or %s", *average, report.RatioOfMeans, report.MeanOfRatios)
 	}
@@ -102,6 +106,14 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if *figures != "" && *suitePath == "" {
+		// Without --suite, the records' suite names become directories.
+		for _, r := range recs {
+			if err := suite.CheckName(r.Suite); r.Suite != "" && err != nil {
+				return fmt.Errorf("--figures: the records of suite %q cannot have figures: %v", r.Suite, err)
+			}
+		}
+	}
 	var sets []*report.Set
 	if *suitePath != "" {
 		s, err := suite.Load(*suitePath)
@@ -132,11 +144,11 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		opt := report.Options{Average: *average, Claims: claims, LinkDir: linkDir, Preview: *preview}
 		if *claimsDir == "" && set.Suite != nil && set.Suite.Claims != "" {
 			// Without --claims, the suite's own claims file.
-			if cs, err := paper.LoadClaims(set.Suite.Path(set.Suite.Claims)); err == nil {
-				opt.Claims = cs
-			} else {
-				fmt.Fprintf(stderr, "memsched report: %v\n", err)
+			cs, err := paper.LoadClaims(set.Suite.Path(set.Suite.Claims))
+			if err != nil {
+				return fmt.Errorf("the claims of suite %s (%s): %w", set.Suite.Name, set.Suite.Claims, err)
 			}
+			opt.Claims = cs
 		}
 		if *figures != "" {
 			dir := filepath.Join(*figures, safeName(set.Name))

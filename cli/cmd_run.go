@@ -51,7 +51,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := run.CheckExecutor(*executor); err != nil {
 		return err
 	}
-	spec, err := schedulers.Lookup(*sched)
+	spec, err := schedulers.LookupWith(*sched, params)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	stop, err := prof.start(stderr)
+	stop, err := prof.start()
 	if err != nil {
 		sp.discard()
 		return err
@@ -83,7 +83,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		rec, err = runTraced(cfg, hdr, *tracePath)
 	}
-	stop()
+	if perr := stop(); err == nil && perr != nil {
+		err = perr
+	}
 	if err != nil {
 		sp.discard()
 		return err

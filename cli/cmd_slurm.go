@@ -116,11 +116,15 @@ func (c *clusterFlags) submit(ctx context.Context, s *suite.Suite, suitePath str
 	}
 	arr := slurm.Array{Name: "memsched-" + s.Name, Workdir: wd, Logs: filepath.Join(dir, "logs"), Command: cmd,
 		Count: c.shards, Indices: indices, CPUs: cpus, Options: strings.Fields(c.sbatch)}
+	text, err := arr.Script()
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(arr.Logs, 0o755); err != nil {
 		return err
 	}
 	script := filepath.Join(dir, "job.sh")
-	if err := os.WriteFile(script, []byte(arr.Script()), 0o755); err != nil {
+	if err := os.WriteFile(script, []byte(text), 0o755); err != nil {
 		return err
 	}
 	what := fmt.Sprintf("%s in array tasks %s of %d shards", plural(runs, "run"), slurm.Ranges(indices), c.shards)

@@ -68,7 +68,7 @@ func defaultOutput(suitePath string) string {
 	return filepath.Join("results", filepath.FromSlash(strings.TrimSuffix(p, ".toml")+".jsonl"))
 }
 
-func cmdSweep(args []string, stdout, stderr io.Writer) error {
+func cmdSweep(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("sweep", "SUITE.toml [flags]", stderr)
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "runs in parallel")
 	out := fs.String("o", "", "results file, JSON Lines, appended to (default results/<suite path>.jsonl)")
@@ -195,11 +195,15 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		})
 		return cluster.submit(ctx, s, pos[0], opt, *quick, cpus, *dry, stderr)
 	}
-	stop, err := prof.start(stderr)
+	stop, err := prof.start()
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer func() {
+		if perr := stop(); err == nil {
+			err = perr
+		}
+	}()
 	if f, ok := stderr.(*os.File); ok && !*quiet && term.IsTerminal(int(f.Fd())) {
 		opt.Bar = stderr
 	}
@@ -214,6 +218,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "%s: %s → %s\n", s.Name, sum, dest)
 	if sum.Interrupted > 0 {
 		return fmt.Errorf("interrupted: rerun the same command to finish (%d runs left)", sum.Interrupted)
+	}
+	if sum.Done > 0 && sum.Failed == sum.Done {
+		return fmt.Errorf("%s: every run failed (%d of %d; the FAILED lines above say why, the error rows of %s too): fix the cause, then rerun with --retry-errors", s.Name, sum.Failed, sum.Done, dest)
 	}
 	return nil
 }

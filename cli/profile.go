@@ -3,7 +3,6 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -17,40 +16,75 @@ func (p *profileFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.mem, "memprofile", "", "write a memory allocation profile of memsched to this file at the end (go tool pprof FILE)")
 }
 
-// start starts the CPU profile; the returned stop ends it and writes the
-// memory profile, reporting failures on stderr.
-func (p *profileFlags) start(stderr io.Writer) (stop func(), err error) {
-	var cpu *os.File
-	if p.cpu != "" {
-		if cpu, err = os.Create(p.cpu); err != nil {
-			return nil, err
+// start starts the CPU profile and creates the memory profile's file (a
+// path that cannot be written fails now, not after the work); the returned
+// stop ends the CPU profile, writes the memory profile and returns the
+// first failure of either, which the command returns: a lost profile is
+// not a success.
+func (p *profileFlags) start() (stop func() error, err error) {
+	var cpu *errWriter
+	var mem *os.File
+	if p.mem != "" {
+		if mem, err = os.Create(p.mem); err != nil {
+			return nil, fmt.Errorf("--memprofile: %w", err)
 		}
+	}
+	if p.cpu != "" {
+		f, err := os.Create(p.cpu)
+		if err != nil {
+			closeAndRemove(mem)
+			return nil, fmt.Errorf("--cpuprofile: %w", err)
+		}
+		cpu = &errWriter{f: f}
 		if err := pprof.StartCPUProfile(cpu); err != nil {
-			cpu.Close()
+			f.Close()
+			closeAndRemove(mem)
 			return nil, fmt.Errorf("--cpuprofile: %w", err)
 		}
 	}
-	return func() {
+	return func() error {
+		var first error
 		if cpu != nil {
-			pprof.StopCPUProfile()
-			if err := cpu.Close(); err != nil {
-				fmt.Fprintf(stderr, "memsched: --cpuprofile: %v\n", err)
+			pprof.StopCPUProfile() // its writes' errors are kept by cpu
+			if err := cpu.f.Close(); cpu.err == nil {
+				cpu.err = err
+			}
+			if cpu.err != nil {
+				first = fmt.Errorf("--cpuprofile %s: %w; the profile is incomplete", p.cpu, cpu.err)
 			}
 		}
-		if p.mem != "" {
-			if err := writeAllocs(p.mem); err != nil {
-				fmt.Fprintf(stderr, "memsched: --memprofile: %v\n", err)
+		if mem != nil {
+			if err := writeAllocs(mem); err != nil && first == nil {
+				first = fmt.Errorf("--memprofile %s: %w; the profile is incomplete", p.mem, err)
 			}
 		}
+		return first
 	}, nil
 }
 
-// writeAllocs writes the allocation profile, as go test -memprofile does.
-func writeAllocs(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+// errWriter keeps the first write error: runtime/pprof ignores them.
+type errWriter struct {
+	f   *os.File
+	err error
+}
+
+func (w *errWriter) Write(b []byte) (int, error) {
+	n, err := w.f.Write(b)
+	if err != nil && w.err == nil {
+		w.err = err
 	}
+	return n, err
+}
+
+func closeAndRemove(f *os.File) {
+	if f != nil {
+		f.Close()
+		os.Remove(f.Name())
+	}
+}
+
+// writeAllocs writes the allocation profile, as go test -memprofile does.
+func writeAllocs(f *os.File) error {
 	runtime.GC() // up-to-date statistics of what is live
 	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
 		f.Close()

@@ -382,6 +382,15 @@ func tomlKeys(t reflect.Type) []string {
 	return out
 }
 
+// MaxGPUs and MaxCPUs bound a platform's workers (max_gpus, max_cpus, and
+// a trace header's counts): each GPU is a memory node with a state per
+// datum, so the bound keeps a mistyped count from exhausting memory. The
+// papers' machines have at most 50 GPUs and 48 cores.
+const (
+	MaxGPUs = 1024
+	MaxCPUs = 1 << 16
+)
+
 // positive says whether v is a usable positive number (not NaN or infinite).
 func positive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
 
@@ -393,6 +402,9 @@ func (p *Platform) Check() error {
 	}
 	if p.MaxGPUs < 0 || p.MaxCPUs < 0 || p.MaxGPUs == 0 && p.MaxCPUs == 0 {
 		return fmt.Errorf("platform %s: max_gpus = %d, max_cpus = %d; give the number of GPUs of the machine (at least 1), or of CPU cores for a machine computing on CPUs only", p.Name, p.MaxGPUs, p.MaxCPUs)
+	}
+	if p.MaxGPUs > MaxGPUs || p.MaxCPUs > MaxCPUs {
+		return fmt.Errorf("platform %s: max_gpus = %d, max_cpus = %d; memsched simulates at most %d GPUs and %d CPU cores (each worker has its own state)", p.Name, p.MaxGPUs, p.MaxCPUs, MaxGPUs, MaxCPUs)
 	}
 	if p.GPUs < 0 || p.GPUs > p.MaxGPUs {
 		return fmt.Errorf("platform %s has %d GPUs; %d asked: use 0 to %d", p.Name, p.MaxGPUs, p.GPUs, p.MaxGPUs)
@@ -415,6 +427,9 @@ func (p *Platform) Check() error {
 		return fmt.Errorf("platform %s: physical_memory_mib = %g; give the memory of a GPU (or of the RAM out of core) in MiB (or leave it out when unknown)", p.Name, p.PhysicalMiB)
 	}
 	if capped := p.GPUs > 0 || p.OutOfCore(); capped && !t.NoTransfers {
+		if p.MemoryMiB > 1<<42 {
+			return fmt.Errorf("platform %s: memory per GPU is %g MiB; give at most 2^42 MiB (4 EiB, beyond a byte count)", p.Name, p.MemoryMiB)
+		}
 		if !positive(p.MemoryMiB) || p.MemoryBytes <= 0 {
 			return fmt.Errorf("platform %s: memory per GPU is %g MiB (%d bytes); it must be positive", p.Name, p.MemoryMiB, p.MemoryBytes)
 		}

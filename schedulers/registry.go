@@ -17,6 +17,7 @@ type Param struct {
 	Default string
 	Choices []string // allowed values of a string parameter, if limited
 	Min     string   // lowest value of a number parameter ("" = any)
+	Max     string   // highest value of a number parameter ("" = any)
 	Doc     string
 }
 
@@ -44,6 +45,11 @@ type Spec struct {
 	// program, a Go plugin's module); nil for memsched's own schedulers.
 	// Register fills it for Go plugins.
 	Code *Code
+	// Deferred: the scheduler is known by its code but not asked yet (an
+	// external program that Inspect checked without starting it). Only
+	// memsched's own parameters (buffer, and those in Params) are declared;
+	// New is nil. Lookup gives the full Spec.
+	Deferred bool
 }
 
 // Params holds a scheduler's parameters, validated and with defaults filled.
@@ -71,9 +77,17 @@ func (p Params) Canonical() string {
 	return b.String()
 }
 
+// family builds the Specs of prefix:ARG schedulers: lookup completely
+// (an external program is started and asked), inspect without running
+// anything.
+type family struct {
+	lookup  func(arg string, raw map[string]string) (Spec, error)
+	inspect func(arg string) (Spec, error)
+}
+
 var (
 	registry = map[string]Spec{}
-	families = map[string]func(arg string) (Spec, error){}
+	families = map[string]family{}
 )
 
 // BufferParam is accepted by every scheduler: the task buffer depth
@@ -97,13 +111,15 @@ func Register(s Spec) {
 }
 
 // RegisterFamily adds schedulers named prefix:ARG whose Spec is built when
-// looked up, as exec:PATH runs an external program. It panics on a
-// duplicate, at init time.
-func RegisterFamily(prefix string, lookup func(arg string) (Spec, error)) {
+// looked up, as exec:PATH runs an external program. inspect, when not nil,
+// builds a Deferred Spec without running anything (see Inspect). It panics
+// on a duplicate, at init time.
+// lookup gets the raw parameters of the run about to start (nil when none).
+func RegisterFamily(prefix string, lookup func(arg string, raw map[string]string) (Spec, error), inspect func(arg string) (Spec, error)) {
 	if _, dup := families[prefix]; dup {
 		panic("schedulers: duplicate family " + prefix)
 	}
-	families[prefix] = lookup
+	families[prefix] = family{lookup, inspect}
 }
 
 // List returns every registered scheduler, sorted by name.
@@ -117,12 +133,37 @@ func List() []Spec {
 }
 
 // Lookup finds a scheduler, suggesting the closest name when it is unknown.
-func Lookup(name string) (Spec, error) {
+func Lookup(name string) (Spec, error) { return LookupWith(name, nil) }
+
+// LookupWith is Lookup for a run about to start with raw parameters: an
+// external program is started and asked to describe itself within their
+// timeout.
+func LookupWith(name string, raw map[string]string) (Spec, error) {
 	if prefix, arg, ok := strings.Cut(name, ":"); ok {
-		if lookup, ok := families[prefix]; ok {
-			return lookup(arg)
+		if f, ok := families[prefix]; ok {
+			return f.lookup(arg, raw)
 		}
 	}
+	return registered(name)
+}
+
+// Inspect finds a scheduler as Lookup does, but starts no program: an
+// external program (exec:PATH) is checked (it exists, is executable, its
+// hash) and comes back Deferred, to be looked up when a run starts. The
+// commands that only read or check a suite use it.
+func Inspect(name string) (Spec, error) {
+	if prefix, arg, ok := strings.Cut(name, ":"); ok {
+		if f, ok := families[prefix]; ok {
+			if f.inspect == nil {
+				return f.lookup(arg, nil)
+			}
+			return f.inspect(arg)
+		}
+	}
+	return registered(name)
+}
+
+func registered(name string) (Spec, error) {
 	s, ok := registry[strings.ToLower(name)]
 	if !ok {
 		names := make([]string, 0, len(registry))
@@ -138,6 +179,20 @@ func Lookup(name string) (Spec, error) {
 // fills defaults.
 func (s Spec) Resolve(raw map[string]string) (Params, error) {
 	return ResolveParams(s.Name, append([]Param{BufferParam}, s.Params...), raw)
+}
+
+// Declares says whether the scheduler declares the parameter (buffer is
+// everyone's).
+func (s Spec) Declares(name string) bool {
+	if name == BufferParam.Name {
+		return true
+	}
+	for _, p := range s.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // ResolveParams validates raw parameters of scheduler name against their
@@ -169,7 +224,7 @@ func ResolveParams(name string, params []Param, raw map[string]string) (Params, 
 
 // Build resolves parameters and constructs the scheduler.
 func Build(name string, raw map[string]string) (Scheduler, Spec, Params, error) {
-	s, err := Lookup(name)
+	s, err := LookupWith(name, raw)
 	if err != nil {
 		return nil, s, nil, err
 	}
@@ -209,6 +264,9 @@ func (p Param) check(v string) error {
 		}
 		if min, merr := strconv.ParseFloat(p.Min, 64); err == nil && merr == nil && f < min {
 			return fmt.Errorf("parameter %s=%s: want %s >= %s (default %s)", p.Name, v, kindNames[p.Kind], p.Min, p.Default)
+		}
+		if max, merr := strconv.ParseFloat(p.Max, 64); err == nil && merr == nil && f > max {
+			return fmt.Errorf("parameter %s=%s: want %s <= %s (default %s)", p.Name, v, kindNames[p.Kind], p.Max, p.Default)
 		}
 	case "string":
 		if len(p.Choices) > 0 {

@@ -6,12 +6,20 @@ import (
 	"strings"
 )
 
+// MaxDataBytes bounds a datum, MaxTotalBytes the data of a workload, so
+// that sums of sizes (a task's inputs, a memory's use) cannot overflow.
+const (
+	MaxDataBytes  = 1 << 50
+	MaxTotalBytes = 1 << 60
+)
+
 // Validate checks the invariants every consumer relies on: dense ids in
 // order, positive data sizes, finite non-negative flops, input and
 // dependency ids that exist, one valid access mode per input (or none), no
 // repeated input or dependency in a task, no self-dependency and no
 // dependency cycle. It returns the first problem
-// found, naming the task or data involved.
+// found, naming the task or data involved. Sizes and flops are bounded so
+// that their totals stay finite (MaxDataBytes, MaxTotalBytes).
 func (w *Workload) Validate() error {
 	if w == nil {
 		return fmt.Errorf("workloads: nil workload")
@@ -19,12 +27,19 @@ func (w *Workload) Validate() error {
 	if len(w.Tasks) == 0 {
 		return fmt.Errorf("workloads: %s has no tasks", w.label())
 	}
+	var total int64
 	for j, d := range w.Data {
 		if d.ID != j {
 			return fmt.Errorf("workloads: data[%d] has id %d; ids must be dense and in order (data[j].id == j)", j, d.ID)
 		}
 		if d.Bytes <= 0 {
 			return fmt.Errorf("workloads: data %d has %d bytes; sizes must be positive", j, d.Bytes)
+		}
+		if d.Bytes > MaxDataBytes {
+			return fmt.Errorf("workloads: data %d has %d bytes; a datum has at most 2^50 bytes (1 PiB)", j, d.Bytes)
+		}
+		if total += d.Bytes; total > MaxTotalBytes {
+			return fmt.Errorf("workloads: data 0 to %d add up to more than 2^60 bytes (1 EiB); byte counts would overflow", j)
 		}
 	}
 	nd, nt := len(w.Data), len(w.Tasks)
@@ -36,6 +51,7 @@ func (w *Workload) Validate() error {
 			return fmt.Errorf("workloads: %s has %d entries for %d tasks; a per-task table has one entry per task, or none", table.name, table.n, nt)
 		}
 	}
+	flops := 0.0
 	seen := make([]int, nd) // seen[d] == t+1 when task t already listed d
 	var seenDep []int       // the same for dependencies, made at the first one
 	forward := false        // some task depends on a later one: a cycle is possible
@@ -46,6 +62,9 @@ func (w *Workload) Validate() error {
 		}
 		if math.IsNaN(t.Flops) || math.IsInf(t.Flops, 0) || t.Flops < 0 {
 			return fmt.Errorf("workloads: task %d has flops %v; flops must be finite and non-negative", i, t.Flops)
+		}
+		if flops += t.Flops; math.IsInf(flops, 0) {
+			return fmt.Errorf("workloads: the flops of tasks 0 to %d add up to more than %g; totals must be finite", i, math.MaxFloat64)
 		}
 		modes, deps := w.ModesOf(i), w.DepsOf(i)
 		if len(modes) != 0 && len(modes) != len(t.Inputs) {

@@ -11,7 +11,10 @@
 // "release".
 package batch
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Cluster is the platform: identical nodes linked to the shared file system
 // at the same bandwidth.
@@ -36,8 +39,9 @@ func Rackham() Cluster {
 
 // Check reports an unusable cluster.
 func (c Cluster) Check() error {
-	if c.Nodes < 1 || c.Nodes > 1<<nodeBits || c.CoresPerNode < 1 || c.CoresPerNode > 1024 || c.MemoryGB <= 0 || !(c.BandwidthGBs > 0) {
-		return fmt.Errorf("cluster %q: %d nodes of %d cores, %g GB, %g GB/s: want 1 to 1048576 nodes, 1 to 1024 cores, a memory and a bandwidth above 0",
+	if c.Nodes < 1 || c.Nodes > 1<<nodeBits || c.CoresPerNode < 1 || c.CoresPerNode > 1024 || !(c.MemoryGB > 0 && c.MemoryGB <= math.MaxFloat32) ||
+		!(c.BandwidthGBs > 0) || math.IsInf(float64(c.BandwidthGBs), 0) {
+		return fmt.Errorf("cluster %q: %d nodes of %d cores, %g GB, %g GB/s: want 1 to 1048576 nodes, 1 to 1024 cores, a finite memory and bandwidth above 0",
 			c.Name, c.Nodes, c.CoresPerNode, c.MemoryGB, c.BandwidthGBs)
 	}
 	return nil

@@ -104,6 +104,10 @@ func Run(cfg Config) (*Result, error) {
 	if err := t.Validate(cfg.Cluster.CoresPerNode); err != nil {
 		return nil, err
 	}
+	// Loads and waits are 32-bit seconds (JobResult): bounded, not wrapped.
+	if err := t.CheckLoads(cfg.Cluster.BandwidthGBs); err != nil {
+		return nil, err
+	}
 	if cfg.Phase < -1 || cfg.Phase >= 30 {
 		return nil, fmt.Errorf("phase %d: want -1 (the first submission) or 0 to 29", cfg.Phase)
 	}

@@ -98,6 +98,10 @@ func ReadTrace(r io.Reader) (*Header, []Event, error) {
 			if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Ev != HeaderEv {
 				return nil, nil, fmt.Errorf("line 1: not a batch trace header (want {\"ev\":\"batch\",...}, written by memsched batch --trace)")
 			}
+			// The cluster sizes what a check allocates: bounded first.
+			if err := h.Cluster.Check(); err != nil {
+				return nil, nil, fmt.Errorf("line 1: the header's %v", err)
+			}
 			continue
 		}
 		var e Event

@@ -55,16 +55,23 @@ type vplan struct {
 	until int64
 }
 
+// vnode is a node's state, made when an event first names the node: the
+// header's node count only bounds the numbers, so a header claiming a
+// million nodes costs nothing the events do not use.
+type vnode struct {
+	used      int
+	coreBusy  []int // job id per core, 0 = free (ids are offset by 1); made at the first core ids
+	files     map[int]*vfile
+	lastStart int64 // latest start on the node before the current second
+}
+
 type validator struct {
 	h         *Header
 	C, N      int
 	bad       []string
 	jobs      map[int]*vjob
-	used      []int
-	coreBusy  []int // job id per core, 0 = free (ids are offset by 1)
-	files     []map[int]*vfile
-	lastStart []int64 // latest start on the node before the current second
-	startedAt []int   // nodes started in the current second
+	nodes     map[int]*vnode
+	startedAt []int // nodes started in the current second
 	second    int64
 	plans     map[int]vplan
 	pass      []vplan // reservations of the current pass, incl. running windows
@@ -81,19 +88,12 @@ func (v *validator) fail(format string, a ...any) {
 }
 
 func (v *validator) run(evs []Event) {
-	if v.C < 1 || v.N < 1 {
-		v.fail("header: cluster of %d nodes of %d cores", v.N, v.C)
+	if err := v.h.Cluster.Check(); err != nil {
+		v.fail("header: %v", err)
 		return
 	}
 	v.jobs = map[int]*vjob{}
-	v.used = make([]int, v.N)
-	v.coreBusy = make([]int, v.N*v.C)
-	v.files = make([]map[int]*vfile, v.N)
-	v.lastStart = make([]int64, v.N)
-	for i := range v.files {
-		v.files[i] = map[int]*vfile{}
-		v.lastStart[i] = -1
-	}
+	v.nodes = map[int]*vnode{}
 	v.plans = map[int]vplan{}
 	v.second = -1
 	last := int64(-1 << 62)
@@ -104,7 +104,7 @@ func (v *validator) run(evs []Event) {
 		last = e.T
 		if e.T != v.second {
 			for _, k := range v.startedAt {
-				v.lastStart[k] = v.second
+				v.node(k).lastStart = v.second
 			}
 			v.startedAt = v.startedAt[:0]
 			v.second = e.T
@@ -160,11 +160,22 @@ func (v *validator) run(evs []Event) {
 	}
 }
 
+// node is node k's state (0 <= k < N).
+func (v *validator) node(k int) *vnode {
+	n := v.nodes[k]
+	if n == nil {
+		n = &vnode{files: map[int]*vfile{}, lastStart: -1}
+		v.nodes[k] = n
+	}
+	return n
+}
+
 func (v *validator) file(k, f int) *vfile {
-	x, ok := v.files[k][f]
+	files := v.node(k).files
+	x, ok := files[f]
 	if !ok {
 		x = &vfile{lastEnd: -1, loadUntil: -1}
-		v.files[k][f] = x
+		files[f] = x
 	}
 	return x
 }
@@ -181,7 +192,7 @@ func (v *validator) present(k int, f *vfile, t int64) bool {
 	if v.h.Rules.Reuse == "same-second" {
 		return f.lastEnd == t
 	}
-	return v.lastStart[k] < f.lastEnd
+	return v.node(k).lastStart < f.lastEnd
 }
 
 func (v *validator) start(e Event) {
@@ -202,9 +213,10 @@ func (v *validator) start(e Event) {
 	v.starts++
 	j.started, j.start, j.node, j.transfer, j.wait = true, e.T, e.Node, e.Transfer, e.Wait
 	k := e.Node
-	v.used[k] += j.cores
-	if v.used[k] > v.C {
-		v.fail("node %d runs %d cores at %d s (it has %d) when job %d starts", k, v.used[k], e.T, v.C, e.Job)
+	n := v.node(k)
+	n.used += j.cores
+	if n.used > v.C {
+		v.fail("node %d runs %d cores at %d s (it has %d) when job %d starts", k, n.used, e.T, v.C, e.Job)
 	}
 	if len(e.CoreIDs) > 0 && len(e.CoreIDs) != j.cores {
 		v.fail("job %d asks for %d cores and starts on %d", e.Job, j.cores, len(e.CoreIDs))
@@ -214,10 +226,13 @@ func (v *validator) start(e Event) {
 			v.fail("job %d starts on core %d of node %d (cores 0 to %d)", e.Job, c, k, v.C-1)
 			continue
 		}
-		if b := v.coreBusy[k*v.C+c]; b != 0 {
+		if n.coreBusy == nil {
+			n.coreBusy = make([]int, v.C)
+		}
+		if b := n.coreBusy[c]; b != 0 {
 			v.fail("job %d starts on core %d of node %d at %d s, busy with job %d", e.Job, c, k, e.T, b-1)
 		}
-		v.coreBusy[k*v.C+c] = e.Job + 1
+		n.coreBusy[c] = e.Job + 1
 	}
 	if p, ok := v.plans[e.Job]; v.h.Plans && (!ok || p.node != k || p.at != e.T) {
 		v.fail("job %d starts on node %d at %d s, not where its plan put it (%+v, planned %v)", e.Job, k, e.T, p, ok)
@@ -263,10 +278,11 @@ func (v *validator) end(e Event) {
 	if e.Node != j.node {
 		v.fail("job %d ends on node %d but ran on node %d", e.Job, e.Node, j.node)
 	}
-	v.used[j.node] -= j.cores
-	for i := j.node * v.C; i < (j.node+1)*v.C; i++ {
-		if v.coreBusy[i] == e.Job+1 {
-			v.coreBusy[i] = 0
+	n := v.node(j.node)
+	n.used -= j.cores
+	for i, b := range n.coreBusy {
+		if b == e.Job+1 {
+			n.coreBusy[i] = 0
 		}
 	}
 	if j.file != 0 {

@@ -139,7 +139,7 @@ func NewIdentity(workload string, workingSetMiB float64, p *hardware.Platform, s
 	id := Identity{Schema: Schema, Scheduler: scheduler, ModelVer: sim.ModelVersion, Params: params, Workload: workload, WorkingSet: workingSetMiB,
 		Platform: p.Name, PlatformSHA: p.Hash(), GPUs: p.GPUs, MemoryBytes: p.MemoryBytes, Seed: seed,
 		Executor: executor, ChargeSched: charge, Provenance: CurrentProvenance()}
-	if spec, err := schedulers.Lookup(scheduler); err == nil {
+	if spec, err := schedulers.Inspect(scheduler); err == nil { // starts no program
 		id.SchedVer = spec.Version
 	}
 	return id

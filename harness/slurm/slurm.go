@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Array is the job array of one sweep.
@@ -31,16 +32,29 @@ type Array struct {
 // ShardArg in Command is replaced by the array task's shard, i/Count.
 const ShardArg = "{shard}"
 
-// Script renders the batch script.
-func (a Array) Script() string {
+// Script renders the batch script. Every word of the command is quoted for
+// the shell; the values of the #SBATCH lines, which sbatch reads with its
+// own parser, are written plain or in double quotes, and a value that
+// cannot be written so (a control character, a quote, a backslash or '#')
+// is an error rather than a line that would do something else.
+func (a Array) Script() (string, error) {
 	var b strings.Builder
 	b.WriteString("#!/bin/bash\n# Written by memsched sweep --slurm: one array task per shard of the sweep.\n")
-	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", a.Name)
-	fmt.Fprintf(&b, "#SBATCH --array=%s\n", Ranges(a.Indices))
-	fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n", max(a.CPUs, 1))
-	fmt.Fprintf(&b, "#SBATCH --chdir=%s\n", a.Workdir)
-	fmt.Fprintf(&b, "#SBATCH --output=%s\n", filepath.Join(a.Logs, "%A_%a.out"))
+	for _, l := range []struct{ key, v string }{{"job-name", a.Name}, {"chdir", a.Workdir}, {"output", filepath.Join(a.Logs, "%A_%a.out")}} {
+		v, err := sbatchValue(l.key, l.v)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "#SBATCH --%s=%s\n", l.key, v)
+		if l.key == "job-name" {
+			fmt.Fprintf(&b, "#SBATCH --array=%s\n", Ranges(a.Indices))
+			fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n", max(a.CPUs, 1))
+		}
+	}
 	for _, o := range a.Options {
+		if strings.IndexFunc(o, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) >= 0 || strings.ContainsAny(o, `"'\#`) {
+			return "", fmt.Errorf("sbatch option %q: write options without quotes, backslashes, '#', spaces or control characters (one option per word: --partition=gpu --time=4:00:00)", o)
+		}
 		fmt.Fprintf(&b, "#SBATCH %s\n", o)
 	}
 	b.WriteString("set -e\nexec")
@@ -52,12 +66,26 @@ func (a Array) Script() string {
 		}
 	}
 	b.WriteString("\n")
-	return b.String()
+	return b.String(), nil
 }
+
+// sbatchValue writes the value of an #SBATCH --key= line.
+func sbatchValue(key, v string) (string, error) {
+	if strings.IndexFunc(v, unicode.IsControl) >= 0 || strings.ContainsAny(v, `"'\#`) {
+		return "", fmt.Errorf("#SBATCH --%s=%q: sbatch cannot be given a value with a control character, a quote, a backslash or '#' safely; rename it (a suite name, or a directory without them)", key, v)
+	}
+	if v != "" && strings.Trim(v, safe) == "" {
+		return v, nil
+	}
+	return `"` + v + `"`, nil
+}
+
+// safe are the characters a shell word needs no quotes for.
+const safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%"
 
 // quote makes a shell word of s.
 func quote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") == "" {
+	if s != "" && strings.Trim(s, safe) == "" {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

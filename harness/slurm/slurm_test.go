@@ -33,13 +33,46 @@ func TestScriptQuotesAndShards(t *testing.T) {
 	a := Array{Name: "memsched-x", Workdir: "/w", Logs: "/w/r.shards/logs", Count: 4, Indices: []int{0, 2, 3}, CPUs: 2,
 		Command: []string{"/bin/memsched", "sweep", "/w/my suite.toml", "--only", "DARTS+LUF,it's", "--shard", ShardArg},
 		Options: []string{"--partition=gpu", "--time=1:00:00"}}
-	s := a.Script()
+	s, err := a.Script()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{"#SBATCH --array=0,2-3\n", "#SBATCH --cpus-per-task=2\n", "#SBATCH --chdir=/w\n",
 		"#SBATCH --output=/w/r.shards/logs/%A_%a.out\n", "#SBATCH --partition=gpu\n#SBATCH --time=1:00:00\n",
 		`exec /bin/memsched sweep '/w/my suite.toml' --only 'DARTS+LUF,it'\''s' --shard "$SLURM_ARRAY_TASK_ID/4"` + "\n"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("script lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// A value of an #SBATCH line cannot end the line, and one that sbatch
+// would read differently is refused; spaces are quoted.
+func TestScriptRefusesWhatWouldEscapeItsLine(t *testing.T) {
+	base := Array{Name: "memsched-x", Workdir: "/w", Logs: "/w/logs", Count: 1, Indices: []int{0}, Command: []string{"/bin/memsched"}}
+	for _, c := range []struct {
+		edit func(a *Array)
+		want string
+	}{
+		{func(a *Array) { a.Name = "memsched-x\necho pwned" }, "--job-name"},
+		{func(a *Array) { a.Name = "x\rz" }, "--job-name"},
+		{func(a *Array) { a.Workdir = "/w\ntouch /tmp/pwned" }, "--chdir"},
+		{func(a *Array) { a.Logs = "/w/it's" }, "--output"},
+		{func(a *Array) { a.Workdir = "/w/#x" }, "--chdir"},
+		{func(a *Array) { a.Options = []string{"--comment=\"x"} }, "sbatch option"},
+		{func(a *Array) { a.Options = []string{"--comment=a\x00b"} }, "sbatch option"},
+	} {
+		a := base
+		c.edit(&a)
+		if s, err := a.Script(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: err %v; want one naming %s\n%s", a, err, c.want, s)
+		}
+	}
+	a := base
+	a.Workdir = "/my work"
+	s, err := a.Script()
+	if err != nil || !strings.Contains(s, "#SBATCH --chdir=\"/my work\"\n") {
+		t.Errorf("a directory with a space: %v\n%s", err, s)
 	}
 }
 

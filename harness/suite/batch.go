@@ -145,6 +145,7 @@ func (s *Suite) parseBatchScheduler(i int, t *tbl) {
 		t.errf("", "[[scheduler]] #%d has no name; add name = \"fcfs\" (memsched batch --list lists them)", i+1)
 		return
 	}
+	checkLabel(t, sc.Label)
 	spec, err := sched.Lookup(sc.Name)
 	if err != nil {
 		t.errf("name", "%v", err)

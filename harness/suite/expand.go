@@ -299,7 +299,7 @@ func (s *Suite) Runs() []Run {
 			}
 			for _, sc := range s.Schedulers {
 				kc := keyConfig{Workload: spec, WorkloadFile: pt.fileSHA,
-					Platform: run.PlatformKey(s.Executor, pt.platform), Scheduler: sc.Name, Params: sc.Params.Canonical(),
+					Platform: run.PlatformKey(s.Executor, pt.platform), Scheduler: sc.Name, Params: sc.keyParams(),
 					Rep: rep, Charge: sc.ChargeSched, Executor: s.Executor, Code: sc.Code.Key()}
 				kc.Seed = hash64("run", s.Seed, kc)
 				b, _ := json.Marshal(kc)

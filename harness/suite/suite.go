@@ -79,6 +79,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/BurntSushi/toml"
 
@@ -158,6 +159,20 @@ type Scheduler struct {
 	ChargeSched bool
 	Code        *schedulers.Code // code from outside memsched (exec:PATH, plugins)
 	Line        int
+	// Deferred: an external program not asked yet (Describe asks it);
+	// Params are then the parameters as written.
+	Deferred bool
+}
+
+// keyParams are the parameters that enter the scheduler's run keys: the
+// resolved ones, but for an external program those written in the suite,
+// so that keys are the same before and after the program is asked (its
+// defaults are part of its code, whose hash is in the key too).
+func (sc Scheduler) keyParams() string {
+	if sc.Code != nil && sc.Code.Path != "" {
+		return schedulers.Params(sc.Raw).Canonical()
+	}
+	return sc.Params.Canonical()
 }
 
 // Report is the [report] table.
@@ -339,12 +354,43 @@ func (s *Suite) Labels() []string {
 	return out
 }
 
+// CheckName says whether a suite name can be written where names go: into
+// records, Slurm job names, and directory names (report --figures
+// DIR/<name>): no control characters, and nothing that leaves a directory
+// (no '/' or '\\', not "." or "..").
+func CheckName(name string) error {
+	if err := checkText("name", name); err != nil {
+		return err
+	}
+	if name == "." || name == ".." || strings.ContainsAny(name, `/\`) || filepath.IsAbs(name) {
+		return fmt.Errorf("name = %q: a suite name becomes a directory name (report --figures DIR/<name>); use letters, digits, '-', '_' and '.', without '/' or '\\', and not \".\" or \"..\"", name)
+	}
+	return nil
+}
+
+// checkText refuses control characters (newlines included) in a name or
+// label: they would forge lines of logs, reports and Slurm scripts.
+func checkText(key, v string) error {
+	for _, r := range v {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return fmt.Errorf("%s = %q holds a control character (%U); use printable text on one line", key, v, r)
+		}
+	}
+	return nil
+}
+
 func (s *Suite) parseSuite(t *tbl) {
 	s.Name = t.str("name", "")
 	if s.Name == "" {
 		t.errf("name", "[suite] has no name; add name = \"my-suite\" (it goes into every result record)")
 	}
+	if err := CheckName(s.Name); s.Name != "" && err != nil {
+		t.errf("name", "%v", err)
+	}
 	s.Title = t.str("title", s.Name)
+	if err := checkText("title", s.Title); err != nil && t.has("title") {
+		t.errf("title", "%v", err)
+	}
 	s.Claims = t.str("claims", "")
 	if s.Claims != "" {
 		if _, err := os.Stat(s.Path(s.Claims)); err != nil {
@@ -698,31 +744,51 @@ func (s *Suite) parseScheduler(i int, t *tbl) {
 		t.errf("", "[[scheduler]] #%d has no name; add name = \"dmdar\" (memsched schedulers lists them)", i+1)
 		return
 	}
-	if strings.ContainsAny(sc.Label, "|\n") || strings.TrimSpace(sc.Label) == "" {
-		t.errf("label", "label %q: use a non-empty display name without '|' or newlines", sc.Label)
-	}
+	checkLabel(t, sc.Label)
 	name := sc.Name
-	if prog, ok := strings.CutPrefix(name, "exec:"); ok && prog != "" && !filepath.IsAbs(prog) {
+	prog, isExec := strings.CutPrefix(name, "exec:")
+	if isExec && prog != "" && !filepath.IsAbs(prog) {
 		name = "exec:" + filepath.Join(filepath.Dir(s.File), prog) // relative to the suite file
 	}
-	spec, err := schedulers.Lookup(name)
+	// Inspect starts no program: an external one is checked (it exists,
+	// its hash) and asked for its parameters only when a run starts
+	// (Describe), so reading or checking a suite runs no code of its.
+	spec, err := schedulers.Inspect(name)
 	if err != nil {
 		t.errf("name", "%v", err)
 	}
+	skip := []string{"name", "label", "charge_sched_time"}
+	if isExec {
+		skip = append(skip, "sha256")
+		if pin := t.str("sha256", ""); err == nil && t.has("sha256") && !strings.EqualFold(pin, spec.Code.SHA256) {
+			t.errf("sha256", "sha256 = %q, but %s has SHA-256 %s: the program changed since the suite pinned it; check it, then update sha256", pin, spec.Code.Path, spec.Code.SHA256)
+		}
+	}
 	var keys []string
-	sc.Raw, keys = t.rawParams("name", "label", "charge_sched_time")
+	sc.Raw, keys = t.rawParams(skip...)
 	for _, k := range keys {
 		if err == nil {
+			if spec.Deferred && !spec.Declares(k) {
+				continue // the program's own parameter, checked by Describe
+			}
 			if _, perr := spec.Resolve(map[string]string{k: sc.Raw[k]}); perr != nil {
 				t.errf(k, "%v", perr)
 			}
 		}
 	}
 	if err == nil {
-		if sc.Params, err = spec.Resolve(sc.Raw); err != nil {
-			sc.Params = nil
+		switch {
+		case spec.Deferred:
+			sc.Params = schedulers.Params{}
+			for k, v := range sc.Raw {
+				sc.Params[k] = v
+			}
+		default:
+			if sc.Params, err = spec.Resolve(sc.Raw); err != nil {
+				sc.Params = nil
+			}
 		}
-		sc.Name, sc.Version, sc.Code = spec.Name, spec.Version, spec.Code
+		sc.Name, sc.Version, sc.Code, sc.Deferred = spec.Name, spec.Version, spec.Code, spec.Deferred
 	}
 	for j, o := range s.Schedulers {
 		if !s.labelTaken(t, sc, j) && o.Name == sc.Name && o.ChargeSched == sc.ChargeSched && o.Params != nil && sc.Params != nil && o.Params.Canonical() == sc.Params.Canonical() {
@@ -730,6 +796,50 @@ func (s *Suite) parseScheduler(i int, t *tbl) {
 		}
 	}
 	s.Schedulers = append(s.Schedulers, sc)
+}
+
+// checkLabel refuses a label that cannot be a table cell or a line.
+func checkLabel(t *tbl, label string) {
+	if err := checkText("label", label); err != nil || strings.Contains(label, "|") || strings.TrimSpace(label) == "" {
+		t.errf("label", "label %q: use a non-empty display name without '|' or newlines (or other control characters)", label)
+	}
+}
+
+// Describe asks the external programs of the suite's schedulers (those of
+// labels, or every one when none is given) for their parameters and checks
+// the blocks' parameters against them: a sweep calls it when runs are
+// about to start. Parsing a suite starts no program. A program changed
+// since the suite was read is an error: its runs' keys hold the old hash.
+func (s *Suite) Describe(labels ...string) error {
+	var errs Errors
+	for i := range s.Schedulers {
+		sc := &s.Schedulers[i]
+		if !sc.Deferred || len(labels) > 0 && !slices.Contains(labels, sc.Label) {
+			continue
+		}
+		fail := func(format string, a ...any) {
+			errs = append(errs, &Error{s.File, sc.Line, fmt.Sprintf("[[scheduler]] %q: ", sc.Label) + fmt.Sprintf(format, a...)})
+		}
+		spec, err := schedulers.LookupWith(sc.Name, sc.Raw)
+		if err != nil {
+			fail("%v", err)
+			continue
+		}
+		if spec.Code.Key() != sc.Code.Key() {
+			fail("%s changed since the suite was read (SHA-256 %s, now %s); run the command again", sc.Name, sc.Code.SHA256, spec.Code.SHA256)
+			continue
+		}
+		params, err := spec.Resolve(sc.Raw)
+		if err != nil {
+			fail("%v", err)
+			continue
+		}
+		sc.Params, sc.Version, sc.Deferred = params, spec.Version, false
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
 }
 
 // rawParams reads a [[scheduler]] block's parameters: every key but skip,

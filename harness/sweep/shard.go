@@ -68,6 +68,15 @@ func ShardFiles(output string) ([]string, error) {
 // safe while shards run. It returns how many records were added or
 // replaced.
 func Merge(output string, shards []string) (int, error) {
+	// A shard named but absent (a typo, a lost file) is an error: merging
+	// nothing from it would look like success.
+	for _, sf := range shards {
+		if _, err := os.Stat(sf); errors.Is(err, os.ErrNotExist) {
+			return 0, fmt.Errorf("shard file %s does not exist; nothing was merged", sf)
+		} else if err != nil {
+			return 0, fmt.Errorf("shard file %w; nothing was merged", err)
+		}
+	}
 	if dir := filepath.Dir(output); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return 0, err

@@ -26,9 +26,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -186,7 +188,16 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 		if err := run.Ready(s.Executor); err != nil {
 			return fmt.Errorf("%s runs with executor %q, which cannot run here: %w; nothing was run or removed (run it where it can, or set the suite's executor)", s.Name, s.Executor, err)
 		}
-		return nil
+		// Runs start: the suite's external programs are asked for their
+		// parameters now (parsing the suite started none of them).
+		labels := map[string]bool{}
+		for _, r := range runs {
+			labels[r.Label] = true
+		}
+		if len(labels) == 0 {
+			return nil
+		}
+		return s.Describe(slices.Collect(maps.Keys(labels))...)
 	}
 	if opt.Fresh {
 		if err := ready(); err != nil {

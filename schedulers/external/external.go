@@ -7,9 +7,11 @@
 // Such a scheduler is named exec:PATH (on the command line, or in a suite,
 // where a relative PATH is relative to the suite file). Looking it up runs
 // the program once to ask for its documentation and typed parameters, so
-// it is validated, listed and parameterised like any Go scheduler. Its
-// record carries the program's path and SHA-256 (schedulers.Code), which
-// enter the result key: changing the program never reuses old results.
+// it is validated, listed and parameterised like any Go scheduler; Inspect
+// only checks the file and hashes it, and the commands that only read or
+// check a suite use it, so that they start no program. Its record carries
+// the program's path and SHA-256 (schedulers.Code), which enter the result
+// key: changing the program never reuses old results.
 //
 // The process is part of the run: any protocol error (an answer that is
 // not JSON, of the wrong kind, naming an unknown task, late, or a program
@@ -23,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -38,7 +41,11 @@ const Protocol = 1
 // parameter of every exec: scheduler changes it per run).
 const DefaultTimeout = 60 * time.Second
 
-func init() { schedulers.RegisterFamily("exec", Lookup) }
+// MaxTimeout bounds the timeout parameter (seconds): about 11.6 days, far
+// below where a time.Duration overflows.
+const MaxTimeout = 1e6
+
+func init() { schedulers.RegisterFamily("exec", LookupWith, Inspect) }
 
 // description is the answer to describe.
 type description struct {
@@ -57,8 +64,18 @@ type description struct {
 // handles are the optional requests a program may ask for.
 var handles = []string{"pop", "victim", "events"}
 
-var timeoutParam = schedulers.Param{Name: "timeout", Kind: "float", Default: "60",
-	Doc: "seconds memsched waits for each answer of the program (init included) before ending the run with an error"}
+var timeoutParam = schedulers.Param{Name: "timeout", Kind: "float", Default: "60", Min: "0", Max: "1e6",
+	Doc: "seconds memsched waits for each answer of the program (describe and init included) before ending the run with an error"}
+
+// timeout reads the timeout parameter: a positive number of seconds, at
+// most MaxTimeout.
+func timeout(name, v string) (time.Duration, error) {
+	t, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(t > 0 && t <= MaxTimeout) {
+		return 0, fmt.Errorf("%s: timeout = %s; give a positive number of seconds, at most %g", name, v, float64(MaxTimeout))
+	}
+	return time.Duration(t * float64(time.Second)), nil
+}
 
 var (
 	mu    sync.Mutex
@@ -67,33 +84,27 @@ var (
 
 // Lookup builds the Spec of exec:PATH. The program is asked to describe
 // itself once per content: a changed program is described again.
-func Lookup(path string) (schedulers.Spec, error) {
-	name := "exec:" + path
-	if path == "" {
-		return schedulers.Spec{}, fmt.Errorf("%s: give the program's path, e.g. exec:examples/python/greedy.py", name)
-	}
-	abs, err := filepath.Abs(path)
+func Lookup(path string) (schedulers.Spec, error) { return LookupWith(path, nil) }
+
+// LookupWith is Lookup with the parameters of the run about to start: their
+// timeout bounds the wait for the describe answer.
+func LookupWith(path string, raw map[string]string) (schedulers.Spec, error) {
+	name, abs, sum, err := check(path)
 	if err != nil {
-		return schedulers.Spec{}, fmt.Errorf("%s: %v", name, err)
+		return schedulers.Spec{}, err
 	}
-	name = "exec:" + abs
-	st, err := os.Stat(abs)
-	if err != nil {
-		return schedulers.Spec{}, fmt.Errorf("%s: %v", name, err)
-	}
-	if st.IsDir() || st.Mode()&0o111 == 0 {
-		return schedulers.Spec{}, fmt.Errorf("%s: not an executable file; make it executable (chmod +x) and start a script with a #! line, e.g. #!/usr/bin/env python3", name)
-	}
-	sum, err := schedulers.HashFile(abs)
-	if err != nil {
-		return schedulers.Spec{}, fmt.Errorf("%s: %v", name, err)
+	wait := DefaultTimeout
+	if v, ok := raw[timeoutParam.Name]; ok {
+		if wait, err = timeout(name, v); err != nil {
+			return schedulers.Spec{}, err
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	if s, ok := specs[abs+"\x00"+sum]; ok {
 		return s, nil
 	}
-	d, err := describe(name, abs)
+	d, err := describe(name, abs, wait)
 	if err != nil {
 		return schedulers.Spec{}, err
 	}
@@ -105,9 +116,45 @@ func Lookup(path string) (schedulers.Spec, error) {
 	return s, nil
 }
 
+// Inspect checks exec:PATH without starting it: the file exists and is
+// executable, and its hash identifies it. The Spec is Deferred: it declares
+// memsched's own parameters only, and LookupWith asks the program for the
+// rest when a run starts.
+func Inspect(path string) (schedulers.Spec, error) {
+	name, abs, sum, err := check(path)
+	if err != nil {
+		return schedulers.Spec{}, err
+	}
+	return schedulers.Spec{Name: name, Doc: "external program (not asked yet: memsched schedulers " + name + " asks it)",
+		Params: []schedulers.Param{timeoutParam}, Code: &schedulers.Code{Path: abs, SHA256: sum}, Deferred: true}, nil
+}
+
+// check resolves exec:PATH to the program's absolute path and hash.
+func check(path string) (name, abs, sum string, err error) {
+	name = "exec:" + path
+	if path == "" {
+		return name, "", "", fmt.Errorf("%s: give the program's path, e.g. exec:examples/python/greedy.py", name)
+	}
+	if abs, err = filepath.Abs(path); err != nil {
+		return name, "", "", fmt.Errorf("%s: %v", name, err)
+	}
+	name = "exec:" + abs
+	st, err := os.Stat(abs)
+	if err != nil {
+		return name, abs, "", fmt.Errorf("%s: %v", name, err)
+	}
+	if st.IsDir() || st.Mode()&0o111 == 0 {
+		return name, abs, "", fmt.Errorf("%s: not an executable file; make it executable (chmod +x) and start a script with a #! line, e.g. #!/usr/bin/env python3", name)
+	}
+	if sum, err = schedulers.HashFile(abs); err != nil {
+		return name, abs, "", fmt.Errorf("%s: %v", name, err)
+	}
+	return name, abs, sum, nil
+}
+
 // describe runs the program for one describe request.
-func describe(name, path string) (*description, error) {
-	p, err := start(name, path, DefaultTimeout)
+func describe(name, path string, wait time.Duration) (*description, error) {
+	p, err := start(name, path, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -145,11 +192,11 @@ func (d *description) spec(name, path, sum string) (schedulers.Spec, error) {
 	}
 	s := schedulers.Spec{Name: name, Doc: strings.TrimSpace("external program. " + d.Doc), Buffer: d.Buffer,
 		Code: &schedulers.Code{Path: path, SHA256: sum}}
-	seen := map[string]bool{schedulers.BufferParam.Name: true, timeoutParam.Name: true}
+	seen := map[string]bool{schedulers.BufferParam.Name: true, timeoutParam.Name: true, "sha256": true}
 	defaults := map[string]string{}
 	for _, p := range d.Params {
 		if seen[p.Name] || p.Name == "" {
-			return schedulers.Spec{}, fmt.Errorf("parameter name %q is empty, repeated or reserved (buffer and timeout are memsched's)", p.Name)
+			return schedulers.Spec{}, fmt.Errorf("parameter name %q is empty, repeated or reserved (buffer, timeout and sha256 are memsched's)", p.Name)
 		}
 		switch p.Kind {
 		case "bool", "int", "float", "string":
@@ -165,12 +212,12 @@ func (d *description) spec(name, path, sum string) (schedulers.Spec, error) {
 		return schedulers.Spec{}, fmt.Errorf("a default is not valid: %v", err)
 	}
 	s.New = func(params schedulers.Params) (schedulers.Scheduler, error) {
-		t := params.Float(timeoutParam.Name)
-		if !(t > 0) {
-			return nil, fmt.Errorf("%s: timeout = %s; give a positive number of seconds", name, params[timeoutParam.Name])
+		wait, err := timeout(name, params[timeoutParam.Name])
+		if err != nil {
+			return nil, err
 		}
 		return &Scheduler{name: name, path: path, spec: s, params: params,
-			timeout: time.Duration(t * float64(time.Second)),
+			timeout: wait,
 			pop:     h.pop, victim: h.victim, events: h.events}, nil
 	}
 	return s, nil

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/run"
@@ -264,6 +265,46 @@ func TestBadProgramsAreRejectedAtLookup(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want it to say %q", filepath.Base(c.path), err, c.want)
 		}
+	}
+}
+
+// What a program sends is bounded: an answer without end fails at 1 MiB,
+// the describe answer is awaited for the run's timeout parameter (not a
+// fixed 60 s), and a timeout that would overflow a duration is refused.
+func TestProgramAnswersAreBounded(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o755)
+		return p
+	}
+	endless := write("endless.sh", "#!/bin/sh\nread -r l; yes | tr -d '\\n'\n")
+	silent := write("silent.sh", "#!/bin/sh\nread -r l; sleep 30\n")
+	for _, c := range []struct {
+		path    string
+		timeout string
+		want    string
+	}{
+		{endless, "20", "describe: the answer is longer than 1048576 bytes without a newline"},
+		{silent, "0.3", "no answer to describe within 300ms (the timeout parameter sets the limit)"},
+		{silent, "1e300", "timeout = 1e300; give a positive number of seconds, at most 1e+06"},
+		{silent, "0", "timeout = 0; give a positive number of seconds"},
+		{silent, "NaN", "timeout = NaN; give a positive number of seconds"},
+	} {
+		t0 := time.Now()
+		_, err := schedulers.LookupWith("exec:"+c.path, map[string]string{"timeout": c.timeout})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s, timeout %s: %v; want it to say %q", filepath.Base(c.path), c.timeout, err, c.want)
+		}
+		if d := time.Since(t0); d > 10*time.Second {
+			t.Errorf("%s, timeout %s: %s to fail", filepath.Base(c.path), c.timeout, d)
+		}
+	}
+	// A run's timeout above the bound is refused when it is built, not
+	// turned into a negative duration.
+	spec := fifoSpec(t)
+	if _, err := spec.Resolve(map[string]string{"timeout": "1e300"}); err == nil || !strings.Contains(err.Error(), "want a number <= 1e6") {
+		t.Errorf("timeout=1e300: %v", err)
 	}
 }
 

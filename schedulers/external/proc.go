@@ -30,6 +30,10 @@ type proc struct {
 	requests int // answered so far
 }
 
+// MaxAnswer bounds an answer line, its newline included: a program writing
+// without end fails instead of filling memory.
+const MaxAnswer = 1 << 20
+
 // grace is how long a program may take to exit after its stdin closes.
 const grace = 2 * time.Second
 
@@ -86,10 +90,16 @@ func (p *proc) call(req []byte, op string) ([]byte, error) {
 	if err == bufio.ErrBufferFull {
 		p.long = append(p.long[:0], line...)
 		for err == bufio.ErrBufferFull {
+			if len(p.long) >= MaxAnswer {
+				return nil, p.fail("%s: the answer is longer than %d bytes without a newline (docs/protocol.md: one JSON object per line, at most 1 MiB); it starts %s", op, MaxAnswer, quote(p.long))
+			}
 			line, err = p.r.ReadSlice('\n')
 			p.long = append(p.long, line...)
 		}
 		line = p.long
+		if err == nil && len(line) > MaxAnswer {
+			return nil, p.fail("%s: the answer is %d bytes long, more than %d (docs/protocol.md: at most 1 MiB); it starts %s", op, len(line), MaxAnswer, quote(line))
+		}
 	}
 	if err != nil {
 		return nil, p.ioFail(op, err, "without answering")

@@ -78,6 +78,11 @@ const (
 	swfUser      = 12
 )
 
+// swfFieldNames name the fields in errors (1-based).
+var swfFieldNames = [swfFields + 1]string{"", "job number", "submit time", "wait time", "run time", "allocated processors",
+	"average CPU time", "used memory", "requested processors", "requested time", "requested memory", "status", "user id",
+	"group id", "executable", "queue", "partition", "preceding job", "think time"}
+
 // ReadSWF reads a trace in the Standard Workload Format (Parallel Workloads
 // Archive, version 2.2): comment lines start with ';', each job is a line of
 // 18 numbers. Jobs whose run time or processor count is unknown (-1) or zero
@@ -117,6 +122,11 @@ func ReadSWF(name string, in io.Reader, o SWFOptions) (*Trace, error) {
 			if err != nil || math.IsInf(n, 0) || math.IsNaN(n) {
 				return nil, fmt.Errorf("%s:%d: field %d is %q; SWF fields are numbers (-1 when unknown)", name, line, i+1, x)
 			}
+			// Times, counts and ids alike: a number beyond 2^40 is no
+			// job's (MaxSeconds is about 34,800 years).
+			if math.Abs(n) > MaxSeconds {
+				return nil, fmt.Errorf("%s:%d: field %d (%s) is %s; SWF numbers must be within ±2^40 (%d), -1 when unknown", name, line, i+1, swfFieldNames[i+1], x, int64(MaxSeconds))
+			}
 			v[i+1] = int64(math.Round(n))
 		}
 		run, procs := v[swfRun], v[swfRequested]
@@ -128,12 +138,19 @@ func ReadSWF(name string, in io.Reader, o SWFOptions) (*Trace, error) {
 			continue
 		}
 		m := int64(o.CoresPerNode)
+		if n := (procs + m - 1) / m; int64(len(t.Jobs))+n > MaxJobs {
+			return nil, fmt.Errorf("%s:%d: job %d asks for %d processors, %d nodes of %d cores; with the jobs before it that is more than %d single-node jobs", name, line, v[swfJob], procs, n, m, MaxJobs)
+		}
 		for left := procs; left > 0; left -= m {
 			c := min(left, m)
 			size := FileSizeGB(int(c), o.CoresPerNode, o.NodeMemoryGB)
 			wall := v[swfReqTime]
 			if wall <= 0 {
-				wall = int64(math.Ceil(o.WalltimeFactor * float64(run+LoadSeconds(size, o.BandwidthGBs))))
+				w := math.Ceil(o.WalltimeFactor * float64(run+LoadSeconds(size, o.BandwidthGBs)))
+				if !(w <= MaxSeconds) {
+					return nil, fmt.Errorf("%s:%d: job %d has no requested time, and walltime_factor %g × (run time %d s + load) = %.4g s is more than 2^40 s", name, line, v[swfJob], o.WalltimeFactor, run, w)
+				}
+				wall = int64(w)
 			}
 			t.Jobs = append(t.Jobs, Job{ID: int(v[swfJob]), Submit: v[swfSubmit], Cores: int(c), Duration: run,
 				Walltime: wall, User: int(v[swfUser]), SizeGB: size, Eval: true})

@@ -95,7 +95,7 @@ func Synthetic(o SyntheticOptions) (*Trace, error) {
 	if o.Nodes == 0 {
 		o.Nodes = 486
 	}
-	if o.Jobs < 1 || o.Jobs > 50_000_000 {
+	if o.Jobs < 1 || o.Jobs > MaxJobs {
 		return nil, fmt.Errorf("synthetic trace of %d jobs: want 1 to 50,000,000", o.Jobs)
 	}
 	if o.Load < 0 || math.IsNaN(o.Load) || o.Load > 100 {
