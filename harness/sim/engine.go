@@ -19,17 +19,20 @@
 // (shared by its workers). Requests are handled fetches first, then
 // prefetches in request order; a prefetch that cannot get memory stops the
 // prefetches behind it. A handled request allocates at once and queues its
-// copy on the node's single incoming copy engine (at most 20 copies in
-// flight, 10 when handling prefetches). When memory is full, a load evicts,
-// in LRU order, ReclaimFactor times its size (StarPU: 2); a prefetch may
-// only evict data no buffered or popped task uses, and the scheduler's
-// policy may decline; a fetch evicts data no popped task uses, and for the
-// next task to compute may, as a last resort, evict data of younger popped
-// tasks, which then fetch it again, so the pipeline cannot deadlock. Data
-// become most recently used when loaded and whenever a fetch or prefetch
-// request finds them on the node. The platform's runtime settings
-// (hardware.Runtime) select the former model or the uncertain parts of
-// StarPU's: same-size reuse, allocation that drains the device.
+// copy on the node's single incoming copy engine (fetches are handled while
+// fewer than Runtime.FetchRequests copies are queued or running, 5;
+// prefetches while fewer than Runtime.PrefetchRequests, 2). When memory is
+// full, a load takes over the allocation of one LRU datum of its size
+// (Runtime.ReuseSameSize) or evicts, in LRU order, ReclaimFactor times its
+// size (StarPU: 2); a prefetch may only evict data no buffered or popped
+// task uses, and the scheduler's policy may decline; a fetch evicts data no
+// popped task uses, and for the next task to compute may, as a last resort,
+// evict data of younger popped tasks, which then fetch it again, so the
+// pipeline cannot deadlock. Data become most recently used when loaded and
+// whenever a fetch or prefetch request finds them on the node. The
+// platform's runtime settings (hardware.Runtime) select StarPU's rules at
+// the papers' tag (papers/ICPP2023) or the former model, and the uncertain
+// parts: allocation that drains the device.
 //
 // Tasks access data in modes R, W or RW (workloads.Mode), with StarPU's
 // MSI coherency (src/datawizard/coherency.c): an access in mode W only
@@ -46,6 +49,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -181,13 +185,14 @@ const (
 	flushing       // evicted, written back before its memory is freed
 )
 
-// StarPU's caps on the requests a memory node handles at once
-// (src/datawizard/data_request.h: MAX_PENDING_REQUESTS_PER_NODE,
-// MAX_PENDING_PREFETCH_REQUESTS_PER_NODE): fetches are issued while fewer
-// than 20 copies are queued or running, prefetches while fewer than 10.
+// StarPU's caps on the requests a memory node handles at once, at the
+// papers' tag (src/datawizard/data_request.h MAX_PENDING_REQUESTS_PER_NODE,
+// MAX_PENDING_PREFETCH_REQUESTS_PER_NODE, 20 and 10 before February 2021):
+// fetches are issued while fewer than 5 copies are queued or running,
+// prefetches while fewer than 2 (Runtime.FetchRequests, PrefetchRequests).
 const (
-	maxPendingFetch    = 20
-	maxPendingPrefetch = 10
+	starpuFetchRequests    = 5
+	starpuPrefetchRequests = 2
 )
 
 // Engine is one run's state.
@@ -229,6 +234,11 @@ type Engine struct {
 	charge   charge  // what scheduling costs
 	appCost  float64 // modelled seconds of the application's calls (Init, submission)
 	stats    Stats
+
+	// maxFetch and maxPrefetch are the copies a node may have queued or
+	// running for a fetch or a prefetch to be handled (Runtime.FetchRequests,
+	// PrefetchRequests).
+	maxFetch, maxPrefetch int
 
 	links      []hardware.Link
 	down, up   [][]int
@@ -304,6 +314,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		cfg.Buffer = 1
 	}
 	e := &Engine{cfg: cfg, w: w, p: p, rt: p.Runtime, sched: cfg.Scheduler, be: be, current: -1,
+		maxFetch: cmp.Or(p.Runtime.FetchRequests, starpuFetchRequests), maxPrefetch: cmp.Or(p.Runtime.PrefetchRequests, starpuPrefetchRequests),
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x6d656d7363686564))}
 	switch {
 	case be != nil: // on real GPUs scheduling time passes for real

@@ -147,7 +147,7 @@ func (e *Engine) issue(ni int) {
 		}
 		if len(n.fetchQ) > 0 {
 			r := n.fetchQ[0]
-			if pending >= maxPendingFetch {
+			if pending >= e.maxFetch {
 				return
 			}
 			var ok bool
@@ -168,7 +168,7 @@ func (e *Engine) issue(ni int) {
 			n.prefQ = append(n.prefQ[:0], n.prefQ[n.prefHead:]...)
 			n.prefHead = 0
 		}
-		if n.prefHead == len(n.prefQ) || pending >= maxPendingPrefetch {
+		if n.prefHead == len(n.prefQ) || pending >= e.maxPrefetch {
 			return
 		}
 		var ok bool
@@ -202,7 +202,7 @@ func (e *Engine) issueShared(ni, pending int) bool {
 			n.fetchQ = append(n.fetchQ[:i], n.fetchQ[i+1:]...)
 			continue
 		}
-		if pending >= maxPendingFetch {
+		if pending >= e.maxFetch {
 			return false
 		}
 		head := h >= 0 && !running && e.reads(h, r.data)
