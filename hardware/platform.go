@@ -181,6 +181,22 @@ type Runtime struct {
 	// __starpu_handle_node_data_requests; 20 and 10 before February 2021).
 	FetchRequests    int `toml:"fetch_requests" json:"fetch_requests,omitempty"`
 	PrefetchRequests int `toml:"prefetch_requests" json:"prefetch_requests,omitempty"`
+	// PrefetchAtBuffer prefetches a task's inputs only when it enters a
+	// worker's buffer, even under a scheduler that prefetches at push
+	// (schedulers.PushPrefetcher). False: StarPU's FIFO component prefetches
+	// a task's inputs when the task is pushed into it, if every worker below
+	// it computes from one memory node (component_fifo.c
+	// fifo_push_local_task calls starpu_sched_component_prefetch_on_node,
+	// component_sched.c), so modular-eager-prefetching on one GPU prefetches
+	// every task at its submission.
+	PrefetchAtBuffer bool `toml:"prefetch_at_buffer" json:"prefetch_at_buffer,omitempty"`
+	// EvictPrefetched lets a prefetch evict data that tasks prefetched on
+	// the node (buffered, or pushed under a push-time prefetch) still read.
+	// False: StarPU's starpu_data_can_evict (memalloc.c) refuses a prefetch
+	// the data whose nb_tasks_prefetch is not 0 (coherency.c counts the tasks
+	// that prefetched a datum until they fetch it, _starpu_fetch_task_input_tail);
+	// only a fetch may evict them.
+	EvictPrefetched bool `toml:"evict_prefetched" json:"evict_prefetched,omitempty"`
 	// SchedCost is what scheduling costs the worker a call is made for:
 	// "none" (the default: decisions are free, the papers' simulations),
 	// "measured" (this program's own wall time: not reproducible), or

@@ -268,8 +268,10 @@ func TestRuntimeSettingsNeverDeadlock(t *testing.T) {
 			r.PopWhileFetching, r.Reprefetch, r.TouchAtStart, r.JustInTime, r.ReclaimFactor = true, true, true, true, 1
 		},
 		func(r *hardware.Runtime) { r.ReclaimFactor = 3; r.AllocSync = "all"; r.JustInTime = true },
-		func(r *hardware.Runtime) { r.FetchRequests, r.PrefetchRequests = 1, 1 },
-		func(r *hardware.Runtime) { r.FetchRequests, r.PrefetchRequests, r.ReuseSameSize = 20, 10, false },
+		func(r *hardware.Runtime) { r.FetchRequests, r.PrefetchRequests, r.EvictPrefetched = 1, 1, true },
+		func(r *hardware.Runtime) {
+			r.FetchRequests, r.PrefetchRequests, r.PrefetchAtBuffer, r.ReuseSameSize = 20, 10, true, false
+		},
 	}
 	for it := 0; it < 100; it++ {
 		r := newRand(uint64(it))
@@ -291,6 +293,62 @@ func TestRuntimeSettingsNeverDeadlock(t *testing.T) {
 			if err := replay(w, mem, gpus, c.events, st); err != nil {
 				t.Fatalf("instance %d, settings %d (%s): %v", it, k, name, err)
 			}
+		}
+	}
+}
+
+// eager is StarPU's modular-eager-prefetching, whose FIFO above the workers
+// prefetches every task it is pushed when they share one memory node.
+func eager(t *testing.T) schedulers.Scheduler {
+	s, _ := build(t, "eager")
+	return s
+}
+
+// On one GPU, EAGER prefetches every task at its submission (component_fifo.c
+// fifo_push_local_task, starpu_sched_component_prefetch_on_node). Memory of
+// two; tasks read data 0, 1, 2, then 0 again; buffer and pipeline of one.
+// At submission data 0, 1 and 2 are requested (task 3's request of data 0
+// joins task 0's). Task 0 fetches data 0 and data 1 is prefetched: memory
+// is full, and the prefetch of data 2 may evict neither, as tasks 3 and 1
+// prefetched them (memalloc.c starpu_data_can_evict, nb_tasks_prefetch).
+// So data 2 is fetched by task 2, which evicts data 0 (a fetch may), and
+// task 3 fetches data 0: one prefetch, three fetches. Prefetching when a
+// task enters the buffer (the former model) requests data 2 after task 0
+// is done with data 0, and data 0 after task 1 is done with data 1: three
+// prefetches, one fetch.
+func TestPrefetchAtPush(t *testing.T) {
+	w := chain([][]int{{0}, {1}, {2}, {0}}, nil)
+	for _, c := range []struct {
+		atBuffer            bool
+		prefetches, fetches int
+	}{{false, 1, 3}, {true, 3, 1}} {
+		p := runtimePlatform(t, 2, func(r *hardware.Runtime) { r.PrefetchAtBuffer = c.atBuffer })
+		st, _ := traced(t, sim.Config{Workload: w, Platform: p, Scheduler: eager(t), Buffer: 1, Pipeline: 1})
+		if st.Loads != 4 || st.Prefetches != c.prefetches || st.Fetches != c.fetches {
+			t.Errorf("prefetch_at_buffer=%v: %d loads (%d prefetches, %d fetches); want 4 (%d, %d)", c.atBuffer, st.Loads, st.Prefetches, st.Fetches, c.prefetches, c.fetches)
+		}
+	}
+}
+
+// The rule that keeps the prefetch of data 2 waiting above: were a prefetch
+// allowed to evict data that a prefetched task still reads, it would evict
+// data 1 while task 0 computes (data 0 is in use), and task 1 would fetch
+// data 1 again: five loads.
+func TestPrefetchKeepsPrefetchedData(t *testing.T) {
+	w := chain([][]int{{0}, {1}, {2}, {0}}, nil)
+	for _, c := range []struct {
+		evictPrefetched bool
+		loads           int
+	}{{false, 4}, {true, 5}} {
+		p := runtimePlatform(t, 2, func(r *hardware.Runtime) { r.EvictPrefetched = c.evictPrefetched })
+		st, evs := traced(t, sim.Config{Workload: w, Platform: p, Scheduler: eager(t), Buffer: 1, Pipeline: 1})
+		if st.Loads != c.loads {
+			t.Errorf("evict_prefetched=%v: %d loads, want %d", c.evictPrefetched, st.Loads, c.loads)
+		}
+		end0 := firstTime(evs, "task_end", func(e sim.Event) bool { return e.Task == 0 })
+		evict1 := firstTime(evs, "evict", func(e sim.Event) bool { return e.Data == 1 })
+		if early := evict1 >= 0 && evict1 < end0; early != c.evictPrefetched {
+			t.Errorf("evict_prefetched=%v: data 1 evicted at %g, task 0 ends at %g", c.evictPrefetched, evict1, end0)
 		}
 	}
 }
