@@ -127,9 +127,11 @@ func (k Kernel) On(kind string) (Rate, bool) {
 }
 
 // Runtime holds the StarPU settings that shape the pipeline and the memory
-// manager. The zero value of every memory setting is StarPU's behaviour
-// except ReclaimFactor (0 or 1: free exactly what a load needs); the
-// preset cites the StarPU code behind each value.
+// manager. The zero value of every memory setting is the behaviour of
+// StarPU at the papers' tag (papers/ICPP2023 of starpu-runtime/starpu)
+// except ReclaimFactor (0 or 1: free exactly what a load needs) and
+// ReuseSameSize (false: no reuse), which the presets set; each preset cites
+// the StarPU code behind each value.
 type Runtime struct {
 	Buffer   int `toml:"buffer" json:"buffer"`     // tasks a worker holds (and prefetches for)
 	Pipeline int `toml:"pipeline" json:"pipeline"` // popped tasks in flight per GPU
@@ -151,8 +153,13 @@ type Runtime struct {
 	// it needs.
 	ReclaimFactor float64 `toml:"reclaim_factor" json:"reclaim_factor,omitempty"`
 	// ReuseSameSize: a load that finds memory full first takes over the
-	// allocation of one evictable datum of the same size, evicting only it
-	// and allocating nothing (StarPU's try_to_reuse_potentially_in_use_mc).
+	// allocation of one evictable datum of the same size, the least
+	// recently used, evicting only it and allocating nothing; only when
+	// there is none does it reclaim ReclaimFactor times its size
+	// (memalloc.c _starpu_allocate_interface calls
+	// try_to_reuse_potentially_in_use_mc before _starpu_memory_reclaim_generic;
+	// the chunks' footprint is their allocation size, so any two data of one
+	// size interchange). False: every load that finds memory full reclaims.
 	ReuseSameSize bool `toml:"reuse_same_size" json:"reuse_same_size,omitempty"`
 	// AllocSync: which loads wait for the kernels already launched on their
 	// GPU before their copy starts (device memory allocation and release
@@ -161,8 +168,35 @@ type Runtime struct {
 	AllocSync string `toml:"alloc_sync" json:"alloc_sync,omitempty"`
 	// JustInTime chooses and allocates a load only when the GPU's copy
 	// engine is idle (false: StarPU allocates each request as soon as it
-	// handles it and queues its copy on the GPU's host-to-GPU stream).
+	// handles it and queues its copy on the GPU's host-to-GPU stream, up to
+	// FetchRequests and PrefetchRequests copies).
 	JustInTime bool `toml:"just_in_time" json:"just_in_time,omitempty"`
+	// FetchRequests and PrefetchRequests cap the copies into a memory node
+	// that are queued or running: a fetch request is handled (allocated,
+	// its copy queued) while fewer than FetchRequests are, a prefetch
+	// request while fewer than PrefetchRequests are. 0: the tag's 5 and 2
+	// (src/datawizard/data_request.h MAX_PENDING_REQUESTS_PER_NODE and
+	// MAX_PENDING_PREFETCH_REQUESTS_PER_NODE, read against
+	// data_requests_npending by data_request.c
+	// __starpu_handle_node_data_requests; 20 and 10 before February 2021).
+	FetchRequests    int `toml:"fetch_requests" json:"fetch_requests,omitempty"`
+	PrefetchRequests int `toml:"prefetch_requests" json:"prefetch_requests,omitempty"`
+	// PrefetchAtBuffer prefetches a task's inputs only when it enters a
+	// worker's buffer, even under a scheduler that prefetches at push
+	// (schedulers.PushPrefetcher). False: StarPU's FIFO component prefetches
+	// a task's inputs when the task is pushed into it, if every worker below
+	// it computes from one memory node (component_fifo.c
+	// fifo_push_local_task calls starpu_sched_component_prefetch_on_node,
+	// component_sched.c), so modular-eager-prefetching on one GPU prefetches
+	// every task at its submission.
+	PrefetchAtBuffer bool `toml:"prefetch_at_buffer" json:"prefetch_at_buffer,omitempty"`
+	// EvictPrefetched lets a prefetch evict data that tasks prefetched on
+	// the node (buffered, or pushed under a push-time prefetch) still read.
+	// False: StarPU's starpu_data_can_evict (memalloc.c) refuses a prefetch
+	// the data whose nb_tasks_prefetch is not 0 (coherency.c counts the tasks
+	// that prefetched a datum until they fetch it, _starpu_fetch_task_input_tail);
+	// only a fetch may evict them.
+	EvictPrefetched bool `toml:"evict_prefetched" json:"evict_prefetched,omitempty"`
 	// SchedCost is what scheduling costs the worker a call is made for:
 	// "none" (the default: decisions are free, the papers' simulations),
 	// "measured" (this program's own wall time: not reproducible), or
@@ -464,6 +498,8 @@ func (p *Platform) Check() error {
 		return fmt.Errorf("platform %s: runtime pipeline = %d; use at least 1 (StarPU's CUDA_PIPELINE, 5)", p.Name, p.Runtime.Pipeline)
 	case !(p.Runtime.ReclaimFactor >= 0) || math.IsInf(p.Runtime.ReclaimFactor, 1):
 		return fmt.Errorf("platform %s: runtime reclaim_factor = %g; use a number >= 0 (StarPU: 2)", p.Name, p.Runtime.ReclaimFactor)
+	case p.Runtime.FetchRequests < 0 || p.Runtime.PrefetchRequests < 0:
+		return fmt.Errorf("platform %s: runtime fetch_requests = %d, prefetch_requests = %d; use numbers >= 1, or 0 for StarPU's 5 and 2", p.Name, p.Runtime.FetchRequests, p.Runtime.PrefetchRequests)
 	case p.Runtime.AllocSync != "" && p.Runtime.AllocSync != "none" && p.Runtime.AllocSync != "evict" && p.Runtime.AllocSync != "all":
 		return fmt.Errorf("platform %s: runtime alloc_sync is %q; use none, evict or all%s", p.Name, p.Runtime.AllocSync, suggest.Closest(p.Runtime.AllocSync, []string{"none", "evict", "all"}))
 	case p.Runtime.SchedCost != "" && p.Runtime.SchedCost != "none" && p.Runtime.SchedCost != "measured" && p.Runtime.SchedCost != "model":

@@ -151,6 +151,20 @@ type SelectiveEvictor interface {
 	ChoosesVictims() bool
 }
 
+// PushPrefetcher is implemented by schedulers whose tasks enter, when
+// pushed, a StarPU FIFO component above all the workers
+// (STARPU_SCHED_SIMPLE_FIFO_ABOVE, as modular-eager-prefetching builds):
+// that component prefetches each task it is pushed
+// (component_fifo.c fifo_push_local_task,
+// starpu_sched_component_prefetch_on_node) when every worker below it
+// computes from one memory node. The engine then requests the prefetches
+// of a task's inputs on that node as the task is pushed, not when it enters
+// a worker's buffer (unless hardware.Runtime.PrefetchAtBuffer). It asks
+// PrefetchesAtPush once, after Init.
+type PushPrefetcher interface {
+	PrefetchesAtPush() bool
+}
+
 // Popper is implemented by schedulers that choose which buffered task a
 // worker starts next (Ready). It returns an index into buffer, and is asked
 // for every pop, even from a buffer of one task.

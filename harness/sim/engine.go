@@ -9,6 +9,10 @@
 // Per worker the pipeline is StarPU's (thesis Fig. 2.5): the scheduler fills
 // a task buffer (depth Buffer); a task entering it requests a prefetch of
 // each missing data, once (StarPU prefetches at push time and never again).
+// A scheduler whose central queue prefetches at push
+// (schedulers.PushPrefetcher: StarPU's FIFO component above the workers)
+// has every task prefetched as it is pushed instead, when all workers
+// compute from one memory node.
 // The worker pops buffered tasks into a pipeline (depth Pipeline on a GPU,
 // one task on a CPU core), one at a time: it pops again only when every
 // popped task has its data (StarPU's driver does not pop while a task is
@@ -19,17 +23,20 @@
 // (shared by its workers). Requests are handled fetches first, then
 // prefetches in request order; a prefetch that cannot get memory stops the
 // prefetches behind it. A handled request allocates at once and queues its
-// copy on the node's single incoming copy engine (at most 20 copies in
-// flight, 10 when handling prefetches). When memory is full, a load evicts,
-// in LRU order, ReclaimFactor times its size (StarPU: 2); a prefetch may
-// only evict data no buffered or popped task uses, and the scheduler's
-// policy may decline; a fetch evicts data no popped task uses, and for the
-// next task to compute may, as a last resort, evict data of younger popped
-// tasks, which then fetch it again, so the pipeline cannot deadlock. Data
-// become most recently used when loaded and whenever a fetch or prefetch
-// request finds them on the node. The platform's runtime settings
-// (hardware.Runtime) select the former model or the uncertain parts of
-// StarPU's: same-size reuse, allocation that drains the device.
+// copy on the node's single incoming copy engine (fetches are handled while
+// fewer than Runtime.FetchRequests copies are queued or running, 5;
+// prefetches while fewer than Runtime.PrefetchRequests, 2). When memory is
+// full, a load takes over the allocation of one LRU datum of its size
+// (Runtime.ReuseSameSize) or evicts, in LRU order, ReclaimFactor times its
+// size (StarPU: 2); a prefetch may only evict data no prefetched (buffered
+// or pushed) or popped task uses, and the scheduler's policy may decline; a
+// fetch evicts data no popped task uses, and for the next task to compute
+// may, as a last resort, evict data of younger popped tasks, which then
+// fetch it again, so the pipeline cannot deadlock. Data become most
+// recently used when loaded and whenever a fetch or prefetch request finds
+// them on the node. The platform's runtime settings (hardware.Runtime)
+// select StarPU's rules at the papers' tag (papers/ICPP2023) or the former
+// model, and the uncertain parts: allocation that drains the device.
 //
 // Tasks access data in modes R, W or RW (workloads.Mode), with StarPU's
 // MSI coherency (src/datawizard/coherency.c): an access in mode W only
@@ -46,6 +53,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -181,13 +189,14 @@ const (
 	flushing       // evicted, written back before its memory is freed
 )
 
-// StarPU's caps on the requests a memory node handles at once
-// (src/datawizard/data_request.h: MAX_PENDING_REQUESTS_PER_NODE,
-// MAX_PENDING_PREFETCH_REQUESTS_PER_NODE): fetches are issued while fewer
-// than 20 copies are queued or running, prefetches while fewer than 10.
+// StarPU's caps on the requests a memory node handles at once, at the
+// papers' tag (src/datawizard/data_request.h MAX_PENDING_REQUESTS_PER_NODE,
+// MAX_PENDING_PREFETCH_REQUESTS_PER_NODE, 20 and 10 before February 2021):
+// fetches are issued while fewer than 5 copies are queued or running,
+// prefetches while fewer than 2 (Runtime.FetchRequests, PrefetchRequests).
 const (
-	maxPendingFetch    = 20
-	maxPendingPrefetch = 10
+	starpuFetchRequests    = 5
+	starpuPrefetchRequests = 2
 )
 
 // Engine is one run's state.
@@ -229,6 +238,15 @@ type Engine struct {
 	charge   charge  // what scheduling costs
 	appCost  float64 // modelled seconds of the application's calls (Init, submission)
 	stats    Stats
+
+	// pushNode is the memory node every task is prefetched on when pushed
+	// (schedulers.PushPrefetcher, all workers on that node), -1 when tasks
+	// prefetch as they enter a buffer.
+	pushNode int
+	// maxFetch and maxPrefetch are the copies a node may have queued or
+	// running for a fetch or a prefetch to be handled (Runtime.FetchRequests,
+	// PrefetchRequests).
+	maxFetch, maxPrefetch int
 
 	links      []hardware.Link
 	down, up   [][]int
@@ -303,7 +321,8 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	if cfg.Buffer == 0 {
 		cfg.Buffer = 1
 	}
-	e := &Engine{cfg: cfg, w: w, p: p, rt: p.Runtime, sched: cfg.Scheduler, be: be, current: -1,
+	e := &Engine{cfg: cfg, w: w, p: p, rt: p.Runtime, sched: cfg.Scheduler, be: be, current: -1, pushNode: -1,
+		maxFetch: cmp.Or(p.Runtime.FetchRequests, starpuFetchRequests), maxPrefetch: cmp.Or(p.Runtime.PrefetchRequests, starpuPrefetchRequests),
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x6d656d7363686564))}
 	switch {
 	case be != nil: // on real GPUs scheduling time passes for real
@@ -556,6 +575,9 @@ func (e *Engine) Begin() error {
 			wk.buffer.slot = slot
 		}
 	}
+	if pp, ok := e.sched.(schedulers.PushPrefetcher); ok && !e.rt.PrefetchAtBuffer && pp.PrefetchesAtPush() {
+		e.pushNode = e.singleNode()
+	}
 	sel, selective := e.obs.(schedulers.SelectiveObserver)
 	for k := range e.follows {
 		e.follows[k] = e.obs != nil && (!selective || sel.Observes(schedulers.EventKind(k)))
@@ -572,7 +594,7 @@ func (e *Engine) Begin() error {
 	e.timed(-1, func() error {
 		for i := range e.w.Tasks {
 			if e.tasks[i].waiting == 0 {
-				e.sched.Push(i)
+				e.pushTask(i)
 			}
 		}
 		return nil
@@ -600,6 +622,31 @@ func (e *Engine) Begin() error {
 	}
 	e.kickAll()
 	return nil
+}
+
+// singleNode is the memory node every worker computes from, -1 when they
+// use several: where StarPU's FIFO component above the workers prefetches
+// (starpu_sched_component_prefetch_on_node requires
+// STARPU_SCHED_COMPONENT_SINGLE_MEMORY_NODE).
+func (e *Engine) singleNode() int {
+	ni := e.workers[0].node
+	for _, wk := range e.workers {
+		if wk.node != ni {
+			return -1
+		}
+	}
+	return ni
+}
+
+// pushTask hands a ready task to the scheduler; under a push-time prefetch
+// (pushNode) its inputs are requested on that node as it enters the queue
+// (component_fifo.c fifo_push_local_task: _starpu_fifo_push_task, then
+// starpu_sched_component_prefetch_on_node).
+func (e *Engine) pushTask(task int) {
+	e.sched.Push(task)
+	if e.pushNode >= 0 {
+		e.prefetchInputs(e.pushNode, task)
+	}
 }
 
 // Done reports whether every task has finished.

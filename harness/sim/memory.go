@@ -28,7 +28,7 @@ type node struct {
 	state    []uint8
 	present  []bool  // state is loading or resident: what View.Presence shows
 	pin      []int32 // popped tasks using the data
-	want     []int32 // buffered tasks using the data
+	want     []int32 // tasks that prefetched the data on the node and are not popped (buffered, or pushed: pushNode)
 	reading  []int32 // copies reading the data out of this node
 	toHome   []bool  // a write-back of the data is queued or running
 	prefReq  []bool  // a prefetch request for the data waits in prefQ
@@ -147,7 +147,7 @@ func (e *Engine) issue(ni int) {
 		}
 		if len(n.fetchQ) > 0 {
 			r := n.fetchQ[0]
-			if pending >= maxPendingFetch {
+			if pending >= e.maxFetch {
 				return
 			}
 			var ok bool
@@ -168,7 +168,7 @@ func (e *Engine) issue(ni int) {
 			n.prefQ = append(n.prefQ[:0], n.prefQ[n.prefHead:]...)
 			n.prefHead = 0
 		}
-		if n.prefHead == len(n.prefQ) || pending >= maxPendingPrefetch {
+		if n.prefHead == len(n.prefQ) || pending >= e.maxPrefetch {
 			return
 		}
 		var ok bool
@@ -202,7 +202,7 @@ func (e *Engine) issueShared(ni, pending int) bool {
 			n.fetchQ = append(n.fetchQ[:i], n.fetchQ[i+1:]...)
 			continue
 		}
-		if pending >= maxPendingFetch {
+		if pending >= e.maxFetch {
 			return false
 		}
 		head := h >= 0 && !running && e.reads(h, r.data)
@@ -355,29 +355,38 @@ func (e *Engine) enqueue(ni int, r request) {
 }
 
 // candidates lists, in LRU order, the data a load may evict: no popped
-// task uses them, no copy reads them and, for a prefetch, no buffered task
-// uses them either.
+// task uses them, no copy reads them and, for a prefetch, no task that
+// prefetched them waits for them either (StarPU's starpu_data_can_evict:
+// nb_tasks_prefetch; unless Runtime.EvictPrefetched).
 func (e *Engine) candidates(ni int, prefetch bool) []int {
 	n := e.nodes[ni]
+	keep := e.keepPrefetched(prefetch)
 	e.cand = e.cand[:0]
 	for d := n.lruHead; d >= 0; d = n.lruNext[d] {
-		if n.evictable(d, prefetch) {
+		if n.evictable(d, keep) {
 			e.cand = append(e.cand, int(d))
 		}
 	}
 	return e.cand
 }
 
-func (n *node) evictable(d int32, prefetch bool) bool {
-	return n.pin[d] == 0 && (!prefetch || n.want[d] == 0) && n.reading[d] == 0
+// keepPrefetched says whether a load keeps the data that prefetched tasks
+// wait for: a prefetch does (memalloc.c starpu_data_can_evict refuses
+// is_prefetch >= STARPU_TASK_PREFETCH when nb_tasks_prefetch is not 0),
+// a fetch does not.
+func (e *Engine) keepPrefetched(prefetch bool) bool { return prefetch && !e.rt.EvictPrefetched }
+
+func (n *node) evictable(d int32, keepPrefetched bool) bool {
+	return n.pin[d] == 0 && (!keepPrefetched || n.want[d] == 0) && n.reading[d] == 0
 }
 
 // firstCandidate is the first of candidates, -1 when there is none,
 // without listing them.
 func (e *Engine) firstCandidate(ni int, prefetch bool) int {
 	n := e.nodes[ni]
+	keep := e.keepPrefetched(prefetch)
 	for d := n.lruHead; d >= 0; d = n.lruNext[d] {
-		if n.evictable(d, prefetch) {
+		if n.evictable(d, keep) {
 			return int(d)
 		}
 	}

@@ -91,7 +91,8 @@ func TestPresetRuntimeIsStarPUs(t *testing.T) {
 	}
 	rt := p.Runtime
 	rt.OpSeconds, rt.ArrayOpSeconds, rt.DurationCV = 0, 0, 0
-	want := hardware.Runtime{Buffer: 10, Pipeline: 5, ReclaimFactor: 2, AllocSync: "none", SchedCost: "none"}
+	want := hardware.Runtime{Buffer: 10, Pipeline: 5, ReclaimFactor: 2, ReuseSameSize: true, AllocSync: "none",
+		FetchRequests: 5, PrefetchRequests: 2, SchedCost: "none"}
 	if rt != want {
 		t.Fatalf("runtime %+v, want %+v", rt, want)
 	}
@@ -100,10 +101,12 @@ func TestPresetRuntimeIsStarPUs(t *testing.T) {
 // Six tasks read six distinct data through a memory of three, buffer and
 // pipeline of one. Each task's input is prefetched when the task is
 // buffered. Task 3's prefetch finds memory full: data 0 and 1 are done,
-// data 2 is pinned by the running task 2. With StarPU's factor 2 it evicts
-// both 0 and 1, so task 4's prefetch needs no eviction and task 5's evicts
-// 2 and 3: four evictions. Evicting only what is needed makes three (0,
-// then 1, then 2); reusing the allocation of one same-size datum too.
+// data 2 is pinned by the running task 2. StarPU takes over the allocation
+// of one datum of the same size, the least recently used
+// (try_to_reuse_potentially_in_use_mc): 0, then 1, then 2, three
+// evictions. Without reuse, its factor 2 evicts both 0 and 1, so task 4's
+// prefetch needs no eviction and task 5's evicts 2 and 3: four evictions.
+// Evicting only what is needed makes three, as reuse does.
 func TestReclaimFactor(t *testing.T) {
 	w := chain([][]int{{0}, {1}, {2}, {3}, {4}, {5}}, nil)
 	for _, c := range []struct {
@@ -111,9 +114,9 @@ func TestReclaimFactor(t *testing.T) {
 		set       func(*hardware.Runtime)
 		evictions int
 	}{
-		{"factor 2", nil, 4},
-		{"factor 1", func(r *hardware.Runtime) { r.ReclaimFactor = 1 }, 3},
-		{"reuse", func(r *hardware.Runtime) { r.ReuseSameSize = true }, 3},
+		{"reuse", nil, 3},
+		{"factor 2", func(r *hardware.Runtime) { r.ReuseSameSize = false }, 4},
+		{"factor 1", func(r *hardware.Runtime) { r.ReuseSameSize, r.ReclaimFactor = false, 1 }, 3},
 	} {
 		st, evs := traced(t, sim.Config{Workload: w, Platform: runtimePlatform(t, 3, c.set), Scheduler: fixed(inOrder(6), false), Buffer: 1, Pipeline: 1})
 		if st.Loads != 6 || st.Evictions != c.evictions {
@@ -265,6 +268,10 @@ func TestRuntimeSettingsNeverDeadlock(t *testing.T) {
 			r.PopWhileFetching, r.Reprefetch, r.TouchAtStart, r.JustInTime, r.ReclaimFactor = true, true, true, true, 1
 		},
 		func(r *hardware.Runtime) { r.ReclaimFactor = 3; r.AllocSync = "all"; r.JustInTime = true },
+		func(r *hardware.Runtime) { r.FetchRequests, r.PrefetchRequests, r.EvictPrefetched = 1, 1, true },
+		func(r *hardware.Runtime) {
+			r.FetchRequests, r.PrefetchRequests, r.PrefetchAtBuffer, r.ReuseSameSize = 20, 10, true, false
+		},
 	}
 	for it := 0; it < 100; it++ {
 		r := newRand(uint64(it))
@@ -286,6 +293,114 @@ func TestRuntimeSettingsNeverDeadlock(t *testing.T) {
 			if err := replay(w, mem, gpus, c.events, st); err != nil {
 				t.Fatalf("instance %d, settings %d (%s): %v", it, k, name, err)
 			}
+		}
+	}
+}
+
+// eager is StarPU's modular-eager-prefetching, whose FIFO above the workers
+// prefetches every task it is pushed when they share one memory node.
+func eager(t *testing.T) schedulers.Scheduler {
+	s, _ := build(t, "eager")
+	return s
+}
+
+// On one GPU, EAGER prefetches every task at its submission (component_fifo.c
+// fifo_push_local_task, starpu_sched_component_prefetch_on_node). Memory of
+// two; tasks read data 0, 1, 2, then 0 again; buffer and pipeline of one.
+// At submission data 0, 1 and 2 are requested (task 3's request of data 0
+// joins task 0's). Task 0 fetches data 0 and data 1 is prefetched: memory
+// is full, and the prefetch of data 2 may evict neither, as tasks 3 and 1
+// prefetched them (memalloc.c starpu_data_can_evict, nb_tasks_prefetch).
+// So data 2 is fetched by task 2, which evicts data 0 (a fetch may), and
+// task 3 fetches data 0: one prefetch, three fetches. Prefetching when a
+// task enters the buffer (the former model) requests data 2 after task 0
+// is done with data 0, and data 0 after task 1 is done with data 1: three
+// prefetches, one fetch.
+func TestPrefetchAtPush(t *testing.T) {
+	w := chain([][]int{{0}, {1}, {2}, {0}}, nil)
+	for _, c := range []struct {
+		atBuffer            bool
+		prefetches, fetches int
+	}{{false, 1, 3}, {true, 3, 1}} {
+		p := runtimePlatform(t, 2, func(r *hardware.Runtime) { r.PrefetchAtBuffer = c.atBuffer })
+		st, _ := traced(t, sim.Config{Workload: w, Platform: p, Scheduler: eager(t), Buffer: 1, Pipeline: 1})
+		if st.Loads != 4 || st.Prefetches != c.prefetches || st.Fetches != c.fetches {
+			t.Errorf("prefetch_at_buffer=%v: %d loads (%d prefetches, %d fetches); want 4 (%d, %d)", c.atBuffer, st.Loads, st.Prefetches, st.Fetches, c.prefetches, c.fetches)
+		}
+	}
+}
+
+// The rule that keeps the prefetch of data 2 waiting above: were a prefetch
+// allowed to evict data that a prefetched task still reads, it would evict
+// data 1 while task 0 computes (data 0 is in use), and task 1 would fetch
+// data 1 again: five loads.
+func TestPrefetchKeepsPrefetchedData(t *testing.T) {
+	w := chain([][]int{{0}, {1}, {2}, {0}}, nil)
+	for _, c := range []struct {
+		evictPrefetched bool
+		loads           int
+	}{{false, 4}, {true, 5}} {
+		p := runtimePlatform(t, 2, func(r *hardware.Runtime) { r.EvictPrefetched = c.evictPrefetched })
+		st, evs := traced(t, sim.Config{Workload: w, Platform: p, Scheduler: eager(t), Buffer: 1, Pipeline: 1})
+		if st.Loads != c.loads {
+			t.Errorf("evict_prefetched=%v: %d loads, want %d", c.evictPrefetched, st.Loads, c.loads)
+		}
+		end0 := firstTime(evs, "task_end", func(e sim.Event) bool { return e.Task == 0 })
+		evict1 := firstTime(evs, "evict", func(e sim.Event) bool { return e.Data == 1 })
+		if early := evict1 >= 0 && evict1 < end0; early != c.evictPrefetched {
+			t.Errorf("evict_prefetched=%v: data 1 evicted at %g, task 0 ends at %g", c.evictPrefetched, evict1, end0)
+		}
+	}
+}
+
+// StarPU handles a node's fetch requests while fewer than 5 copies are
+// queued or running there, its prefetch requests while fewer than 2
+// (data_request.h at the papers' tag; 20 and 10 before February 2021), and
+// a request takes its memory when it is handled. Memory of twelve, factor
+// 1: task 0 reads data 0-11 and fills it, so every later request waits for
+// task 0 to end, then evicts one datum per request it handles. Fetches:
+// task 1 reads data 12-23 and, popped when task 0 ends, handles 5 of its 12
+// fetches at once. Prefetches: tasks 1-12 read one of data 12-23 each, all
+// buffered; when task 0 ends, task 1's fetch then one prefetch are handled.
+func TestPendingRequests(t *testing.T) {
+	seq := func(from, n int) []int {
+		s := make([]int, n)
+		for i := range s {
+			s[i] = from + i
+		}
+		return s
+	}
+	oneTask := [][]int{seq(0, 12), seq(12, 12)}
+	manyTasks := [][]int{seq(0, 12)}
+	for d := 12; d < 24; d++ {
+		manyTasks = append(manyTasks, []int{d})
+	}
+	for _, c := range []struct {
+		name            string
+		inputs          [][]int
+		buffer          int
+		fetch, prefetch int // the caps; 0: StarPU's
+		evictedAtEnd    int // evictions when task 0 ends
+	}{
+		{"fetches", oneTask, 1, 0, 0, 5},
+		{"fetches, 20 and 10", oneTask, 1, 20, 10, 12},
+		{"prefetches", manyTasks, 13, 0, 0, 2},
+		{"prefetches, 20 and 10", manyTasks, 13, 20, 10, 10},
+	} {
+		w := chain(c.inputs, nil)
+		p := runtimePlatform(t, 12, func(r *hardware.Runtime) {
+			r.ReclaimFactor, r.FetchRequests, r.PrefetchRequests = 1, c.fetch, c.prefetch
+		})
+		_, evs := traced(t, sim.Config{Workload: w, Platform: p, Scheduler: fixed(inOrder(len(c.inputs)), false), Buffer: c.buffer, Pipeline: 1})
+		end0 := firstTime(evs, "task_end", func(e sim.Event) bool { return e.Task == 0 })
+		n := 0
+		for _, e := range evs {
+			if e.Ev == "evict" && e.T == end0 {
+				n++
+			}
+		}
+		if n != c.evictedAtEnd {
+			t.Errorf("%s: %d evictions when task 0 ends, want %d", c.name, n, c.evictedAtEnd)
 		}
 	}
 }

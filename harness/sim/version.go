@@ -26,4 +26,11 @@ package sim
 // has one wake-up pending (duplicates used to kick its node again, which
 // sometimes popped at once by chance). Only write_c runs change among the
 // suites (ipdps2022 random-order-2gpu).
-const ModelVersion = 6
+// 7 (issue 33): StarPU's rules at the papers' tag (papers/ICPP2023): a
+// scheduler whose FIFO above the workers prefetches at push
+// (schedulers.PushPrefetcher: EAGER) has every task prefetched as it is
+// pushed when the workers share one memory node; a node handles fetch
+// requests while fewer than 5 copies are pending, prefetch requests while
+// fewer than 2 (data_request.h; 20 and 10 before); the presets take over
+// one same-size chunk before reclaiming (reuse_same_size = true).
+const ModelVersion = 7

@@ -246,10 +246,8 @@ func (n *node) holds(data []int32) bool {
 	return true
 }
 
-// addToBuffer gives a task to a worker. Like StarPU's push-time prefetch
-// (starpu_prefetch_task_input_for), it requests each missing data once,
-// in order, and a request that finds the data already there refreshes it
-// in LRU order (_starpu_memchunk_recently_used).
+// addToBuffer gives a task to a worker and, unless it was prefetched when
+// pushed (pushNode), prefetches its inputs there (prefetchInputs).
 func (e *Engine) addToBuffer(w, task int) {
 	if task < 0 || task >= len(e.w.Tasks) {
 		e.faultf("scheduler returned task %d, outside 0..%d", task, len(e.w.Tasks)-1)
@@ -263,9 +261,21 @@ func (e *Engine) addToBuffer(w, task int) {
 		e.faultf("scheduler gave task %d (kernel %s) to worker %d, a %s, which cannot run it", task, e.w.Tasks[task].Kernel, w, e.kinds[wk.kind])
 	}
 	r.waiting = -1 // taken
-	n := e.nodes[wk.node]
 	wk.buffer.add(task)
 	e.resized(wk)
+	if wk.node != e.pushNode { // prefetched when pushed (task->prefetched)
+		e.prefetchInputs(wk.node, task)
+	}
+}
+
+// prefetchInputs requests a task's inputs on a node as StarPU's prefetch of
+// a task pushed to a worker or a node does (starpu_prefetch_task_input_for,
+// _on_node): each missing datum once, in order, while a request that finds
+// the datum already there refreshes it in LRU order
+// (_starpu_memchunk_recently_used); the task counts among those that
+// prefetched each input (want: nb_tasks_prefetch) until it is popped.
+func (e *Engine) prefetchInputs(ni, task int) {
+	n := e.nodes[ni]
 	for k, d := range e.inputs(task) {
 		n.want[d]++
 		switch n.state[d] {
@@ -399,7 +409,7 @@ func (e *Engine) TaskDone(w, task int) {
 	for _, c := range e.children.Of(task) {
 		e.tasks[c].waiting--
 		if e.tasks[c].waiting == 0 {
-			e.timed(w, func() error { e.sched.Push(c); return nil })
+			e.timed(w, func() error { e.pushTask(c); return nil })
 			released = true
 		}
 	}

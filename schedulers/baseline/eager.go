@@ -7,10 +7,17 @@ import "github.com/memsched/memsched/schedulers"
 func init() {
 	schedulers.Register(schedulers.Spec{
 		Name:    "eager",
-		Version: 2,
-		Doc:     "StarPU modular-eager-prefetching: one central queue in submission order; a worker pulls the head when its buffer has room; its buffer pops with Ready; LRU eviction",
+		Version: 3,
+		Doc:     "StarPU modular-eager-prefetching: one central queue in submission order, which prefetches each task when it is pushed if the workers share one memory node (one GPU); a worker's FIFO below receives one task per pop (buffer 1), so it pops in submission order; LRU eviction",
+		// StarPU's eager component lets the queue above push one task each
+		// time the FIFO below a worker asks for more (component_eager.c
+		// eager_can_push: "make pump above push only one task", since
+		// November 2020), and that FIFO asks once per pull
+		// (component_fifo.c fifo_pull_task): it holds one task whenever
+		// its worker pops, whatever STARPU_NTASKS_THRESHOLD.
+		Buffer: 1,
 		Params: []schedulers.Param{{Name: "ready", Kind: "bool", Default: "true",
-			Doc: "Ready in the worker's buffer (modular_eager_prefetching.c builds its FIFOs with STARPU_SCHED_SIMPLE_FIFOS_BELOW_READY, so STARPU_SCHED_READY defaults to 1 in modular_ez.c); false pops in order"}},
+			Doc: "Ready in the worker's buffer (modular_eager_prefetching.c builds its FIFOs with STARPU_SCHED_SIMPLE_FIFOS_BELOW_READY, so STARPU_SCHED_READY defaults to 1 in modular_ez.c); it chooses only with a buffer above StarPU's 1; false pops in order"}},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) { return &Eager{Ready: p.Bool("ready")}, nil },
 	})
 }
@@ -18,7 +25,8 @@ func init() {
 // Eager is one FIFO shared by every worker; each worker's buffer pops with
 // Ready, as StarPU's fifo component below the eager one does
 // (component_fifo.c fifo_pull_task: _starpu_fifo_pop_first_ready_task
-// when ready is set).
+// when ready is set), which has a choice only in a buffer deeper than the
+// one task StarPU's eager component lets into it (Spec.Buffer).
 type Eager struct {
 	Ready bool
 
@@ -34,6 +42,12 @@ func (s *Eager) Init(v schedulers.View) error {
 }
 
 func (s *Eager) Push(t int) { s.queue = append(s.queue, int32(t)) }
+
+// PrefetchesAtPush says the central queue is StarPU's FIFO component above
+// the eager one (modular_eager_prefetching.c: STARPU_SCHED_SIMPLE_FIFO_ABOVE),
+// which prefetches each pushed task when its workers share one memory node:
+// on one GPU, every task at its submission (schedulers.PushPrefetcher).
+func (s *Eager) PrefetchesAtPush() bool { return true }
 
 // Idle says the queue is empty.
 func (s *Eager) Idle(int) bool { return s.head == len(s.queue) }

@@ -176,7 +176,13 @@ func Problems(spec schedulers.Spec, in Instance, params schedulers.Params) (prob
 // scheduler without them (the first buffered task, the least recently used
 // candidate, nothing), and it is none of Idler, SelectiveObserver,
 // SelectiveEvictor or TaskPopper, so the engine calls it for everything.
+// It keeps what the scheduler declares of its behaviour (PushPrefetcher).
 type plain struct{ s schedulers.Scheduler }
+
+func (p plain) PrefetchesAtPush() bool {
+	pp, ok := p.s.(schedulers.PushPrefetcher)
+	return ok && pp.PrefetchesAtPush()
+}
 
 func (p plain) Init(v schedulers.View) error { return p.s.Init(v) }
 func (p plain) Push(t int)                   { p.s.Push(t) }
