@@ -39,6 +39,9 @@ type RefPoint struct {
 	// TransfersMB is host->GPU plus GPU->GPU MiB over the whole run (all 11 iterations);
 	// NaN when no transfer file exists for the series.
 	TransfersMB float64
+	// Iterations is how many iterations TransfersMB sums: 0 means the
+	// papers' 11; a run of memsched's (a peer's, a real GPU's) has 1.
+	Iterations int
 	// SchedulerEnv is the environment of the run as written in the experiment script.
 	SchedulerEnv string
 	// Confidence is the mapping confidence of the row's scheduler and N labels: high or medium.
@@ -47,6 +50,18 @@ type RefPoint struct {
 	// from git history) the row was read from.
 	Source string
 }
+
+// TransfersPerIteration is the transfer volume of one iteration (MiB).
+func (p RefPoint) TransfersPerIteration() float64 {
+	if p.Iterations > 0 {
+		return p.TransfersMB / float64(p.Iterations)
+	}
+	return p.TransfersMB / PaperIterations
+}
+
+// PaperIterations is the number of iterations the papers' transfer
+// volumes are summed over (reference/README.md: "all 11 iterations").
+const PaperIterations = 11
 
 // HasTransfers reports whether the point has a transfer volume.
 func (p RefPoint) HasTransfers() bool { return !math.IsNaN(p.TransfersMB) }

@@ -37,10 +37,6 @@ type Fidelity struct {
 	Unmatched     int     // measured points without a simulated counterpart
 }
 
-// referenceIterations is the number of iterations the reference transfer
-// volumes are summed over (reference/README.md: "all 11 iterations").
-const referenceIterations = 11
-
 var refCache sync.Map // path -> []paper.RefPoint
 
 // LoadReference reads the reference CSV once per process. A results file
@@ -169,7 +165,7 @@ func (s *Set) Fidelity() ([]Fidelity, error) {
 			pair := Pair{N: rp.N, GPUs: rp.GPUs, MemoryMB: rp.MemoryMB, Measured: rp.GFlops * nominalRatio(s.Cell(label, p), p), Simulated: st.Mean,
 				MeasuredMiB: math.NaN(), SimulatedMiB: s.Cell(label, p).Stat("transfers_mib").Mean}
 			if rp.HasTransfers() {
-				pair.MeasuredMiB = rp.TransfersMB / referenceIterations
+				pair.MeasuredMiB = rp.TransfersPerIteration()
 			}
 			f.Pairs = append(f.Pairs, pair)
 		}

@@ -42,12 +42,9 @@ func WriteFigures(set *Set, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	refs := map[string][]paper.RefPoint{}
-	if set.Suite != nil {
-		var err error
-		if refs, err = ReferenceSeries(set.Suite); err != nil {
-			return nil, err
-		}
+	refs, err := measuredSeries(set)
+	if err != nil {
+		return nil, err
 	}
 	metrics := []string{"gflops", "transfers_mib"}
 	if set.Metric != "gflops" && set.Metric != "transfers_mib" {
@@ -160,7 +157,45 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-func figure(set *Set, panel string, pts []*Point, metric string, refs map[string][]paper.RefPoint) (*fig, error) {
+// measurements are the series a figure draws dashed beside the simulated
+// curves, per suite label: the papers' V100 measurements, a results file of
+// real runs, or the suite's runs on StarPU itself ([report] peer).
+type measurements struct {
+	name    string
+	byLabel map[string][]paper.RefPoint
+}
+
+func measuredSeries(set *Set) (measurements, error) {
+	ms := measurements{name: "V100 measurements", byLabel: map[string][]paper.RefPoint{}}
+	if set.Suite == nil {
+		return ms, nil
+	}
+	if set.Suite.Report.Peer != "" {
+		recs, err := LoadRecords(set.Suite.Path(set.Suite.Report.Peer))
+		if err != nil {
+			return ms, fmt.Errorf("%s: [report] peer: %w", set.Suite.File, err)
+		}
+		ms.name = "StarPU+SimGrid"
+		for _, r := range recs {
+			if r.Error != "" || r.Suite != set.Name || r.Executor != "starpu" {
+				continue
+			}
+			n, _ := r.Point["n"].(float64)
+			ms.byLabel[r.Label] = append(ms.byLabel[r.Label], paper.RefPoint{Scheduler: r.Label, GPUs: r.GPUs, N: int(n),
+				MemoryMB: float64(r.MemoryBytes) / mib, WorkingSetMiB: r.WorkingSet, GFlops: r.GFlops, GFlopsDev: math.NaN(),
+				TransfersMB: float64(r.BytesH2D+r.BytesD2D) / mib, Iterations: 1})
+		}
+		return ms, nil
+	}
+	if IsResultsReference(set.Suite.Report.ReferenceCSV) {
+		ms.name = "real runs"
+	}
+	var err error
+	ms.byLabel, err = ReferenceSeries(set.Suite)
+	return ms, err
+}
+
+func figure(set *Set, panel string, pts []*Point, metric string, ms measurements) (*fig, error) {
 	m := Metrics[metric]
 	p := plot.New()
 	f := &fig{p: p, leg: plot.NewLegend()}
@@ -204,7 +239,7 @@ func figure(set *Set, panel string, pts []*Point, metric string, refs map[string
 			p.Add(l, s)
 			f.add(label, l, s)
 		}
-		if ref := refXYs(set, pts, refs[label], metric); len(ref) > 0 {
+		if ref := refXYs(set, pts, ms.byLabel[label], metric); len(ref) > 0 {
 			l, s, err := plotter.NewLinePoints(ref)
 			if err != nil {
 				return nil, err
@@ -223,7 +258,7 @@ func figure(set *Set, panel string, pts []*Point, metric string, refs map[string
 		// One entry for every measured series: same colour as the label.
 		l, s, _ := plotter.NewLinePoints(plotter.XYs{{}})
 		l.Color, l.Dashes, s.Color, s.Shape = color.Gray{Y: 90}, dashed, color.Gray{Y: 90}, draw.RingGlyph{}
-		f.add("V100 measurements (dashed)", l, s)
+		f.add(ms.name+" (dashed)", l, s)
 	}
 	var vlines []*vline
 	if set.Suite != nil {
@@ -277,7 +312,7 @@ func refXYs(set *Set, pts []*Point, ref []paper.RefPoint, metric string) plotter
 			if !rp.HasTransfers() {
 				continue
 			}
-			y = rp.TransfersMB / referenceIterations
+			y = rp.TransfersPerIteration()
 		}
 		out = append(out, plotter.XY{X: x, Y: y})
 	}
