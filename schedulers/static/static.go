@@ -13,25 +13,44 @@ import (
 	"github.com/memsched/memsched/schedulers/order"
 )
 
+// Orders of the mst scheduler (parameter order).
+const (
+	// MSTStarPU is order.MSTStarPU: what StarPU's mst scheduler runs
+	// (src/sched_policies/mst_policy.c at papers/ICPP2023).
+	MSTStarPU = "starpu"
+	// MSTThesis is order.MST: thesis Algorithm 4.
+	MSTThesis = "thesis"
+)
+
 func init() {
 	ready := schedulers.Param{Name: "ready", Kind: "bool", Default: "false", Doc: "Ready reordering of the buffered tasks at run time (thesis Alg. 2)"}
 	window := schedulers.Param{Name: "window", Kind: "int", Default: "0", Min: "0", Doc: "Ready looks at the first window buffered tasks only (0 = all)"}
+	mstOrder := schedulers.Param{Name: "order", Kind: "string", Default: MSTStarPU, Choices: []string{MSTStarPU, MSTThesis},
+		Doc: "starpu: the order StarPU's mst_policy.c runs at papers/ICPP2023 (Prim over the tasks in reverse submission order, mst_push_task's push_front, raising only the keys of tasks submitted earlier: one-sided adjacency, weight = shared handles); thesis: Algorithm 4 (Prim from the first task submitted over G^T weighted by shared bytes)"}
 	for _, c := range []struct {
 		name, doc string
-		plan      func(v schedulers.View) []int
+		version   int
+		params    []schedulers.Param
+		plan      func(v schedulers.View, p schedulers.Params) []int
 	}{
-		{"mst", "maximum spanning tree (Prim) of the task graph weighted by shared bytes; tasks in order of inclusion; LRU (Yoo et al., thesis §3.3)",
-			func(v schedulers.View) []int { return order.MST(v.Workload()) }},
-		{"rcm", "reverse Cuthill-McKee on the task graph, restarting each component at its minimum weighted degree; LRU (thesis Alg. 3)",
-			func(v schedulers.View) []int { return order.CuthillMcKee(v.Workload(), true) }},
-		{"cm", "Cuthill-McKee (not reversed); LRU",
-			func(v schedulers.View) []int { return order.CuthillMcKee(v.Workload(), false) }},
+		{"mst", "maximum spanning tree (Prim) of the task graph; tasks in order of inclusion; LRU (Yoo et al., thesis §3.3); by default the order StarPU's mst_policy.c produces (the reverse of the submission order on a 2D product)", 3,
+			[]schedulers.Param{mstOrder},
+			func(v schedulers.View, p schedulers.Params) []int {
+				if p.String("order") == MSTThesis {
+					return order.MST(v.Workload())
+				}
+				return order.MSTStarPU(v.Workload())
+			}},
+		{"rcm", "reverse Cuthill-McKee on the task graph, restarting each component at its minimum weighted degree; LRU (thesis Alg. 3)", 2, nil,
+			func(v schedulers.View, _ schedulers.Params) []int { return order.CuthillMcKee(v.Workload(), true) }},
+		{"cm", "Cuthill-McKee (not reversed); LRU", 2, nil,
+			func(v schedulers.View, _ schedulers.Params) []int { return order.CuthillMcKee(v.Workload(), false) }},
 	} {
 		c := c
-		schedulers.Register(schedulers.Spec{Name: c.name, Version: 2, Doc: c.doc, Params: []schedulers.Param{ready, window},
+		schedulers.Register(schedulers.Spec{Name: c.name, Version: c.version, Doc: c.doc, Params: append([]schedulers.Param{ready, window}, c.params...),
 			New: func(p schedulers.Params) (schedulers.Scheduler, error) {
 				return &schedulers.Planned{Name: c.name, Ready: p.Bool("ready"), Window: p.Int("window"),
-					Plan: singleGPU(c.name, c.plan)}, nil
+					Plan: singleGPU(c.name, func(v schedulers.View) []int { return c.plan(v, p) })}, nil
 			}})
 	}
 

@@ -10,8 +10,9 @@ import (
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/trace"
+	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/schedulers/order"
-	_ "github.com/memsched/memsched/schedulers/static"
+	"github.com/memsched/memsched/schedulers/static"
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -36,6 +37,7 @@ func TestStaticSchedulesValidateAndRespectOptimum(t *testing.T) {
 		{"mst", nil}, {"rcm", nil}, {"cm", nil}, {"hfp", nil},
 		{"hfp", map[string]string{"flip": "true", "ready": "true", "belady": "true"}},
 		{"hfp", map[string]string{"fast_start": "true", "belady": "true"}},
+		{"mst", map[string]string{"order": "thesis", "ready": "true"}},
 	}
 	for it := 0; it < 60; it++ {
 		w := &workloads.Workload{}
@@ -136,5 +138,12 @@ func TestHMETISPartitionIsTheHypergraphs(t *testing.T) {
 	}
 	if computed != 1 {
 		t.Errorf("the shared partition was computed %d times", computed)
+	}
+}
+
+// mst runs by default the order mst_policy.c produces.
+func TestMSTDefaultIsStarPUs(t *testing.T) {
+	if _, _, p, _ := schedulers.Build("mst", nil); p["order"] != static.MSTStarPU {
+		t.Errorf("mst: order %q", p["order"])
 	}
 }
