@@ -37,7 +37,9 @@ func TestStaticSchedulesValidateAndRespectOptimum(t *testing.T) {
 		{"mst", nil}, {"rcm", nil}, {"cm", nil}, {"hfp", nil},
 		{"hfp", map[string]string{"flip": "true", "ready": "true", "belady": "true"}},
 		{"hfp", map[string]string{"fast_start": "true", "belady": "true"}},
+		{"hfp", map[string]string{"flip": "true", "ready": "true", "belady": "true", "ready_at": "plan"}},
 		{"mst", map[string]string{"order": "thesis", "ready": "true"}},
+		{"mst", map[string]string{"ready": "true", "ready_at": "plan"}},
 	}
 	for it := 0; it < 60; it++ {
 		w := &workloads.Workload{}
@@ -138,6 +140,20 @@ func TestHMETISPartitionIsTheHypergraphs(t *testing.T) {
 	}
 	if computed != 1 {
 		t.Errorf("the shared partition was computed %d times", computed)
+	}
+}
+
+// The Planned schedulers default to StarPU's Ready: in the FIFO below the
+// scheduler.
+func TestPlannedDefaultsAreStarPUs(t *testing.T) {
+	for _, name := range []string{"mst", "rcm", "cm", "hfp", "mhfp", "hmetis+r"} {
+		_, _, p, err := schedulers.Build(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p["ready_at"] != schedulers.ReadyAtBuffer {
+			t.Errorf("%s: ready_at %q", name, p["ready_at"])
+		}
 	}
 }
 
