@@ -2,6 +2,7 @@ package schedulers
 
 import (
 	"iter"
+	"math"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/internal/fenwick"
@@ -35,6 +36,65 @@ func Ready(v View, worker int, buffer []int, window int) int {
 			if missing == 0 {
 				break
 			}
+		}
+	}
+	v.Count(ops)
+	return best
+}
+
+// ReadyStarPU is Ready as StarPU's code ranks the tasks
+// (fifo_queues.c _starpu_fifo_pop_first_ready_task at papers/ICPP2023,
+// with _starpu_size_non_ready_buffers): among the first window buffered
+// tasks (window <= 0: all), the one with the fewest bytes read and not
+// valid on the worker (data being loaded count as not valid), then the
+// fewest of those not even loading (in memsched: not present), then the
+// fewest bytes not allocated there (any mode; in memsched: not present),
+// then the first. The scan stops at a task that improves on every one
+// before it with nothing not valid and nothing not allocated: a task whose
+// inputs are all valid but one still loading, or a written tile not
+// allocated yet, does not stop it.
+//
+// Where Ready asks one question of each input (present?), this ranking
+// asks what StarPU's does: whether a copy is valid (View.Resident) and
+// whether it is present; it counts one data status query per input of
+// every task it scans, as Ready.
+func ReadyStarPU(v View, worker int, buffer []int, window int) int {
+	n := len(buffer)
+	if window > 0 && window < n {
+		n = window
+	}
+	w := v.Workload()
+	on := v.Presence(worker)
+	best := 0
+	var bestReady, bestLoading, bestAlloc int64 = math.MaxInt64, math.MaxInt64, math.MaxInt64
+	ops := 0
+scan:
+	for i := 0; i < n; i++ {
+		t := buffer[i]
+		inputs := v.TaskInputs(t)
+		ops += len(inputs)
+		var notReady, notLoading, notAlloc int64
+		for k, d := range inputs {
+			b := w.Data[d].Bytes
+			present := on.present[d]
+			if !present {
+				notAlloc += b
+			}
+			if w.Mode(t, k).Reads() && !v.Resident(worker, int(d)) {
+				notReady += b
+				if !present {
+					notLoading += b
+				}
+			}
+		}
+		switch {
+		case notReady < bestReady:
+			best, bestReady, bestLoading, bestAlloc = i, notReady, notLoading, notAlloc
+			if notReady == 0 && notAlloc == 0 {
+				break scan
+			}
+		case notReady == bestReady && (notLoading < bestLoading || notLoading == bestLoading && notAlloc < bestAlloc):
+			best, bestLoading, bestAlloc = i, notLoading, notAlloc
 		}
 	}
 	v.Count(ops)

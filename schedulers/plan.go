@@ -18,12 +18,19 @@ const collectAfterPlan = 1 << 17
 // remaining plan (HFP). MST, RCM, HFP, mHFP and hMETIS+R are Planned
 // schedulers with different Plan functions.
 type Planned struct {
-	Name   string
-	Plan   func(v View) ([][]int, error)
-	Steal  bool
-	Ready  bool
-	Window int // Ready looks at the first Window buffered tasks (0 = all)
-	Belady bool
+	Name  string
+	Plan  func(v View) ([][]int, error)
+	Steal bool
+	Ready bool
+	// ReadyBelow applies Ready where StarPU's modular schedulers do
+	// (STARPU_SCHED_SIMPLE_FIFOS_BELOW_READY): the plan fills each worker's
+	// buffer in order, and the worker pops the buffered task Ready ranks
+	// first, with StarPU's ranking (ReadyStarPU). Without it Ready picks,
+	// at each Pull, among the worker's whole remaining plan (its first
+	// Window tasks) and the buffer is popped in order.
+	ReadyBelow bool
+	Window     int // Ready looks at the first Window tasks, of the plan or the buffer (0 = all)
+	Belady     bool
 
 	v       View
 	lists   *Lists
@@ -77,7 +84,7 @@ func (s *Planned) Init(v View) error {
 		}
 	}
 	s.lists = NewLists(plans, s.Steal)
-	if s.Ready && s.Window <= 0 {
+	if s.Ready && !s.ReadyBelow && s.Window <= 0 {
 		s.index = NewReadyIndex(v)
 		for w, l := range plans {
 			s.index.AddAll(w, l)
@@ -103,13 +110,13 @@ func (s *Planned) Init(v View) error {
 
 func (s *Planned) Push(int) {}
 
-// Pull hands out the worker's next planned task. With Ready it is the
-// planned task with the fewest bytes not present on the worker (the first
-// Window of the plan, 0 = all): StarPU applies Ready to the scheduler's
-// per-GPU list, which is how HFP's Ready reorders "the first tasks" of its
-// packages (thesis §3.5.5) and how hMETIS+R orders each part.
+// Pull hands out the worker's next planned task. With Ready over the plan
+// (not ReadyBelow) it is the planned task with the fewest bytes not
+// present on the worker (the first Window of the plan, 0 = all), the
+// thesis' reading of how HFP's Ready reorders "the first tasks" of its
+// packages (§3.5.5) and how hMETIS+R orders each part.
 func (s *Planned) Pull(worker int) (int, bool) {
-	if !s.Ready {
+	if !s.Ready || s.ReadyBelow {
 		return s.lists.Next(worker)
 	}
 	if s.lists.Left(worker) == 0 && !s.lists.StealFor(worker) {
@@ -124,6 +131,18 @@ func (s *Planned) Pull(worker int) (int, bool) {
 	}
 	s.lists.Take(worker, t)
 	return t, true
+}
+
+// Pop is the buffer's order, or with ReadyBelow the task StarPU's FIFO
+// below the scheduler hands its worker: component_fifo.c fifo_pull_task
+// calls _starpu_fifo_pop_first_ready_task on the tasks the scheduler
+// pushed into it, at most STARPU_NTASKS_THRESHOLD (the buffer's depth),
+// so Ready sees only those (ReadyStarPU; Window, when set, fewer).
+func (s *Planned) Pop(worker int, buffer []int) int {
+	if !s.Ready || !s.ReadyBelow {
+		return 0
+	}
+	return ReadyStarPU(s.v, worker, buffer, s.Window)
 }
 
 // Observes is what the Ready index follows, nothing without it.
@@ -159,3 +178,21 @@ func (s *Planned) Victim(worker int, candidates []int, prefetch bool) int {
 	s.v.Count(ops)
 	return victim
 }
+
+// Where Planned applies Ready (parameter ready_at).
+const (
+	// ReadyAtBuffer is StarPU's: HFP, MST, RCM and hMETIS+R are modular
+	// schedulers built with STARPU_SCHED_SIMPLE_FIFOS_BELOW_READY
+	// (modular_ez.c starpu_sched_component_initialize_simple_schedulers):
+	// a FIFO per GPU below the scheduler holds at most
+	// STARPU_NTASKS_THRESHOLD tasks, the scheduler's next ones in its
+	// order, and Ready picks among them (Planned.ReadyBelow).
+	ReadyAtBuffer = "buffer"
+	// ReadyAtPlan picks among the worker's whole remaining plan at each
+	// pull (the thesis' reading).
+	ReadyAtPlan = "plan"
+)
+
+// ReadyAtParam declares ready_at for the Planned schedulers.
+var ReadyAtParam = Param{Name: "ready_at", Kind: "string", Default: ReadyAtBuffer, Choices: []string{ReadyAtBuffer, ReadyAtPlan},
+	Doc: "where Ready chooses: buffer (StarPU's FIFO below the scheduler, component_fifo.c: among the buffered tasks, at most the buffer depth = STARPU_NTASKS_THRESHOLD, ranked as fifo_queues.c _starpu_fifo_pop_first_ready_task) or plan (among the whole remaining plan at each pull, fewest bytes not present)"}

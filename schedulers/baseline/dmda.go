@@ -3,6 +3,7 @@ package baseline
 import (
 	"math"
 
+	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
 )
@@ -21,11 +22,43 @@ const (
 	PenaltyExpected = "expected"
 )
 
+// Transfer time predictions of the dmda family (parameter transfer_predict).
+const (
+	// PredictStarPU is StarPU's bus model at papers/ICPP2023:
+	// perfmodel_bus.c starpu_transfer_predict returns
+	// latency + size/bandwidth*2*ngpus, ngpus the CUDA and OpenCL devices
+	// in use (topology->ndevices), a crude allowance for the GPUs sharing
+	// the host's bus. Every transfer is priced at 2 x the number of GPUs
+	// times its uncontended time.
+	PredictStarPU = "starpu"
+	// PredictUncontended prices a transfer at its uncontended time (the
+	// thesis' Alg. 6 reading of dmda).
+	PredictUncontended = "uncontended"
+)
+
+// Expected ends of the dmda family (parameter expected_end).
+const (
+	// EndStarPU: StarPU's dmda (deque_modeling_policy_data_aware.c,
+	// papers/ICPP2023) starts the task on a worker at the later of the
+	// end of its queue and now + the transfer penalty
+	// (compute_all_performance_predictions, task_starting_time), and the
+	// queue grows by the transfer time left past its end
+	// (push_task_on_best_worker adds it to fifo->exp_len).
+	EndStarPU = "starpu"
+	// EndQueue: the task starts at its queue's end (thesis Eq. 4.1).
+	EndQueue = "queue"
+)
+
 func init() {
 	params := []schedulers.Param{
 		{Name: "alpha", Kind: "float", Default: "1", Min: "0", Doc: "weight of the expected completion time (StarPU dmda alpha)"},
 		{Name: "beta", Kind: "float", Default: "1", Min: "0", Doc: "weight of the data transfer penalty (StarPU dmda beta)"},
+		{Name: "transfer_predict", Kind: "string", Default: PredictStarPU, Choices: []string{PredictStarPU, PredictUncontended},
+			Doc: "transfer time in the penalty: starpu (StarPU's perfmodel_bus.c starpu_transfer_predict: size/bandwidth x 2 x the number of GPUs) or uncontended (size/bandwidth)"},
+		{Name: "expected_end", Kind: "string", Default: EndStarPU, Choices: []string{EndStarPU, EndQueue},
+			Doc: "a worker's expected end for the task: starpu (StarPU's compute_all_performance_predictions: the task starts at max(queue end, now + transfer penalty)) or queue (at the queue's end, thesis Eq. 4.1)"},
 	}
+	params = params[:len(params):len(params)] // each scheduler appends its own
 	penalty := func(def string) schedulers.Param {
 		return schedulers.Param{Name: "penalty", Kind: "string", Default: def, Choices: []string{PenaltyInMem, PenaltyExpected},
 			Doc: "transfer penalty: inmem (thesis Alg. 6: data once allocated to a worker count as there forever) or expected (StarPU's code: data present or requested on the worker cost nothing, others their transfer time from the fastest valid copy)"}
@@ -37,22 +70,22 @@ func init() {
 			doc = "dmda + Ready: a worker starts the queued task with the fewest bytes still to load (thesis Alg. 2)"
 		}
 		schedulers.Register(schedulers.Spec{
-			Name: name, Version: 3, Doc: doc, Params: append(params, penalty(PenaltyInMem),
+			Name: name, Version: 4, Doc: doc, Params: append(params, penalty(PenaltyInMem),
 				schedulers.Param{Name: "window", Kind: "int", Default: "0", Min: "0", Doc: "Ready looks at the first window queued tasks only (0 = all); dmdar only"}),
 			Buffer: -1,
 			New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-				return &DMDA{Alpha: p.Float("alpha"), Beta: p.Float("beta"), Ready: ready, Window: p.Int("window"), Penalty: p.String("penalty")}, nil
+				return &DMDA{Alpha: p.Float("alpha"), Beta: p.Float("beta"), Ready: ready, Window: p.Int("window"), Penalty: p.String("penalty"), Predict: p.String("transfer_predict"), EndStarPU: p.String("expected_end") == EndStarPU}, nil
 			},
 		})
 	}
 	schedulers.Register(schedulers.Spec{
-		Name: "dmdas", Version: 1,
+		Name: "dmdas", Version: 2,
 		Doc: "StarPU dmdas (deque_modeling_policy_data_aware.c: dmda_push_sorted_task, dmda_pop_ready_task): dmda whose worker queues are sorted by priority, " +
 			"popped with Ready (fewest bytes to load, then highest priority; thesis §5.1); the transfer penalty is StarPU's expected transfer time",
 		Params: append(params, penalty(PenaltyExpected), schedulers.PriorityParam),
 		Buffer: -1,
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-			return &DMDA{Alpha: p.Float("alpha"), Beta: p.Float("beta"), Ready: true, Sorted: true, Penalty: p.String("penalty"), Priority: p.String("priority")}, nil
+			return &DMDA{Alpha: p.Float("alpha"), Beta: p.Float("beta"), Ready: true, Sorted: true, Penalty: p.String("penalty"), Priority: p.String("priority"), Predict: p.String("transfer_predict"), EndStarPU: p.String("expected_end") == EndStarPU}, nil
 		},
 	})
 }
@@ -70,6 +103,13 @@ type DMDA struct {
 	Sorted   bool
 	Penalty  string
 	Priority string
+	// Predict is how a transfer is priced (PredictStarPU or
+	// PredictUncontended; "" is uncontended).
+	Predict string
+	// EndStarPU starts a task's expected execution no earlier than its
+	// transfers' predicted end (StarPU's dmda); without it, at its queue's
+	// end (thesis Eq. 4.1).
+	EndStarPU bool
 
 	v           schedulers.View
 	inMem       [][]bool
@@ -77,15 +117,31 @@ type DMDA struct {
 	expEnd      []float64
 	queues      *schedulers.Queues
 	ends        []float64
+	pens        []float64              // per worker: the transfer penalty of the task being pushed
 	index       *schedulers.ReadyIndex // Ready over the whole queue, when Window is 0
 	pushes      int
 	penaltyAt   []int     // per memory node: the push whose expected penalty nodePenalty holds
 	nodePenalty []float64 // per memory node
+	scale       float64   // what Predict multiplies an uncontended transfer time by
 }
 
 func (s *DMDA) Init(v schedulers.View) error {
 	s.v = v
 	k, nd := v.Workers(), len(v.Workload().Data)
+	s.scale = 1
+	if s.Predict == PredictStarPU {
+		// perfmodel_bus.c starpu_transfer_predict (StarPU papers/ICPP2023):
+		// latency + size/bandwidth*2*ngpus, ngpus =
+		// topology->ndevices[STARPU_CUDA_WORKER] + [STARPU_OPENCL_WORKER],
+		// the GPUs in use. The memsched view's transfer time has no latency.
+		gpus := 0
+		for w := range k {
+			if v.WorkerKind(w) == hardware.GPU {
+				gpus++
+			}
+		}
+		s.scale = float64(2 * gpus)
+	}
 	if s.Penalty == PenaltyExpected {
 		s.penaltyAt, s.nodePenalty = make([]int, v.Nodes()), make([]float64, v.Nodes())
 		s.requested = make([][]int32, v.Nodes())
@@ -100,7 +156,7 @@ func (s *DMDA) Init(v schedulers.View) error {
 	}
 	s.expEnd = make([]float64, k)
 	s.queues = schedulers.NewQueues(k, len(v.Workload().Tasks))
-	s.ends = make([]float64, k)
+	s.ends, s.pens = make([]float64, k), make([]float64, k)
 	if s.Ready && s.Window <= 0 {
 		s.index = schedulers.NewReadyIndex(v)
 		if s.Sorted {
@@ -119,13 +175,24 @@ func (s *DMDA) Push(t int) {
 	s.pushes++ // from 1: a new stamp for the penalties of this push
 	now := s.v.Now()
 	best, bestFit := -1, math.Inf(1)
-	ends := s.ends
+	ends, pens := s.ends, s.pens
 	minEnd := math.Inf(1)
 	for k := range ends {
-		ends[k] = math.Max(now, s.expEnd[k]) + s.v.ComputeSeconds(k, t) // NaN where it cannot run
-		if !math.IsNaN(ends[k]) {
-			minEnd = math.Min(minEnd, ends[k])
+		start := math.Max(now, s.expEnd[k])
+		c := s.v.ComputeSeconds(k, t)
+		if math.IsNaN(c) {
+			ends[k] = c // it cannot run there
+			continue
 		}
+		pens[k] = s.penaltyFor(k, task)
+		if s.EndStarPU {
+			// deque_modeling_policy_data_aware.c
+			// compute_all_performance_predictions: task_starting_time =
+			// max(exp_start + prev_exp_len, now + local_data_penalty).
+			start = math.Max(start, now+pens[k])
+		}
+		ends[k] = start + c
+		minEnd = math.Min(minEnd, ends[k])
 	}
 	// StarPU evaluates every worker's expected end and transfer time, one
 	// lookup per input (deque_modeling_policy_data_aware.c
@@ -135,10 +202,14 @@ func (s *DMDA) Push(t int) {
 		if math.IsNaN(ends[k]) {
 			continue
 		}
-		if fit := s.Alpha*(ends[k]-minEnd) + s.Beta*s.penaltyFor(k, task); fit < bestFit {
+		if fit := s.Alpha*(ends[k]-minEnd) + s.Beta*pens[k]; fit < bestFit {
 			best, bestFit = k, fit
 		}
 	}
+	// With EndStarPU the queue grows by the transfer time left after its
+	// current end, as push_task_on_best_worker adds to fifo->exp_len the
+	// part of predicted_transfer beyond fifo->exp_end, then the task's
+	// length: its new end is ends[best] either way.
 	s.expEnd[best] = ends[best]
 	for _, d := range task.Inputs {
 		if s.inMem != nil {
@@ -173,11 +244,11 @@ func (s *DMDA) penalty(k int, task *workloads.Task) float64 {
 		switch {
 		case s.inMem != nil:
 			if !s.inMem[k][d] {
-				p += s.v.TransferSeconds(k, d)
+				p += s.scale * s.v.TransferSeconds(k, d)
 			}
 		case !w.Mode(task.ID, i).Reads(), s.requested[node][d] > 0, s.v.Present(k, d):
 		default:
-			p += s.v.TransferSeconds(k, d)
+			p += s.scale * s.v.TransferSeconds(k, d)
 		}
 	}
 	return p

@@ -232,3 +232,142 @@ func CuthillMcKee(w *workloads.Workload, reverse bool) []int {
 	}
 	return order
 }
+
+// MSTStarPU returns the order StarPU's mst scheduler runs at the papers'
+// tag (papers/ICPP2023, src/sched_policies/mst_policy.c), which differs
+// from Algorithm 4 (MST) in three ways:
+//
+//   - mst_push_task puts each submitted task at the front of its list
+//     (starpu_task_list_push_front), so mst() numbers the tasks in reverse
+//     submission order: index 0 is the last task submitted, and Prim
+//     starts there (key[0] = 1);
+//   - mst() fills the adjacency matrix for i < j only (matrice_adjacence
+//     [i][j], never [j][i]) and Prim raises key[v] from u only where
+//     matrice_adjacence[u][v] > 0: a task added to the tree raises the
+//     keys of the tasks submitted before it, never after;
+//   - an edge's weight is the number of pairs of equal handles the two
+//     tasks access (a count, with repeats: not bytes).
+//
+// The next task is the one not in the tree with the largest key, ties to
+// the lowest index (the latest submitted), and with every key 0 the
+// latest-submitted task not in the tree. On a 2D product this is the
+// reverse of the submission order.
+//
+// Like MST it builds no m×m matrix. A task's key is raised to 1 by the
+// readers of its data; once the readers of a data submitted before task u
+// were raised, a later task reading it raises only those between: each
+// data's readers are walked once in all, unless a task shares two data
+// with another or reads one twice (then its neighbours are walked, as
+// MST does).
+func MSTStarPU(w *workloads.Workload) []int {
+	m := len(w.Tasks)
+	if m == 0 {
+		return nil
+	}
+	var buf []int32
+	raw := func(t int) []int32 { // the handles as the task lists them, repeats kept
+		buf = buf[:0]
+		for _, d := range w.Tasks[t].Inputs {
+			buf = append(buf, int32(d))
+		}
+		return buf
+	}
+	dup := false
+	sets := taskInputs(w)
+	for t := range w.Tasks {
+		if len(sets(t)) != len(w.Tasks[t].Inputs) {
+			dup = true
+			break
+		}
+	}
+	users := readersOf(len(w.Data), m, raw) // a task reading a data twice is listed twice
+	var pairs []bool
+	if !dup {
+		pairs = sharesPair(m, sets)
+	}
+	raisedTo := make([]int32, len(w.Data)) // users[d][:raisedTo[d]] have key >= 1 or are in the tree
+
+	key := make([]int64, m)
+	visited := make([]bool, m)
+	h := make(minheap.Heap[starpuKey], 0, m)
+	var acc []int64 // the weights of the task just added to its neighbours, when walked
+	var touched []int32
+	order := make([]int, 0, m)
+	next := m - 1 // highest id that may still be unvisited: the lowest StarPU index
+	raise := func(u int32, k int64) {
+		if !visited[u] && k > key[u] {
+			key[u] = k
+			h.Push(starpuKey{key: k, id: u})
+		}
+	}
+	for len(order) < m {
+		v := -1
+		for len(h) > 0 {
+			e := h.Pop()
+			if !visited[e.id] && e.key == key[e.id] {
+				v = int(e.id)
+				break
+			}
+		}
+		if v < 0 {
+			for visited[next] {
+				next--
+			}
+			v = next
+		}
+		visited[v] = true
+		order = append(order, v)
+		before := func(d int32) int { // readers of d submitted before v
+			i, _ := slices.BinarySearch(users[d], int32(v))
+			return i
+		}
+		if dup || pairs[v] {
+			if acc == nil {
+				acc = make([]int64, m)
+			}
+			touched = touched[:0]
+			for _, d := range raw(v) {
+				for _, u := range users[d][:before(d)] {
+					if !visited[u] {
+						if acc[u] == 0 {
+							touched = append(touched, u)
+						}
+						acc[u]++
+					}
+				}
+			}
+			for _, u := range touched {
+				raise(u, acc[u])
+				acc[u] = 0
+			}
+			for _, d := range raw(v) {
+				raisedTo[d] = max(raisedTo[d], int32(before(d)))
+			}
+			continue
+		}
+		// v shares one data at most with any task, once: its weight to a
+		// reader of d submitted before it is 1.
+		for _, d := range raw(v) {
+			r := users[d]
+			for i := raisedTo[d]; int(i) < len(r) && int(r[i]) < v; i++ {
+				raise(r[i], 1)
+				raisedTo[d] = i + 1
+			}
+		}
+	}
+	return order
+}
+
+// starpuKey orders by larger key first, then higher id (StarPU's lower
+// index in its reversed list).
+type starpuKey struct {
+	key int64
+	id  int32
+}
+
+func (a starpuKey) Before(b starpuKey) bool {
+	if a.key != b.key {
+		return a.key > b.key
+	}
+	return a.id > b.id
+}

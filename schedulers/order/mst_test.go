@@ -177,3 +177,104 @@ func naivePrim(w *workloads.Workload) []int {
 	}
 	return order
 }
+
+// StarPU's mst (mst_policy.c) on the hand graph: its list is in reverse
+// submission order, T5 T4 T3 T2 T1 T0 (indices 0..5), and a task raises
+// only the tasks after it in that list (submitted before it), each shared
+// handle counting 1. T5 first (key 1), sharing nothing: every key is 0, so
+// the lowest index, T4, which raises T2 (e) and T1 (d). T2 (index 3)
+// before T1 (index 4); T2 raises nobody (T4 is in). T1 raises T0 (b) but
+// not T3 (c), which comes before it in the list: T0 (key 1) before T3
+// (key 0), last.
+func TestMSTStarPUHand(t *testing.T) {
+	w := build(handGraph())
+	if got, want := MSTStarPU(w), []int{5, 4, 2, 1, 0, 3}; !slices.Equal(got, want) {
+		t.Errorf("MSTStarPU = %v, want %v", got, want)
+	}
+	// A 2D product: every task shares a handle with one submitted before
+	// it, so all keys are 1 and the order is the reverse of submission.
+	if got, want := MSTStarPU(grid2D(3, 1)), []int{8, 7, 6, 5, 4, 3, 2, 1, 0}; !slices.Equal(got, want) {
+		t.Errorf("MSTStarPU 3x3 = %v, want %v", got, want)
+	}
+}
+
+// starpuMST is mst_policy.c's mst() written out: the list in reverse
+// submission order, the one-sided adjacency matrix counting equal handle
+// pairs, Prim with key[0] = 1 and the first maximum, the last vertex put
+// last.
+func starpuMST(w *workloads.Workload) []int {
+	n := len(w.Tasks)
+	if n == 0 {
+		return nil
+	}
+	list := make([]int, n)
+	for i := range list {
+		list[i] = n - 1 - i
+	}
+	adj := make([][]int, n)
+	for i := range adj {
+		adj[i] = make([]int, n)
+		for j := i + 1; j < n; j++ {
+			for _, a := range w.Tasks[list[i]].Inputs {
+				for _, b := range w.Tasks[list[j]].Inputs {
+					if a == b {
+						adj[i][j]++
+					}
+				}
+			}
+		}
+	}
+	key, in := make([]int, n), make([]bool, n)
+	key[0] = 1
+	var sigma []int
+	for count := 0; count < n-1; count++ {
+		best, at := -1, 0
+		for v := range n {
+			if !in[v] && key[v] > best {
+				best, at = key[v], v
+			}
+		}
+		in[at] = true
+		sigma = append(sigma, at)
+		for v := range n {
+			if adj[at][v] != 0 && !in[v] && adj[at][v] > key[v] {
+				key[v] = adj[at][v]
+			}
+		}
+	}
+	for i := range n {
+		if !in[i] {
+			sigma = append(sigma, i)
+		}
+	}
+	out := make([]int, n)
+	for i, x := range sigma {
+		out[i] = list[x]
+	}
+	return out
+}
+
+// MSTStarPU is mst_policy.c's order on random instances: 2D subsets,
+// tasks sharing several data, tasks reading a data twice.
+func TestMSTStarPUMatchesTheCode(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for inst := 0; inst < 300; inst++ {
+		var w *workloads.Workload
+		switch inst % 3 {
+		case 0:
+			w = random2DSubset(r, 2+r.IntN(6), 0.7, false)
+		default:
+			w = randomInstance(r, inst%2 == 1)
+			if inst%3 == 2 {
+				for i := range w.Tasks {
+					if in := w.Tasks[i].Inputs; len(in) > 0 && r.IntN(4) == 0 {
+						w.Tasks[i].Inputs = append(slices.Clone(in), in[r.IntN(len(in))])
+					}
+				}
+			}
+		}
+		if got, want := MSTStarPU(w), starpuMST(w); !slices.Equal(got, want) {
+			t.Fatalf("instance %d: MSTStarPU %v, mst_policy.c %v", inst, got, want)
+		}
+	}
+}

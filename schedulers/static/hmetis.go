@@ -9,10 +9,11 @@ import (
 )
 
 func init() {
-	schedulers.Register(schedulers.Spec{Name: "hmetis+r", Version: 4,
+	schedulers.Register(schedulers.Spec{Name: "hmetis+r", Version: 5,
 		Doc: "hMETIS+R (thesis Alg. 7): partition the task hypergraph (one hyperedge per data, weighted by bytes; vertices weighted by expected duration) into K balanced parts, part k on GPU k in submission order, Ready, stealing half of the most loaded GPU's remaining tasks from its tail",
 		Params: []schedulers.Param{
 			{Name: "ready", Kind: "bool", Default: "true", Doc: "Ready reordering at run time"},
+			schedulers.ReadyAtParam,
 			{Name: "steal", Kind: "bool", Default: "true", Doc: "work stealing when a GPU runs out of tasks"},
 			{Name: "ubfactor", Kind: "float", Default: "1", Doc: "hMETIS UBfactor: balance tolerance per bisection, percent"},
 			{Name: "runs", Kind: "int", Default: "20", Min: "0", Doc: "hMETIS Nruns: bisections computed per level, best kept"},
@@ -24,7 +25,7 @@ func init() {
 		},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
 			s := &hmetisR{mode: p.String("partitioner"), seedRun: p.String("partition_seed") == "run"}
-			s.Planned = schedulers.Planned{Name: "hmetis+r", Ready: p.Bool("ready"), Steal: p.Bool("steal"),
+			s.Planned = schedulers.Planned{Name: "hmetis+r", Ready: p.Bool("ready"), ReadyBelow: p.String("ready_at") == schedulers.ReadyAtBuffer, Steal: p.Bool("steal"),
 				Plan: func(v schedulers.View) ([][]int, error) {
 					return s.partition(v, hypergraph.Options{Parts: v.Workers(), UBFactor: p.Float("ubfactor"),
 						Runs: p.Int("runs"), VCycles: p.Int("vcycles")})

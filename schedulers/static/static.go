@@ -13,37 +13,57 @@ import (
 	"github.com/memsched/memsched/schedulers/order"
 )
 
+// Orders of the mst scheduler (parameter order).
+const (
+	// MSTStarPU is order.MSTStarPU: what StarPU's mst scheduler runs
+	// (src/sched_policies/mst_policy.c at papers/ICPP2023).
+	MSTStarPU = "starpu"
+	// MSTThesis is order.MST: thesis Algorithm 4.
+	MSTThesis = "thesis"
+)
+
 func init() {
 	ready := schedulers.Param{Name: "ready", Kind: "bool", Default: "false", Doc: "Ready reordering of the buffered tasks at run time (thesis Alg. 2)"}
-	window := schedulers.Param{Name: "window", Kind: "int", Default: "0", Min: "0", Doc: "Ready looks at the first window buffered tasks only (0 = all)"}
+	readyAt := schedulers.ReadyAtParam
+	window := schedulers.Param{Name: "window", Kind: "int", Default: "0", Min: "0", Doc: "Ready looks at the first window tasks only, of the buffer or the plan (ready_at; 0 = all)"}
+	mstOrder := schedulers.Param{Name: "order", Kind: "string", Default: MSTStarPU, Choices: []string{MSTStarPU, MSTThesis},
+		Doc: "starpu: the order StarPU's mst_policy.c runs at papers/ICPP2023 (Prim over the tasks in reverse submission order, mst_push_task's push_front, raising only the keys of tasks submitted earlier: one-sided adjacency, weight = shared handles); thesis: Algorithm 4 (Prim from the first task submitted over G^T weighted by shared bytes)"}
 	for _, c := range []struct {
 		name, doc string
-		plan      func(v schedulers.View) []int
+		version   int
+		params    []schedulers.Param
+		plan      func(v schedulers.View, p schedulers.Params) []int
 	}{
-		{"mst", "maximum spanning tree (Prim) of the task graph weighted by shared bytes; tasks in order of inclusion; LRU (Yoo et al., thesis §3.3)",
-			func(v schedulers.View) []int { return order.MST(v.Workload()) }},
-		{"rcm", "reverse Cuthill-McKee on the task graph, restarting each component at its minimum weighted degree; LRU (thesis Alg. 3)",
-			func(v schedulers.View) []int { return order.CuthillMcKee(v.Workload(), true) }},
-		{"cm", "Cuthill-McKee (not reversed); LRU",
-			func(v schedulers.View) []int { return order.CuthillMcKee(v.Workload(), false) }},
+		{"mst", "maximum spanning tree (Prim) of the task graph; tasks in order of inclusion; LRU (Yoo et al., thesis §3.3); by default the order StarPU's mst_policy.c produces (the reverse of the submission order on a 2D product)", 4,
+			[]schedulers.Param{mstOrder},
+			func(v schedulers.View, p schedulers.Params) []int {
+				if p.String("order") == MSTThesis {
+					return order.MST(v.Workload())
+				}
+				return order.MSTStarPU(v.Workload())
+			}},
+		{"rcm", "reverse Cuthill-McKee on the task graph, restarting each component at its minimum weighted degree; LRU (thesis Alg. 3)", 3, nil,
+			func(v schedulers.View, _ schedulers.Params) []int { return order.CuthillMcKee(v.Workload(), true) }},
+		{"cm", "Cuthill-McKee (not reversed); LRU", 3, nil,
+			func(v schedulers.View, _ schedulers.Params) []int { return order.CuthillMcKee(v.Workload(), false) }},
 	} {
 		c := c
-		schedulers.Register(schedulers.Spec{Name: c.name, Version: 2, Doc: c.doc, Params: []schedulers.Param{ready, window},
+		schedulers.Register(schedulers.Spec{Name: c.name, Version: c.version, Doc: c.doc, Params: append([]schedulers.Param{ready, readyAt, window}, c.params...),
 			New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-				return &schedulers.Planned{Name: c.name, Ready: p.Bool("ready"), Window: p.Int("window"),
-					Plan: singleGPU(c.name, c.plan)}, nil
+				return &schedulers.Planned{Name: c.name, Ready: p.Bool("ready"), ReadyBelow: p.String("ready_at") == schedulers.ReadyAtBuffer, Window: p.Int("window"),
+					Plan: singleGPU(c.name, func(v schedulers.View) []int { return c.plan(v, p) })}, nil
 			}})
 	}
 
 	flip := schedulers.Param{Name: "flip", Kind: "bool", Default: "false", Doc: "package flipping (U-order) at each merge (thesis §3.5.2)"}
 	belady := schedulers.Param{Name: "belady", Kind: "bool", Default: "false", Doc: "Belady eviction over the planned order (thesis §3.5.3)"}
 	fast := schedulers.Param{Name: "fast_start", Kind: "bool", Default: "false", Doc: "first iteration merges tasks sharing any data without the max search (thesis §3.5.7)"}
-	schedulers.Register(schedulers.Spec{Name: "hfp", Version: 2,
+	schedulers.Register(schedulers.Spec{Name: "hfp", Version: 3,
 		Doc:    "Hierarchical Fair Packing on one GPU (thesis Alg. 5): pack tasks sharing most data while inputs fit in memory, then merge packages ignoring the bound; the papers' HFP is flip=true ready=true (COLOC 2021) plus belady=true (thesis)",
-		Params: []schedulers.Param{flip, ready, belady, fast, window},
+		Params: []schedulers.Param{flip, ready, readyAt, belady, fast, window},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
 			opts := order.HFPOptions{Flip: p.Bool("flip"), FastStart: p.Bool("fast_start"), Packages: 1}
-			return &schedulers.Planned{Name: "hfp", Ready: p.Bool("ready"), Window: p.Int("window"), Belady: p.Bool("belady"),
+			return &schedulers.Planned{Name: "hfp", Ready: p.Bool("ready"), ReadyBelow: p.String("ready_at") == schedulers.ReadyAtBuffer, Window: p.Int("window"), Belady: p.Bool("belady"),
 				Plan: singleGPU("hfp", func(v schedulers.View) []int {
 					opts.Memory = v.Platform().MemoryBytes
 					opts.Count = v.CountArray
@@ -52,15 +72,15 @@ func init() {
 		}})
 
 	on := func(pp schedulers.Param) schedulers.Param { pp.Default = "true"; return pp }
-	schedulers.Register(schedulers.Spec{Name: "mhfp", Version: 2,
+	schedulers.Register(schedulers.Spec{Name: "mhfp", Version: 3,
 		Doc: "multi-GPU HFP (thesis Alg. 8): HFP stopped at K packages, tail tasks moved to balance expected compute time, package k on GPU k, stealing half of the most loaded GPU's remaining tasks from its tail, Ready, Belady",
-		Params: []schedulers.Param{on(flip), on(ready), on(belady), fast, window,
+		Params: []schedulers.Param{on(flip), on(ready), readyAt, on(belady), fast, window,
 			{Name: "balance", Kind: "bool", Default: "true", Doc: "load balancing toward the average compute time"},
 			{Name: "steal", Kind: "bool", Default: "true", Doc: "work stealing when a GPU runs out of planned tasks"}},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
 			opts := order.HFPOptions{Flip: p.Bool("flip"), FastStart: p.Bool("fast_start")}
 			balance := p.Bool("balance")
-			return &schedulers.Planned{Name: "mhfp", Ready: p.Bool("ready"), Window: p.Int("window"), Belady: p.Bool("belady"), Steal: p.Bool("steal"),
+			return &schedulers.Planned{Name: "mhfp", Ready: p.Bool("ready"), ReadyBelow: p.String("ready_at") == schedulers.ReadyAtBuffer, Window: p.Int("window"), Belady: p.Bool("belady"), Steal: p.Bool("steal"),
 				Plan: func(v schedulers.View) ([][]int, error) {
 					opts.Memory = v.Platform().MemoryBytes
 					opts.Packages = v.Workers()

@@ -10,8 +10,9 @@ import (
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/trace"
+	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/schedulers/order"
-	_ "github.com/memsched/memsched/schedulers/static"
+	"github.com/memsched/memsched/schedulers/static"
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -36,6 +37,9 @@ func TestStaticSchedulesValidateAndRespectOptimum(t *testing.T) {
 		{"mst", nil}, {"rcm", nil}, {"cm", nil}, {"hfp", nil},
 		{"hfp", map[string]string{"flip": "true", "ready": "true", "belady": "true"}},
 		{"hfp", map[string]string{"fast_start": "true", "belady": "true"}},
+		{"hfp", map[string]string{"flip": "true", "ready": "true", "belady": "true", "ready_at": "plan"}},
+		{"mst", map[string]string{"order": "thesis", "ready": "true"}},
+		{"mst", map[string]string{"ready": "true", "ready_at": "plan"}},
 	}
 	for it := 0; it < 60; it++ {
 		w := &workloads.Workload{}
@@ -136,5 +140,26 @@ func TestHMETISPartitionIsTheHypergraphs(t *testing.T) {
 	}
 	if computed != 1 {
 		t.Errorf("the shared partition was computed %d times", computed)
+	}
+}
+
+// The Planned schedulers default to StarPU's Ready: in the FIFO below the
+// scheduler.
+func TestPlannedDefaultsAreStarPUs(t *testing.T) {
+	for _, name := range []string{"mst", "rcm", "cm", "hfp", "mhfp", "hmetis+r"} {
+		_, _, p, err := schedulers.Build(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p["ready_at"] != schedulers.ReadyAtBuffer {
+			t.Errorf("%s: ready_at %q", name, p["ready_at"])
+		}
+	}
+}
+
+// mst runs by default the order mst_policy.c produces.
+func TestMSTDefaultIsStarPUs(t *testing.T) {
+	if _, _, p, _ := schedulers.Build("mst", nil); p["order"] != static.MSTStarPU {
+		t.Errorf("mst: order %q", p["order"])
 	}
 }

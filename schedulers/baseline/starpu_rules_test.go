@@ -1,0 +1,124 @@
+package baseline_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/schedulers/baseline"
+	"github.com/memsched/memsched/workloads"
+)
+
+// twoGPUs is v100-gemini with 2 GPUs, fixed durations (no spread) and the
+// gemm kernel taking seconds: each GPU loads from host at 12 GB/s (its
+// PCIe link; peer copies off).
+func twoGPUs(t *testing.T, seconds float64) *hardware.Platform {
+	t.Helper()
+	p, err := hardware.Load("v100-gemini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.GPUs = 2
+	p.Runtime.DurationCV = 0
+	p.Kernels["gemm"] = hardware.Kernel{Rate: hardware.Rate{Seconds: seconds}}
+	return p
+}
+
+// workers runs the tasks (every one pushed at the start, dmda's queues
+// unbounded) and returns the worker each ran on, after checking that the
+// platform moves bytes at gbps (the hand computation's premise).
+func workers(t *testing.T, w *workloads.Workload, p *hardware.Platform, s *baseline.DMDA, gbps float64) []int {
+	t.Helper()
+	v, err := sim.New(sim.Config{Workload: w, Platform: p, Scheduler: &baseline.Eager{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := range w.Data {
+		if got, want := v.TransferSeconds(0, d), float64(w.Data[d].Bytes)/(gbps*1e9); math.Abs(got-want) > 1e-12 {
+			t.Fatalf("datum %d loads in %g s, the test assumes %g", d, got, want)
+		}
+	}
+	on := make([]int, len(w.Tasks))
+	_, err = sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: -1, Pipeline: 1, Seed: 1,
+		Trace: func(e sim.Event) {
+			if e.Ev == "task_start" {
+				on[e.Task] = e.Worker
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return on
+}
+
+// StarPU prices a transfer at 2 x the number of GPUs times its time
+// (perfmodel_bus.c starpu_transfer_predict). Two tasks read datum a, which
+// loads in T = 12 MB / 12 GB/s = 1 ms; each computes for 2 ms. t0 goes to
+// GPU 0 (a tie). For t1, GPU 0 has a and ends 2 ms later than GPU 1
+// would; GPU 1 must load a. Uncontended, GPU 1 costs T = 1 ms < 2 ms: t1
+// goes there. StarPU's price is 4T = 4 ms > 2 ms: t1 stays on GPU 0. (With
+// the StarPU expected end the offsets are the same: GPU 0's queue holds
+// t0's transfer, GPU 1's start waits for its own.)
+func TestDMDATransferPredict(t *testing.T) {
+	w := &workloads.Workload{
+		Data:  []workloads.Data{{ID: 0, Bytes: 12e6}},
+		Tasks: []workloads.Task{{ID: 0, Kernel: "gemm", Flops: 1, Inputs: []int{0}}, {ID: 1, Kernel: "gemm", Flops: 1, Inputs: []int{0}}},
+	}
+	for _, c := range []struct {
+		predict string
+		end     bool
+		want    int // t1's GPU
+	}{
+		{baseline.PredictStarPU, true, 0}, {baseline.PredictStarPU, false, 0},
+		{baseline.PredictUncontended, true, 1}, {baseline.PredictUncontended, false, 1},
+	} {
+		for _, penalty := range []string{baseline.PenaltyInMem, baseline.PenaltyExpected} {
+			s := &baseline.DMDA{Alpha: 1, Beta: 1, Ready: true, Penalty: penalty, Predict: c.predict, EndStarPU: c.end}
+			if got := workers(t, w, twoGPUs(t, 2e-3), s, 12); got[0] != 0 || got[1] != c.want {
+				t.Errorf("transfer_predict=%s expected_end starpu=%v penalty=%s: tasks on %v, want [0 %d]", c.predict, c.end, penalty, got, c.want)
+			}
+		}
+	}
+}
+
+// StarPU starts a task on a worker no earlier than its transfers end
+// (deque_modeling_policy_data_aware.c compute_all_performance_predictions).
+// t0 reads a (1.2 MB, 0.1 ms to load), t1 reads b (120 MB, 10 ms); each
+// computes for 1 ms; transfer_predict uncontended. t0 goes to GPU 0 (a
+// tie). For t1, both GPUs must load b (penalty 10 ms). Ending at the
+// queue's end, GPU 0 ends t1 1 ms after GPU 1 (t0's length): fitness 11
+// against 10 ms, GPU 1. StarPU's end waits for b on both: GPU 0 at
+// max(0.1 + 1, 10) + 1 = 11 ms, GPU 1 at max(0, 10) + 1 = 11 ms, equal
+// fitness: the first, GPU 0.
+func TestDMDAExpectedEnd(t *testing.T) {
+	w := &workloads.Workload{
+		Data:  []workloads.Data{{ID: 0, Bytes: 1.2e6}, {ID: 1, Bytes: 120e6}},
+		Tasks: []workloads.Task{{ID: 0, Kernel: "gemm", Flops: 1, Inputs: []int{0}}, {ID: 1, Kernel: "gemm", Flops: 1, Inputs: []int{1}}},
+	}
+	for _, c := range []struct {
+		end  bool
+		want int
+	}{{true, 0}, {false, 1}} {
+		for _, penalty := range []string{baseline.PenaltyInMem, baseline.PenaltyExpected} {
+			s := &baseline.DMDA{Alpha: 1, Beta: 1, Ready: true, Penalty: penalty, Predict: baseline.PredictUncontended, EndStarPU: c.end}
+			if got := workers(t, w, twoGPUs(t, 1e-3), s, 12); got[0] != 0 || got[1] != c.want {
+				t.Errorf("expected_end starpu=%v penalty=%s: tasks on %v, want [0 %d]", c.end, penalty, got, c.want)
+			}
+		}
+	}
+}
+
+// The dmda family defaults to the StarPU tag's rules.
+func TestDMDADefaultsAreStarPUs(t *testing.T) {
+	for _, name := range []string{"dmda", "dmdar", "dmdas"} {
+		s, _, _, err := schedulers.Build(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := s.(*baseline.DMDA); d.Predict != baseline.PredictStarPU || !d.EndStarPU {
+			t.Errorf("%s: transfer_predict %q, StarPU expected end %v", name, d.Predict, d.EndStarPU)
+		}
+	}
+}
