@@ -63,8 +63,14 @@ func comparePeer(s *Set, file string, recs []run.Record) *PeerComparison {
 	rows := map[string]*PeerRow{}
 	byPoint := map[string][]peerPair{}
 	var order []string
-	for _, r := range recs {
-		if r.Error != "" || r.Suite != s.Name || r.Label == "" || r.Executor != "starpu" {
+	// One run per label and point: the last in the file (a rerun of a
+	// point supersedes the one before it).
+	last := map[[2]string]int{}
+	for i, r := range recs {
+		last[[2]string{r.Label, pointID(r)}] = i
+	}
+	for i, r := range recs {
+		if r.Error != "" || r.Suite != s.Name || r.Label == "" || r.Executor != "starpu" || last[[2]string{r.Label, pointID(r)}] != i {
 			continue
 		}
 		row := rows[r.Label]

@@ -28,6 +28,7 @@ func TestComparePeer(t *testing.T) {
 		peerRec("starpu", "C", 20, 100, 1), // no simulated counterpart
 		peerRec("sim", "A", 30, 1, 1),      // not a StarPU record
 	}
+	peer = append([]run.Record{peerRec("starpu", "A", 10, 1, 1)}, peer...) // superseded by the rerun below it
 	set := NewSet(nil, sim, nil)
 	set.Name = "s"
 	pc := comparePeer(set, "x.starpu.jsonl", peer)

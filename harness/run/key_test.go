@@ -1,6 +1,7 @@
 package run
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
@@ -26,27 +27,30 @@ func TestIdentityNamesTheCode(t *testing.T) {
 	}
 }
 
-// StarPU's results depend on StarPU: neither memsched's scheduler version
-// nor the preset's simulated numbers enter their key, only what StarPU is
-// told.
+// A peer runtime's results depend on what it is told alone: neither
+// memsched's scheduler version nor its configuration enter their key.
 func TestPeerKey(t *testing.T) {
-	if KeyFor(StarPU, "c", 1) != KeyFor(StarPU, "c", 2) {
-		t.Error("a scheduler version bump changes a StarPU run's key")
-	}
 	if KeyFor("sim", "c", 1) == KeyFor("sim", "c", 2) || KeyFor("sim", "c", 1) != Key("c", 1) {
 		t.Error("a simulated run's key must follow its scheduler version")
 	}
-	p, err := hardware.Load("gemini-2-ipdps")
-	if err != nil {
-		t.Fatal(err)
+	if _, ok := PeerConfig("sim", Job{}, nil); ok {
+		t.Error("the simulator is not a peer")
 	}
-	q := p.Clone()
-	q.Topology.GPULinkGBps *= 2
-	if PlatformKey(StarPU, p) != PlatformKey(StarPU, q) || PlatformKey("sim", p) == PlatformKey("sim", q) {
-		t.Error("a link bandwidth must enter the simulator's key, not StarPU's")
+	RegisterPeer("test-peer", func(j Job, p *hardware.Platform) (string, error) {
+		if j.Scheduler == "nope" {
+			return "", errors.New("cannot")
+		}
+		return "told " + j.Scheduler + " " + p.Name, nil
+	})
+	defer delete(peers, "test-peer")
+	if KeyFor("test-peer", "c", 1) != KeyFor("test-peer", "c", 2) {
+		t.Error("a scheduler version bump changes a peer run's key")
 	}
-	q.SetMemoryMiB(250)
-	if PlatformKey(StarPU, p) == PlatformKey(StarPU, q) {
-		t.Error("the memory cap StarPU is told must enter its key")
+	p := &hardware.Platform{Name: "host"}
+	if s, ok := PeerConfig("test-peer", Job{Scheduler: "eager"}, p); !ok || s != "told eager host" {
+		t.Errorf("PeerConfig = %q, %v", s, ok)
+	}
+	if _, ok := PeerConfig("test-peer", Job{Scheduler: "nope"}, p); ok {
+		t.Error("a job the peer cannot be told has no peer configuration")
 	}
 }

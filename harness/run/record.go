@@ -37,26 +37,39 @@ func Key(config string, schedulerVersion int) string {
 // does not decide.
 const StarPU = "starpu"
 
-// KeyFor is Key for a run on an executor. A peer runtime's records depend
-// on its own code, not on memsched's model or scheduler versions, so a
-// change of memsched's rules does not make StarPU's results stale.
-func KeyFor(executor, config string, schedulerVersion int) string {
-	if executor != StarPU {
-		return Key(config, schedulerVersion)
-	}
-	sum := sha256.Sum256(fmt.Appendf(nil, "%s|schema=%d|peer", config, Schema))
-	return hex.EncodeToString(sum[:12])
+// peers are the executors that hand runs to another runtime, each with
+// what that runtime is told for a run (RegisterPeer).
+var peers = map[string]func(Job, *hardware.Platform) (string, error){}
+
+// RegisterPeer makes an executor a peer runtime: told gives everything the
+// runtime is told for a run (StarPU: its environment and arguments), which
+// alone keys the run's record (PeerConfig, KeyFor).
+func RegisterPeer(name string, told func(Job, *hardware.Platform) (string, error)) {
+	peers[name] = told
 }
 
-// PlatformKey is what of a platform enters a run's configuration: its
-// hash, or for StarPU only what StarPU is told (the host, the GPUs, the
-// memory cap, the task buffer and the pipeline: harness/starpuexec), so
-// that refining a preset's simulated numbers does not rerun StarPU.
-func PlatformKey(executor string, p *hardware.Platform) string {
-	if executor != StarPU {
-		return p.Hash()
+// PeerConfig is what a peer executor is told for a run, false for the
+// other executors or when the peer cannot be told the run (it then fails
+// with the reason, under its ordinary key). A peer's results depend on
+// that alone: a new memsched parameter, a refitted preset or a changed
+// rule of the simulator reruns nothing on the peer.
+func PeerConfig(executor string, job Job, p *hardware.Platform) (string, bool) {
+	told := peers[executor]
+	if told == nil {
+		return "", false
 	}
-	return fmt.Sprintf("starpu:%s|gpus=%d|cpus=%d|memory=%d|buffer=%d|pipeline=%d", p.Name, p.GPUs, p.CPUs, p.MemoryBytes, p.Runtime.Buffer, p.Runtime.Pipeline)
+	s, err := told(job, p)
+	return s, err == nil
+}
+
+// KeyFor is Key for a run on an executor. A peer runtime's records depend
+// on its own code, not on memsched's model or scheduler versions.
+func KeyFor(executor, config string, schedulerVersion int) string {
+	if peers[executor] == nil {
+		return Key(config, schedulerVersion)
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s|schema=%d|peer=%s", config, Schema, executor))
+	return hex.EncodeToString(sum[:12])
 }
 
 // Record is one run's result: one JSON object, the unit of every results

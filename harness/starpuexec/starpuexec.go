@@ -99,10 +99,24 @@ func Available() error {
 	return err
 }
 
-// Register adds the executor and its probe to the run package.
+// Register adds the executor, its probe and what it tells StarPU (the key
+// of its records) to the run package.
 func Register() {
 	run.RegisterExecutor(Name, Run)
 	run.RegisterProbe(Name, Available)
+	run.RegisterPeer(Name, Told)
+}
+
+// Told is everything StarPU is told for a job: the host, the arguments and
+// the environment (Translate). It keys StarPU's records, so that nothing
+// else of memsched's (a parameter StarPU has no use for, a refitted
+// preset, a changed rule) reruns the peer.
+func Told(job run.Job, p *hardware.Platform) (string, error) {
+	pt, err := Translate(job, p)
+	if err != nil {
+		return "", err
+	}
+	return "starpu host=" + p.Name + " args=" + strings.Join(pt.Args, " ") + " env=" + strings.Join(pt.Env, " "), nil
 }
 
 // Run runs one job on StarPU: the run.Executor of suites with

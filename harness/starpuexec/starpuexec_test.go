@@ -205,3 +205,23 @@ func TestFromEnv(t *testing.T) {
 		t.Errorf("empty prefix: %v", err)
 	}
 }
+
+// What keys a StarPU record is what StarPU is told: a memsched parameter
+// at its default, which StarPU never hears of, changes nothing.
+func TestToldIgnoresMemschedOnlyDefaults(t *testing.T) {
+	p := platform(t, 2, 500)
+	a, err := Told(run.Job{Scheduler: "dmdar", Params: map[string]string{"penalty": "expected"}, Workload: "matmul2d-n10"}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Told(run.Job{Scheduler: "dmdar", Params: map[string]string{"penalty": "expected", "alpha": "1.0", "window": "0"}, Workload: "matmul2d-n10"}, p)
+	if err != nil || a != b {
+		t.Errorf("%q != %q (%v)", a, b, err)
+	}
+	c, _ := Told(run.Job{Scheduler: "dmdar", Params: map[string]string{"penalty": "expected"}, Workload: "matmul2d-n12"}, p)
+	q := platform(t, 2, 250)
+	d, _ := Told(run.Job{Scheduler: "dmdar", Params: map[string]string{"penalty": "expected"}, Workload: "matmul2d-n10"}, q)
+	if c == a || d == a {
+		t.Error("the workload and the memory cap must enter what StarPU is told")
+	}
+}

@@ -299,10 +299,13 @@ func (s *Suite) Runs() []Run {
 			}
 			for _, sc := range s.Schedulers {
 				kc := keyConfig{Workload: spec, WorkloadFile: pt.fileSHA,
-					Platform: run.PlatformKey(s.Executor, pt.platform), Scheduler: sc.Name, Params: sc.keyParams(),
+					Platform: pt.platform.Hash(), Scheduler: sc.Name, Params: sc.keyParams(),
 					Rep: rep, Charge: sc.ChargeSched, Executor: s.Executor, Code: sc.Code.Key()}
 				kc.Seed = hash64("run", s.Seed, kc)
 				b, _ := json.Marshal(kc)
+				if told, ok := run.PeerConfig(s.Executor, run.Job{Scheduler: sc.Name, Params: sc.Params, Workload: workloadName(spec, pt.workload)}, pt.platform); ok {
+					b = []byte(told) // a peer runtime's run is what it is told
+				}
 				sum := sha256.Sum256(b)
 				config := hex.EncodeToString(sum[:12])
 				out = append(out, Run{
@@ -354,6 +357,14 @@ func (r Run) ConfigWith(w *workloads.Workload) run.Config {
 		Seed: r.Seed, ChargeSched: r.ChargeSched, Executor: r.Executor}
 }
 
+// workloadName is the name a run's workload has: its file's, else its spec's.
+func workloadName(spec workloads.Spec, file *workloads.Workload) string {
+	if file != nil {
+		return file.Name
+	}
+	return spec.Name()
+}
+
 // Record returns the identity fields of the run's record, so error rows
 // say what failed even when the run never started.
 func (r Run) Record() run.Record {
@@ -362,11 +373,7 @@ func (r Run) Record() run.Record {
 		id.Key, id.Config, id.Suite, id.Label, id.Point, id.Rep = r.Key, r.ConfigID, r.Suite, r.Label, r.Point, r.Rep
 		return run.Record{Identity: id}
 	}
-	name := r.Spec.Name()
-	if r.file != nil {
-		name = r.file.Name
-	}
-	id := run.NewIdentity(name, r.WorkingSet, r.Platform, r.Scheduler, r.Params, r.Seed, r.Executor, r.ChargeSched)
+	id := run.NewIdentity(workloadName(r.Spec, r.file), r.WorkingSet, r.Platform, r.Scheduler, r.Params, r.Seed, r.Executor, r.ChargeSched)
 	id.Key, id.Config, id.Suite, id.Label, id.Point, id.Rep = r.Key, r.ConfigID, r.Suite, r.Label, r.Point, r.Rep
 	id.SchedulerCode = r.Code
 	return run.Record{Identity: id}
