@@ -370,8 +370,8 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFi
 		return err
 	}
 	counts, h := report.Counts(claims, results, average)
-	fmt.Fprintf(stdout, "%s: %s; %d claims: %d reproduced, %d within noise, %d off, %d not run, %d not yet reproducible, %d definitions, %d faster than published, %d platform inputs, %d restatements, %d qualitative\n",
-		out, h, len(claims), counts[report.StatusReproduced], counts[report.StatusNoise], counts[report.StatusOff], counts[report.StatusNotRun], counts[report.StatusNotYet],
+	fmt.Fprintf(stdout, "%s: %s; %d claims: %d reproduced, %d within noise, %d off, %d not run, %d not yet reproducible, %d not reproducible here, %d definitions, %d faster than published, %d platform inputs, %d restatements, %d qualitative\n",
+		out, h, len(claims), counts[report.StatusReproduced], counts[report.StatusNoise], counts[report.StatusOff], counts[report.StatusNotRun], counts[report.StatusNotYet], counts[report.StatusNotHere],
 		counts[report.StatusDefinition], counts[report.StatusFaster], counts[report.StatusInput], counts[report.StatusRestates], counts[report.StatusQualitative])
 	if headlineFile != "" {
 		return writeHeadline(headlineFile, fmt.Sprintf("**%s** (%s).", h, out))

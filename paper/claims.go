@@ -28,8 +28,8 @@
 //	restates    = ""                             # id of the claim whose number this one restates
 //	bound       = ""                             # "" | at_least | above | at_most: published is a bound
 //	suite       = "suites/thesis/ch3-2d.toml"    # "" when no suite reproduces it yet
-//	status      = "reproducible"                 # reproducible | not-yet
-//	missing     = ""                             # for not-yet: what is missing
+//	status      = "reproducible"                 # reproducible | not-yet | not-here
+//	missing     = ""                             # for not-yet and not-here: what is missing
 //	notes       = ""
 //
 // Loading rejects unknown keys, duplicate ids (across all files), unknown publications, kinds,
@@ -70,6 +70,10 @@ const (
 	StatusReproducible = "reproducible"
 	// StatusNotYet: the project cannot reproduce the claim yet (Missing says why).
 	StatusNotYet = "not-yet"
+	// StatusNotHere: the claim needs what this project cannot have (Missing
+	// names it: the files of the weeks a trace claim averages over); Suite,
+	// when set, computes the same quantity on what it has, reported apart.
+	StatusNotHere = "not-here"
 )
 
 // Natures of a numeric claim: what kind of number it is, which decides whether computing it
@@ -111,7 +115,7 @@ var (
 	checks       = []string{CheckRatio, CheckOverLowerBound, CheckUnderPCIe, CheckWorstImprovement, CheckBest, CheckLowest, CheckAbovePCIe, CheckOnlyBelowPCIe}
 	publications = []string{"coloc2021", "ipdps2022", "thesis2023", "multreeprio2022", "heteroprio2019"}
 	kinds        = []string{KindImprovement, KindValue, KindQualitative}
-	statuses     = []string{StatusReproducible, StatusNotYet}
+	statuses     = []string{StatusReproducible, StatusNotYet, StatusNotHere}
 	settings     = []string{SettingReal, SettingSim, SettingModel}
 	natures      = []string{NatureDefinition, NatureImplementationTime, NaturePlatformInput}
 
@@ -199,8 +203,8 @@ type Claim struct {
 	Check string `toml:"check"`
 
 	Suite   string `toml:"suite"`   // suite file reproducing the claim, "" if none yet
-	Status  string `toml:"status"`  // reproducible | not-yet
-	Missing string `toml:"missing"` // for not-yet: what is missing
+	Status  string `toml:"status"`  // reproducible | not-yet | not-here
+	Missing string `toml:"missing"` // for not-yet and not-here: what is missing
 	Notes   string `toml:"notes"`   // ambiguities: averaging formula, points, ...
 
 	// File is the claims file the claim was loaded from (set by LoadClaims, not a TOML key).
@@ -499,6 +503,8 @@ func (c Claim) problems() []string {
 		}
 	case StatusNotYet:
 		req(c.Missing, "missing (status not-yet: say what is missing)")
+	case StatusNotHere:
+		req(c.Missing, "missing (status not-here: name the files or data it needs)")
 	}
 	if c.Check != "" && !slices.Contains(checks, c.Check) {
 		p = append(p, fmt.Sprintf("check %q is not one of %s", c.Check, strings.Join(checks, ", ")))

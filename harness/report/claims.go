@@ -20,10 +20,14 @@ const (
 	StatusReproduced = "reproduced"
 	// StatusNoise: an improvement within tolerance whose tolerance also
 	// holds 0 %: any two curves that do not differ would pass it.
-	StatusNoise       = "within noise"
-	StatusOff         = "off"
-	StatusNotRun      = "not run"
-	StatusNotYet      = "not yet reproducible"
+	StatusNoise  = "within noise"
+	StatusOff    = "off"
+	StatusNotRun = "not run"
+	StatusNotYet = "not yet reproducible"
+	// StatusNotHere: the claim needs what this project cannot have (the
+	// weeks of a trace whose files it cannot read, a line the authors'
+	// plotting defined outside their release); ": <what>" follows.
+	StatusNotHere     = "not reproducible here"
 	StatusQualitative = "qualitative"
 	// StatusDefinition: arithmetic on the workload's definition (a working
 	// set), computed but no result of a schedule.
@@ -76,6 +80,9 @@ func EvaluateClaim(c paper.Claim, s *suite.Suite, set *Set, average string) Clai
 		if c.Missing != "" {
 			res.Status += ": " + c.Missing
 		}
+		return res
+	case c.Status == paper.StatusNotHere:
+		res.Status = StatusNotHere + ": " + c.Missing
 		return res
 	case c.Check != "" && s != nil:
 		return checkResult(c, set)

@@ -231,13 +231,7 @@ func claimTable(rows [][]string, withSuite bool, average string) Table {
 
 func claimRow(r ClaimResult, withSuite bool) []string {
 	c := r.Claim
-	pub := ""
-	if v, ok := c.Value(); ok {
-		pub = num(v) + unit(c.Unit)
-		if c.Tolerance != nil {
-			pub += " ± " + num(*c.Tolerance)
-		}
-	}
+	pub := publishedCell(c)
 	rep, diff := "", ""
 	if !math.IsNaN(r.Value) {
 		rep = num(r.Value) + unit(c.Unit)
@@ -250,6 +244,28 @@ func claimRow(r ClaimResult, withSuite bool) []string {
 		row = append(row, c.Suite)
 	}
 	return row
+}
+
+// publishedCell writes a claim's published number with its tolerance.
+func publishedCell(c paper.Claim) string {
+	v, ok := c.Value()
+	if !ok {
+		return ""
+	}
+	pub := numSig(v) + unit(c.Unit)
+	if c.Tolerance != nil {
+		pub += " ± " + numSig(*c.Tolerance)
+	}
+	return pub
+}
+
+// numSig writes a published number as num does, but a nonzero one below
+// 0.01 with two significant digits (0.003, Table 6.4's 0.001), not 0.00.
+func numSig(v float64) string {
+	if v != 0 && math.Abs(v) < 0.01 {
+		return strconv.FormatFloat(roundSig(v, 2), 'f', -1, 64)
+	}
+	return num(v)
 }
 
 func unit(u string) string {
