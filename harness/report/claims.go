@@ -83,6 +83,13 @@ func EvaluateClaim(c paper.Claim, s *suite.Suite, set *Set, average string) Clai
 		return res
 	case c.Status == paper.StatusNotHere:
 		res.Status = StatusNotHere + ": " + c.Missing
+		if c.Check != "" && s != nil && set != nil {
+			// What the suite computes anyway, for the reader (no value:
+			// it reproduces nothing).
+			if r := checkResult(c, set); !math.IsNaN(r.Value) {
+				res.Detail = fmt.Sprintf("computed as defined here: %s%s (%s)", num(r.Value), unit(c.Unit), r.Detail)
+			}
+		}
 		return res
 	case c.Check != "" && s != nil:
 		return checkResult(c, set)
