@@ -246,23 +246,46 @@ func claimRow(r ClaimResult, withSuite bool) []string {
 	return row
 }
 
-// publishedCell writes a claim's published number with its tolerance.
+// publishedCell writes a claim's published number with its tolerance, a
+// bound as a bound: "≥ 50% − 5" for at least (the tolerance widens it), "> 0.50"
+// for a strict "more than", "≤ 5%" for at most.
 func publishedCell(c paper.Claim) string {
 	v, ok := c.Value()
 	if !ok {
 		return ""
 	}
 	pub := numSig(v) + unit(c.Unit)
-	if c.Tolerance != nil {
-		pub += " ± " + numSig(*c.Tolerance)
+	tol := ""
+	if c.Tolerance != nil && (*c.Tolerance != 0 || c.Bound == "") {
+		tol = numSig(*c.Tolerance)
+	}
+	switch c.Bound {
+	case paper.BoundAtLeast, paper.BoundAbove:
+		op := "≥ "
+		if c.Bound == paper.BoundAbove {
+			op = "> "
+		}
+		if tol != "" {
+			return op + pub + " − " + tol
+		}
+		return op + pub
+	case paper.BoundAtMost:
+		if tol != "" {
+			return "≤ " + pub + " + " + tol
+		}
+		return "≤ " + pub
+	}
+	if tol != "" {
+		pub += " ± " + tol
 	}
 	return pub
 }
 
-// numSig writes a published number as num does, but a nonzero one below
-// 0.01 with two significant digits (0.003, Table 6.4's 0.001), not 0.00.
+// numSig writes a published number or tolerance as num does, but one
+// below 1 that two decimals would round with two significant digits (0.003,
+// Table 6.4's tolerance 0.037), not 0.00 or 0.04.
 func numSig(v float64) string {
-	if v != 0 && math.Abs(v) < 0.01 {
+	if v != 0 && math.Abs(v) < 1 && math.Abs(v*100-math.Round(v*100)) > 1e-9 {
 		return strconv.FormatFloat(roundSig(v, 2), 'f', -1, 64)
 	}
 	return num(v)

@@ -436,3 +436,30 @@ func TestResultsAsReference(t *testing.T) {
 		t.Errorf("report:\n%s", md.String())
 	}
 }
+
+// A bound reads as a bound in the tables: "more than half" is > 0.5, "at
+// least" ≥, "at most" ≤, the tolerance widening it; other numbers ± their
+// tolerance.
+func TestBoundsShownAsBounds(t *testing.T) {
+	for _, c := range []struct {
+		bound     string
+		pub, tol  float64
+		unit, out string
+	}{
+		{paper.BoundAbove, 0.5, 0, "share of configurations", "> 0.50 share of configurations"},
+		{paper.BoundAtLeast, 50, 0, "%", "≥ 50%"},
+		{paper.BoundAtLeast, 87.5, 5, "%", "≥ 87.50% − 5"},
+		{paper.BoundAtMost, 5, 0, "%", "≤ 5%"},
+		{"", 3, 0.3, "x", "3x ± 0.30"},
+		{"", 0.37, 0.037, "%", "0.37% ± 0.037"},
+	} {
+		cl := paper.Claim{Published: &c.pub, Tolerance: &c.tol, Unit: c.unit, Bound: c.bound}
+		if got := publishedCell(cl); got != c.out {
+			t.Errorf("%s %g ± %g: %q, want %q", c.bound, c.pub, c.tol, got, c.out)
+		}
+		res := ClaimResult{Claim: cl, Value: math.NaN(), Diff: math.NaN()}
+		if row := claimRow(res, false); row[3] != c.out {
+			t.Errorf("row shows %q, want %q", row[3], c.out)
+		}
+	}
+}
