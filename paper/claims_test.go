@@ -192,6 +192,22 @@ func TestValidClaimLoads(t *testing.T) {
 	}
 }
 
+// A claim may say why it is not reproduced: a cause of the fixed list and
+// one line of evidence.
+func TestCauseLoads(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "a.toml", validClaim+"cause = \"runtime effect not modelled\"\nevidence = \"issue 33, rule 2: StarPU allocates just before the copy\"\n")
+	cs, err := LoadClaims(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs[0].Cause != CauseRuntime || cs[0].Evidence == "" {
+		t.Errorf("cause %q, evidence %q", cs[0].Cause, cs[0].Evidence)
+	}
+	if len(Causes()) != 6 {
+		t.Errorf("causes %q", Causes())
+	}
+}
+
 func TestRejections(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -268,6 +284,12 @@ func TestRejections(t *testing.T) {
 			[]string{`nature "guess" is not one of`}},
 		{"restates no claim", func(s string) string { return s + "restates = \"x-2\"\n" },
 			[]string{`restates "x-2", which is no claim`}},
+		{"unknown cause", func(s string) string { return s + "cause = \"bad luck\"\nevidence = \"a run\"\n" },
+			[]string{`cause "bad luck" is not one of: protocol differs; scheduler code differs; runtime effect not modelled; data unavailable; workload invented; claim ambiguous or unverifiable`}},
+		{"cause without evidence", func(s string) string { return s + "cause = \"protocol differs\"\n" },
+			[]string{"cause without evidence"}},
+		{"evidence without cause", func(s string) string { return s + "evidence = \"a run\"\n" },
+			[]string{"evidence without a cause"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -44,6 +44,29 @@ const (
 	StatusRestates = "restates"
 )
 
+// NeedsCause reports whether a claim with this status must say why it is
+// not reproduced (paper.Claim.Cause): off, within noise, not run, not yet
+// and not reproducible here. Definitions, platform inputs, timings of the
+// authors' code, restatements and unchecked qualitative statements are no
+// gaps; a reproduced claim needs none.
+func NeedsCause(status string) bool {
+	switch statusKey(status) {
+	case StatusOff, StatusNoise, StatusNotRun, StatusNotYet, StatusNotHere:
+		return true
+	}
+	return false
+}
+
+// NoCause stands for a claim that needs a cause and gives none.
+const NoCause = "(no cause given)"
+
+func orMissing(cause string) string {
+	if cause == "" {
+		return NoCause
+	}
+	return cause
+}
+
 // ClaimResult is a claim with its reproduced value.
 type ClaimResult struct {
 	Claim  paper.Claim

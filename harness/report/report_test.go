@@ -463,3 +463,48 @@ func TestBoundsShownAsBounds(t *testing.T) {
 		}
 	}
 }
+
+// A claim that is not reproduced shows its cause and evidence in columns of
+// their own, and the summary counts the claims per cause; a reproduced
+// claim shows none, whatever its file says.
+func TestCausesInTheReport(t *testing.T) {
+	s, set := handSet(t, map[string][]float64{"EAGER": {120, 100}, "DMDAR": {100, 100}})
+	base := paper.Claim{Publication: "ipdps2022", Where: "w", Statement: "s", Workload: "matmul2d", Setting: "sim",
+		Kind: paper.KindImprovement, Status: paper.StatusReproducible, Metric: "gflops", Scheduler: "EAGER", Baseline: "DMDAR",
+		Tolerance: f(2), Unit: "%", Suite: "suites/test.toml", Points: map[string][]float64{"n": {4, 8}}}
+	off, ok, bare := base, base, base
+	off.ID, off.Published, off.Cause, off.Evidence = "off", f(30), paper.CauseRuntime, "issue 33 rule 2"
+	ok.ID, ok.Published, ok.Cause, ok.Evidence = "ok", f(10), paper.CauseProtocol, "an old gap"
+	bare.ID, bare.Published = "bare", f(40)
+	d, err := Reproduction([]paper.Claim{off, ok, bare}, map[string]*SuiteResults{"suites/test.toml": {Suite: s, Set: set}}, Options{Average: RatioOfMeans}, "memsched report")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md strings.Builder
+	if err := d.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	causes := d.Sections[0].Tables[1]
+	rows := map[string][]string{}
+	for _, r := range causes.Rows {
+		rows[r[0]] = r
+	}
+	if r := rows[paper.CauseRuntime]; r == nil || r[len(r)-1] != "1" {
+		t.Errorf("runtime row %q", r)
+	}
+	if r := rows[paper.CauseProtocol]; r == nil || r[len(r)-1] != "0" {
+		t.Errorf("a reproduced claim counted under its cause: %q", r)
+	}
+	if r := rows[NoCause]; r == nil || r[len(r)-1] != "1" {
+		t.Errorf("the claim without a cause is not counted: %q", r)
+	}
+	for _, want := range []string{"| status | cause ", "| off | runtime effect not modelled | issue 33 rule 2 |", "| off | (no cause given) |"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "an old gap") {
+		t.Errorf("a reproduced claim shows its cause")
+	}
+}

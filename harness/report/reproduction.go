@@ -122,7 +122,7 @@ func Reproduction(claims []paper.Claim, suites map[string]*SuiteResults, opt Opt
 	if opt.Preview {
 		intro = append([]string{PreviewBanner}, intro...)
 	}
-	d.Sections = append(d.Sections, Section{Title: "Summary", Paras: intro, Tables: []Table{sum}})
+	d.Sections = append(d.Sections, Section{Title: "Summary", Paras: intro, Tables: []Table{sum, causeTable(results, pubOrder)}})
 	fitPairs, err := FitPairs(suites, opt.Fit)
 	if err != nil {
 		return nil, err
@@ -255,6 +255,62 @@ func orderPublications(pubs map[string]bool) []string {
 	}
 	sort.Strings(rest)
 	return append(out, rest...)
+}
+
+// causeTable counts the claims that are not reproduced (NeedsCause) per
+// cause and publication: why the gaps are there. A cause explains a gap;
+// the claim stays off, not yet or not reproducible here in the counts
+// above.
+func causeTable(results []ClaimResult, pubOrder []string) Table {
+	t := Table{Caption: "Why the claims that are not reproduced (off, within noise, not run, not yet, not reproducible here) are not: the cause each claim gives in paper/*.toml, with one line of evidence in its row. A cause explains a gap, it never makes a claim reproduced.",
+		Header: append(append([]string{"cause"}, pubOrder...), "total"), Right: []bool{false}}
+	for range t.Header[1:] {
+		t.Right = append(t.Right, true)
+	}
+	counts := map[string]map[string]int{}
+	for _, r := range results {
+		if !NeedsCause(r.Status) {
+			continue
+		}
+		c := orMissing(r.Claim.Cause)
+		if counts[c] == nil {
+			counts[c] = map[string]int{}
+		}
+		counts[c][r.Claim.Publication]++
+		counts[c][""]++
+	}
+	for _, c := range append(paper.Causes(), NoCause) {
+		if c == NoCause && counts[c] == nil {
+			continue
+		}
+		row := []string{c}
+		for _, p := range pubOrder {
+			row = append(row, strconv.Itoa(counts[c][p]))
+		}
+		t.Rows = append(t.Rows, append(row, strconv.Itoa(counts[c][""])))
+	}
+	total := []string{"**total**"}
+	for _, p := range append(pubOrder, "") {
+		n := 0
+		for _, m := range counts {
+			n += m[p]
+		}
+		total = append(total, strconv.Itoa(n))
+	}
+	t.Rows = append(t.Rows, total)
+	return t
+}
+
+// CauseCounts returns how many claims that are not reproduced give each
+// cause (NoCause for those giving none).
+func CauseCounts(claims []paper.Claim, suites map[string]*SuiteResults, average string) map[string]int {
+	out := map[string]int{}
+	for _, c := range claims {
+		if r := evaluateAny(c, suites, average); NeedsCause(r.Status) {
+			out[orMissing(c.Cause)]++
+		}
+	}
+	return out
 }
 
 // Counts returns how many claims have each status (not-yet folded) and the
