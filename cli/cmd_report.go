@@ -382,9 +382,17 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFi
 		return err
 	}
 	counts, h := report.Counts(claims, results, average)
-	fmt.Fprintf(stdout, "%s: %s; %d claims: %d reproduced, %d within noise, %d off, %d not run, %d not yet reproducible, %d definitions, %d faster than published, %d platform inputs, %d restatements, %d qualitative\n",
-		out, h, len(claims), counts[report.StatusReproduced], counts[report.StatusNoise], counts[report.StatusOff], counts[report.StatusNotRun], counts[report.StatusNotYet],
+	fmt.Fprintf(stdout, "%s: %s; %d claims: %d reproduced, %d within noise, %d off, %d not run, %d not yet reproducible, %d not reproducible here, %d definitions, %d faster than published, %d platform inputs, %d restatements, %d qualitative\n",
+		out, h, len(claims), counts[report.StatusReproduced], counts[report.StatusNoise], counts[report.StatusOff], counts[report.StatusNotRun], counts[report.StatusNotYet], counts[report.StatusNotHere],
 		counts[report.StatusDefinition], counts[report.StatusFaster], counts[report.StatusInput], counts[report.StatusRestates], counts[report.StatusQualitative])
+	causes := report.CauseCounts(claims, results, average)
+	var parts []string
+	for _, c := range append(paper.Causes(), report.NoCause) {
+		if causes[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", causes[c], c))
+		}
+	}
+	fmt.Fprintf(stdout, "not reproduced, by cause: %s\n", strings.Join(parts, ", "))
 	if headlineFile != "" {
 		return writeHeadline(headlineFile, fmt.Sprintf("**%s** (%s).", h, out))
 	}

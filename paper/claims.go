@@ -28,12 +28,19 @@
 //	restates    = ""                             # id of the claim whose number this one restates
 //	bound       = ""                             # "" | at_least | above | at_most: published is a bound
 //	suite       = "suites/thesis/ch3-2d.toml"    # "" when no suite reproduces it yet
-//	status      = "reproducible"                 # reproducible | not-yet
-//	missing     = ""                             # for not-yet: what is missing
+//	status      = "reproducible"                 # reproducible | not-yet | not-here
+//	missing     = ""                             # for not-yet and not-here: what is missing
+//	cause       = ""                             # why it is not reproduced: one of Causes
+//	evidence    = ""                             # one line: the run, the authors' file or the number that shows it
 //	notes       = ""
 //
+// A claim that is not reproduced says why with a cause from a fixed list (Causes) and one line
+// of evidence. Whether a claim is reproduced depends on the results, so loading cannot require a
+// cause; harness/report's tests do, against the checked-in results.
+//
 // Loading rejects unknown keys, duplicate ids (across all files), unknown publications, kinds,
-// settings, statuses and natures, negative tolerances, tolerances wider than MaxTolerance,
+// settings, statuses, natures and causes, a cause without evidence or evidence without a cause,
+// negative tolerances, tolerances wider than MaxTolerance,
 // improvement claims a suite reproduces without their points, restatements of unknown claims,
 // and claims that lack the fields their kind needs.
 package paper
@@ -70,6 +77,10 @@ const (
 	StatusReproducible = "reproducible"
 	// StatusNotYet: the project cannot reproduce the claim yet (Missing says why).
 	StatusNotYet = "not-yet"
+	// StatusNotHere: the claim needs what this project cannot have (Missing
+	// names it: the files of the weeks a trace claim averages over); Suite,
+	// when set, computes the same quantity on what it has, reported apart.
+	StatusNotHere = "not-here"
 )
 
 // Natures of a numeric claim: what kind of number it is, which decides whether computing it
@@ -85,6 +96,31 @@ const (
 	// NaturePlatformInput is a number the suite sets from the paper (the no-I/O ceiling).
 	NaturePlatformInput = "platform-input"
 )
+
+// Causes of a gap between a claim and its reproduction (Claim.Cause).
+const (
+	// CauseProtocol: the experiment differs from the publication's (points,
+	// sizes, averaging, settings the publication does not give).
+	CauseProtocol = "protocol differs"
+	// CauseSchedulerCode: memsched's scheduler differs from the code the
+	// publication ran.
+	CauseSchedulerCode = "scheduler code differs"
+	// CauseRuntime: an effect of the runtime (StarPU's memory manager, its
+	// driver, real hardware) that the simulator does not model.
+	CauseRuntime = "runtime effect not modelled"
+	// CauseData: the data the claim needs are not available here (weeks of
+	// a trace, the authors' measurements).
+	CauseData = "data unavailable"
+	// CauseWorkload: the workload is this project's invention where the
+	// publication does not give it (sizes, graphs, costs).
+	CauseWorkload = "workload invented"
+	// CauseAmbiguous: the statement can be read several ways, or cannot be
+	// checked at all.
+	CauseAmbiguous = "claim ambiguous or unverifiable"
+)
+
+// Causes returns the causes a claim may give, in the order reports list them.
+func Causes() []string { return slices.Clone(causes) }
 
 // Settings of the published experiment behind a claim.
 const (
@@ -111,9 +147,10 @@ var (
 	checks       = []string{CheckRatio, CheckOverLowerBound, CheckUnderPCIe, CheckWorstImprovement, CheckBest, CheckLowest, CheckAbovePCIe, CheckOnlyBelowPCIe}
 	publications = []string{"coloc2021", "ipdps2022", "thesis2023", "multreeprio2022", "heteroprio2019"}
 	kinds        = []string{KindImprovement, KindValue, KindQualitative}
-	statuses     = []string{StatusReproducible, StatusNotYet}
+	statuses     = []string{StatusReproducible, StatusNotYet, StatusNotHere}
 	settings     = []string{SettingReal, SettingSim, SettingModel}
 	natures      = []string{NatureDefinition, NatureImplementationTime, NaturePlatformInput}
+	causes       = []string{CauseProtocol, CauseSchedulerCode, CauseRuntime, CauseData, CauseWorkload, CauseAmbiguous}
 
 	idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._+-]*$`)
 )
@@ -199,9 +236,13 @@ type Claim struct {
 	Check string `toml:"check"`
 
 	Suite   string `toml:"suite"`   // suite file reproducing the claim, "" if none yet
-	Status  string `toml:"status"`  // reproducible | not-yet
-	Missing string `toml:"missing"` // for not-yet: what is missing
-	Notes   string `toml:"notes"`   // ambiguities: averaging formula, points, ...
+	Status  string `toml:"status"`  // reproducible | not-yet | not-here
+	Missing string `toml:"missing"` // for not-yet and not-here: what is missing
+	// Cause says why the claim is not reproduced (one of Causes), Evidence
+	// shows it in one line: a run, a file of the authors, a number.
+	Cause    string `toml:"cause"`
+	Evidence string `toml:"evidence"`
+	Notes    string `toml:"notes"` // ambiguities: averaging formula, points, ...
 
 	// File is the claims file the claim was loaded from (set by LoadClaims, not a TOML key).
 	File string `toml:"-"`
@@ -499,6 +540,19 @@ func (c Claim) problems() []string {
 		}
 	case StatusNotYet:
 		req(c.Missing, "missing (status not-yet: say what is missing)")
+	case StatusNotHere:
+		req(c.Missing, "missing (status not-here: name the files or data it needs)")
+	}
+	if c.Cause != "" && !slices.Contains(causes, c.Cause) {
+		p = append(p, fmt.Sprintf("cause %q is not one of: %s", c.Cause, strings.Join(causes, "; ")))
+	}
+	switch {
+	case c.Cause != "" && strings.TrimSpace(c.Evidence) == "":
+		p = append(p, "cause without evidence: give one line (a run, a file of the authors, a number)")
+	case c.Cause == "" && c.Evidence != "":
+		p = append(p, "evidence without a cause")
+	case strings.Contains(c.Evidence, "\n"):
+		p = append(p, "evidence must be one line")
 	}
 	if c.Check != "" && !slices.Contains(checks, c.Check) {
 		p = append(p, fmt.Sprintf("check %q is not one of %s", c.Check, strings.Join(checks, ", ")))

@@ -25,7 +25,10 @@ import (
 //   - over_lower_bound (value): transfers(scheduler) / the I/O lower bound;
 //   - under_pcie (value): the PCIe limit / transfers(scheduler);
 //   - worst_improvement (published: the bound, %): the smallest per-point
-//     improvement of scheduler over baseline; holds when >= published;
+//     improvement of scheduler over baseline; holds when >= published, and
+//     for a negative bound ("at worst 5% slower") when the scheduler is
+//     also slower somewhere (the smallest improvement below 0): a
+//     scheduler faster at every point differs in direction from the claim;
 //   - best / lowest: the scheduler has the highest (lowest) metric summed
 //     over the points among the suite's labels, in every panel (GPU count);
 //     the value is its margin over the runner-up, in %;
@@ -132,7 +135,14 @@ func evaluateCheck(c paper.Claim, set *Set) (v float64, holds bool, detail strin
 			worst = math.Min(worst, 100*imp)
 		}
 		pub, _ := c.Value()
-		return worst, worst >= pub, fmt.Sprintf("smallest improvement of %s over %s on %s %s", c.Scheduler, c.Baseline, metric.Name, where), nil
+		d := fmt.Sprintf("smallest improvement of %s over %s on %s %s", c.Scheduler, c.Baseline, metric.Name, where)
+		holds := worst >= pub
+		if pub < 0 && worst >= 0 {
+			// "At worst X% slower" says the scheduler is slower somewhere.
+			holds = false
+			d += fmt.Sprintf(": %s is never slower, the claim's direction differs", c.Scheduler)
+		}
+		return worst, holds, d, nil
 	case paper.CheckBest, paper.CheckLowest:
 		margin := math.Inf(1)
 		var lost []string

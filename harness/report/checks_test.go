@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
@@ -115,6 +116,12 @@ func TestChecks(t *testing.T) {
 	if r := eval(w); r.Status != StatusOff {
 		t.Errorf("a -4 %% bound holds: %v", r.Value)
 	}
+	// DARTS over EAGER: +5 %, +12.5 %, +100 %: never slower, so "at worst
+	// 5 % slower" does not hold: the direction differs (thesis Fig. 5.12).
+	w.Baseline, w.Published = "EAGER", f(-5)
+	if r := eval(w); r.Status != StatusOff || math.Abs(r.Value-5) > 1e-9 || !strings.Contains(r.Detail, "never slower") {
+		t.Errorf("DARTS faster than EAGER everywhere: %v %s (%s)", r.Value, r.Status, r.Detail)
+	}
 	// Winners: before the limit LWS has the highest GFlop/s (110), after it
 	// DARTS (190 over EAGER's 130: +46.2 %); DARTS has the lowest
 	// transfers after it.
@@ -145,5 +152,45 @@ func TestChecks(t *testing.T) {
 	above := claim(paper.CheckAbovePCIe, paper.KindQualitative, nil)
 	if r := eval(above); r.Status != StatusOff {
 		t.Errorf("above everywhere: %s", r.Detail)
+	}
+}
+
+// Fig. 5.9's "1.6 times the optimum" and "3.7 times below the PCI bus
+// limit" make the two lines 5.9 apart whatever the schedule; as the thesis
+// defines them they are 21.2 apart at every point of the suite, for every
+// scheduler: the pair cannot be checked, and both claims say why (status
+// not-here), showing what the lines as defined give.
+func TestFig59LinesCannotGiveBoth(t *testing.T) {
+	s, err := suite.Load("../../suites/thesis/ch5-lu-1gpu-nolimit.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := LoadRecords("../../results/thesis/ch5-lu-1gpu-nolimit.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := NewSet(s, recs, nil)
+	for _, l := range []string{"DARTS", "EAGER", "DMDAS"} {
+		c := paper.Claim{ID: l, Kind: paper.KindValue, Status: paper.StatusReproducible, Scheduler: l, Point: map[string]float64{"n": 60}, GPUs: 1}
+		c.Check = paper.CheckOverLowerBound
+		over := checkResult(c, set)
+		c.Check = paper.CheckUnderPCIe
+		under := checkResult(c, set)
+		if prod := over.Value * under.Value; math.Abs(prod-21.2) > 0.1 {
+			t.Errorf("%s: PCI limit / lower bound = %.2f, want 21.2 for every scheduler", l, prod)
+		}
+	}
+	claims, err := paper.LoadDir("../../paper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range claims {
+		if c.ID != "thesis-f5.9-darts-1.6x-optimum" && c.ID != "thesis-f5.9-darts-3.7x-below-pci" {
+			continue
+		}
+		r := EvaluateClaim(c, s, set, RatioOfMeans)
+		if !strings.HasPrefix(r.Status, StatusNotHere) || !strings.Contains(r.Status, "5.9") || !strings.Contains(r.Detail, "computed as defined here") {
+			t.Errorf("%s: %q (%s)", c.ID, r.Status, r.Detail)
+		}
 	}
 }

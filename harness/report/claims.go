@@ -20,10 +20,14 @@ const (
 	StatusReproduced = "reproduced"
 	// StatusNoise: an improvement within tolerance whose tolerance also
 	// holds 0 %: any two curves that do not differ would pass it.
-	StatusNoise       = "within noise"
-	StatusOff         = "off"
-	StatusNotRun      = "not run"
-	StatusNotYet      = "not yet reproducible"
+	StatusNoise  = "within noise"
+	StatusOff    = "off"
+	StatusNotRun = "not run"
+	StatusNotYet = "not yet reproducible"
+	// StatusNotHere: the claim needs what this project cannot have (the
+	// weeks of a trace whose files it cannot read, a line the authors'
+	// plotting defined outside their release); ": <what>" follows.
+	StatusNotHere     = "not reproducible here"
 	StatusQualitative = "qualitative"
 	// StatusDefinition: arithmetic on the workload's definition (a working
 	// set), computed but no result of a schedule.
@@ -39,6 +43,29 @@ const (
 	// restating a paper) and is counted there.
 	StatusRestates = "restates"
 )
+
+// NeedsCause reports whether a claim with this status must say why it is
+// not reproduced (paper.Claim.Cause): off, within noise, not run, not yet
+// and not reproducible here. Definitions, platform inputs, timings of the
+// authors' code, restatements and unchecked qualitative statements are no
+// gaps; a reproduced claim needs none.
+func NeedsCause(status string) bool {
+	switch statusKey(status) {
+	case StatusOff, StatusNoise, StatusNotRun, StatusNotYet, StatusNotHere:
+		return true
+	}
+	return false
+}
+
+// NoCause stands for a claim that needs a cause and gives none.
+const NoCause = "(no cause given)"
+
+func orMissing(cause string) string {
+	if cause == "" {
+		return NoCause
+	}
+	return cause
+}
 
 // ClaimResult is a claim with its reproduced value.
 type ClaimResult struct {
@@ -75,6 +102,16 @@ func EvaluateClaim(c paper.Claim, s *suite.Suite, set *Set, average string) Clai
 		res.Status = StatusNotYet
 		if c.Missing != "" {
 			res.Status += ": " + c.Missing
+		}
+		return res
+	case c.Status == paper.StatusNotHere:
+		res.Status = StatusNotHere + ": " + c.Missing
+		if c.Check != "" && s != nil && set != nil {
+			// What the suite computes anyway, for the reader (no value:
+			// it reproduces nothing).
+			if r := checkResult(c, set); !math.IsNaN(r.Value) {
+				res.Detail = fmt.Sprintf("computed as defined here: %s%s (%s)", num(r.Value), unit(c.Unit), r.Detail)
+			}
 		}
 		return res
 	case c.Check != "" && s != nil:

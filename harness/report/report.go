@@ -219,8 +219,8 @@ const PreviewBanner = "**PREVIEW**: made from a quick sweep (`memsched sweep --q
 func claimTable(rows [][]string, withSuite bool, average string) Table {
 	t := Table{
 		Caption: fmt.Sprintf("Improvement claims are recomputed as the %s over exactly the claim's points (as the papers' numbers are; paper/reference/README.md), with both means shown in the last column; value claims are the metric at the claim's point. Status: reproduced when |reproduced − published| ≤ the claim's tolerance and the tolerance excludes no difference (0 %%); within noise when it does not.", averageName(average)),
-		Header:  []string{"claim", "where", "statement", "published", "reproduced", "diff", "status", "how"},
-		Right:   []bool{false, false, false, true, true, true, false, false},
+		Header:  []string{"claim", "where", "statement", "published", "reproduced", "diff", "status", "cause", "evidence", "how"},
+		Right:   []bool{false, false, false, true, true, true, false, false, false, false},
 	}
 	if withSuite {
 		t.Header = append(t.Header, "suite")
@@ -231,13 +231,7 @@ func claimTable(rows [][]string, withSuite bool, average string) Table {
 
 func claimRow(r ClaimResult, withSuite bool) []string {
 	c := r.Claim
-	pub := ""
-	if v, ok := c.Value(); ok {
-		pub = num(v) + unit(c.Unit)
-		if c.Tolerance != nil {
-			pub += " ± " + num(*c.Tolerance)
-		}
-	}
+	pub := publishedCell(c)
 	rep, diff := "", ""
 	if !math.IsNaN(r.Value) {
 		rep = num(r.Value) + unit(c.Unit)
@@ -245,11 +239,60 @@ func claimRow(r ClaimResult, withSuite bool) []string {
 	if !math.IsNaN(r.Diff) {
 		diff = signed(r.Diff)
 	}
-	row := []string{c.ID, c.Where, c.Statement, pub, rep, diff, r.Status, r.Detail}
+	cause, evidence := "", ""
+	if NeedsCause(r.Status) {
+		cause, evidence = orMissing(c.Cause), c.Evidence
+	}
+	row := []string{c.ID, c.Where, c.Statement, pub, rep, diff, r.Status, cause, evidence, r.Detail}
 	if withSuite {
 		row = append(row, c.Suite)
 	}
 	return row
+}
+
+// publishedCell writes a claim's published number with its tolerance, a
+// bound as a bound: "≥ 50% − 5" for at least (the tolerance widens it), "> 0.50"
+// for a strict "more than", "≤ 5%" for at most.
+func publishedCell(c paper.Claim) string {
+	v, ok := c.Value()
+	if !ok {
+		return ""
+	}
+	pub := numSig(v) + unit(c.Unit)
+	tol := ""
+	if c.Tolerance != nil && (*c.Tolerance != 0 || c.Bound == "") {
+		tol = numSig(*c.Tolerance)
+	}
+	switch c.Bound {
+	case paper.BoundAtLeast, paper.BoundAbove:
+		op := "≥ "
+		if c.Bound == paper.BoundAbove {
+			op = "> "
+		}
+		if tol != "" {
+			return op + pub + " − " + tol
+		}
+		return op + pub
+	case paper.BoundAtMost:
+		if tol != "" {
+			return "≤ " + pub + " + " + tol
+		}
+		return "≤ " + pub
+	}
+	if tol != "" {
+		pub += " ± " + tol
+	}
+	return pub
+}
+
+// numSig writes a published number or tolerance as num does, but one
+// below 1 that two decimals would round with two significant digits (0.003,
+// Table 6.4's tolerance 0.037), not 0.00 or 0.04.
+func numSig(v float64) string {
+	if v != 0 && math.Abs(v) < 1 && math.Abs(v*100-math.Round(v*100)) > 1e-9 {
+		return strconv.FormatFloat(roundSig(v, 2), 'f', -1, 64)
+	}
+	return num(v)
 }
 
 func unit(u string) string {

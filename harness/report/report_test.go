@@ -436,3 +436,75 @@ func TestResultsAsReference(t *testing.T) {
 		t.Errorf("report:\n%s", md.String())
 	}
 }
+
+// A bound reads as a bound in the tables: "more than half" is > 0.5, "at
+// least" ≥, "at most" ≤, the tolerance widening it; other numbers ± their
+// tolerance.
+func TestBoundsShownAsBounds(t *testing.T) {
+	for _, c := range []struct {
+		bound     string
+		pub, tol  float64
+		unit, out string
+	}{
+		{paper.BoundAbove, 0.5, 0, "share of configurations", "> 0.50 share of configurations"},
+		{paper.BoundAtLeast, 50, 0, "%", "≥ 50%"},
+		{paper.BoundAtLeast, 87.5, 5, "%", "≥ 87.50% − 5"},
+		{paper.BoundAtMost, 5, 0, "%", "≤ 5%"},
+		{"", 3, 0.3, "x", "3x ± 0.30"},
+		{"", 0.37, 0.037, "%", "0.37% ± 0.037"},
+	} {
+		cl := paper.Claim{Published: &c.pub, Tolerance: &c.tol, Unit: c.unit, Bound: c.bound}
+		if got := publishedCell(cl); got != c.out {
+			t.Errorf("%s %g ± %g: %q, want %q", c.bound, c.pub, c.tol, got, c.out)
+		}
+		res := ClaimResult{Claim: cl, Value: math.NaN(), Diff: math.NaN()}
+		if row := claimRow(res, false); row[3] != c.out {
+			t.Errorf("row shows %q, want %q", row[3], c.out)
+		}
+	}
+}
+
+// A claim that is not reproduced shows its cause and evidence in columns of
+// their own, and the summary counts the claims per cause; a reproduced
+// claim shows none, whatever its file says.
+func TestCausesInTheReport(t *testing.T) {
+	s, set := handSet(t, map[string][]float64{"EAGER": {120, 100}, "DMDAR": {100, 100}})
+	base := paper.Claim{Publication: "ipdps2022", Where: "w", Statement: "s", Workload: "matmul2d", Setting: "sim",
+		Kind: paper.KindImprovement, Status: paper.StatusReproducible, Metric: "gflops", Scheduler: "EAGER", Baseline: "DMDAR",
+		Tolerance: f(2), Unit: "%", Suite: "suites/test.toml", Points: map[string][]float64{"n": {4, 8}}}
+	off, ok, bare := base, base, base
+	off.ID, off.Published, off.Cause, off.Evidence = "off", f(30), paper.CauseRuntime, "issue 33 rule 2"
+	ok.ID, ok.Published, ok.Cause, ok.Evidence = "ok", f(10), paper.CauseProtocol, "an old gap"
+	bare.ID, bare.Published = "bare", f(40)
+	d, err := Reproduction([]paper.Claim{off, ok, bare}, map[string]*SuiteResults{"suites/test.toml": {Suite: s, Set: set}}, Options{Average: RatioOfMeans}, "memsched report")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md strings.Builder
+	if err := d.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	causes := d.Sections[0].Tables[1]
+	rows := map[string][]string{}
+	for _, r := range causes.Rows {
+		rows[r[0]] = r
+	}
+	if r := rows[paper.CauseRuntime]; r == nil || r[len(r)-1] != "1" {
+		t.Errorf("runtime row %q", r)
+	}
+	if r := rows[paper.CauseProtocol]; r == nil || r[len(r)-1] != "0" {
+		t.Errorf("a reproduced claim counted under its cause: %q", r)
+	}
+	if r := rows[NoCause]; r == nil || r[len(r)-1] != "1" {
+		t.Errorf("the claim without a cause is not counted: %q", r)
+	}
+	for _, want := range []string{"| status | cause ", "| off | runtime effect not modelled | issue 33 rule 2 |", "| off | (no cause given) |"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "an old gap") {
+		t.Errorf("a reproduced claim shows its cause")
+	}
+}

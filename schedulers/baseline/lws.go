@@ -10,22 +10,32 @@ import (
 
 // Ends of a victim's queue a steal takes from.
 const (
-	StealTail        = "tail"         // lowest priority, latest pushed: "the end of their queue" (thesis §5.1.1)
-	StealBackHighest = "back-highest" // latest pushed of the highest priority: StarPU's _starpu_prio_deque_deque_task_for_worker
+	// StealTail: the lowest priority, latest pushed: the thesis' prose, "steals
+	// tasks from the end of their queue" (§5.1.1).
+	StealTail = "tail"
+	// StealBackHighest: the latest pushed task of the highest priority, what
+	// the thesis' StarPU does (the default): work_stealing_policy.c
+	// ws_pick_task takes from another worker's queue with
+	// src/sched_policies/prio_deque.c _starpu_prio_deque_deque_task_for_worker,
+	// "From the back of the list for the highest priority" (list_back_highest,
+	// list_prev_highest; StarPU papers/ICPP2023, 673878e09).
+	StealBackHighest = "back-highest"
 )
 
 func init() {
 	schedulers.Register(schedulers.Spec{
-		Name: "lws", Version: 1,
+		// Version 2: steal_from defaults to back-highest, StarPU's rule.
+		Name: "lws", Version: 2,
 		Doc: "StarPU lws, locality work stealing (thesis §5.1.1; work_stealing_policy.c ws_push_task, ws_pop_task, lws_select_victim): " +
 			"one queue per worker sorted by priority; a released task goes to the worker that released it (submitted ones round-robin); " +
-			"a worker pops its head, and when empty steals from the end of the queue of the nearest busy worker (NVLink neighbours first)",
+			"a worker pops its head (prio_deque.c _starpu_prio_deque_pop_task_for_worker), and when empty steals from the nearest busy worker (NVLink neighbours first) " +
+			"the latest pushed task of its highest priority (prio_deque.c _starpu_prio_deque_deque_task_for_worker)",
 		Params: []schedulers.Param{
 			schedulers.PriorityParam,
 			{Name: "steal", Kind: "int", Default: "1",
 				Doc: "tasks a steal takes from the victim (StarPU's ws_pick_task: 1); 0 = half of the victim's queue"},
-			{Name: "steal_from", Kind: "string", Default: StealTail, Choices: []string{StealTail, StealBackHighest},
-				Doc: "tail: the lowest-priority end (thesis: 'steals tasks from the end of their queue'); back-highest: the latest pushed task of the highest priority (StarPU 1.4's prio deque)"},
+			{Name: "steal_from", Kind: "string", Default: StealBackHighest, Choices: []string{StealBackHighest, StealTail},
+				Doc: "back-highest: the latest pushed task of the highest priority, as the thesis' StarPU (src/sched_policies/prio_deque.c _starpu_prio_deque_deque_task_for_worker, called by work_stealing_policy.c ws_pick_task); tail: the lowest-priority end (the thesis' prose: 'steals tasks from the end of their queue')"},
 		},
 		// StarPU's lws is not a modular scheduler: the driver pops a task
 		// when its pipeline has room and fetches it then (no task buffer
@@ -126,11 +136,15 @@ func (s *LWS) Pull(w int) (int, bool) {
 	return 0, false
 }
 
+// take steals one task from a victim's queue: by default from the back of
+// its highest priority (src/sched_policies/prio_deque.c
+// _starpu_prio_deque_deque_task_for_worker, what ws_pick_task calls when the
+// queue is another worker's); steal_from = tail takes the lowest priority.
 func (s *LWS) take(q *schedulers.PrioQueue) (int, bool) {
-	if s.StealFrom == StealBackHighest {
-		return q.PopBackHighest()
+	if s.StealFrom == StealTail {
+		return q.PopTail()
 	}
-	return q.PopTail()
+	return q.PopBackHighest()
 }
 
 // Proximity orders, for every worker, the other workers nearest first, the
