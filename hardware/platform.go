@@ -88,6 +88,56 @@ type Topology struct {
 	// the communication-free simulation of MulTreePrio (COMPAS 2022 §4:
 	// "does not take into account data communication").
 	NoTransfers bool `toml:"no_transfers" json:"no_transfers,omitempty"`
+	// GPULinkGBpsEach, when set, gives each GPU's own PCIe link bandwidth
+	// (GPU g's is its g-th value, one per GPU of the machine) in place of
+	// GPULinkGBps, as a calibration measures each (StarPU's
+	// bus/HOST.bandwidth; SimGrid's platform gives each GPU its link).
+	GPULinkGBpsEach []float64 `toml:"gpu_link_gbps_each" json:"gpu_link_gbps_each,omitempty"`
+	// CopyLatencyUs, when set, is the latency in µs of a copy between two
+	// memory nodes, row the source, column the destination, over StarPU's
+	// memory node numbers: 0 main memory, 1+g GPU g (1+max_gpus rows of
+	// 1+max_gpus values). A copy takes no bandwidth until its latency has
+	// passed, then shares its links with the copies under way in inverse
+	// proportion to its latency: SimGrid's CM02 network model, which
+	// StarPU's SimGrid mode uses (a flow joins the max-min sharing once its
+	// route's latency, the sum of its links', has passed, with that latency
+	// as its sharing penalty when network/weight-S is 0:
+	// NetworkCm02Model::communicate). Empty: no latency, equal shares.
+	CopyLatencyUs [][]float64 `toml:"copy_latency_us" json:"copy_latency_us,omitempty"`
+	// SerialPeerCopies makes a copy between GPUs sequential with the copies
+	// into its source GPU too (every copy into a GPU is sequential with the
+	// others into it): it waits for those issued before it, and those
+	// issued after it wait for it. StarPU's SimGrid mode orders copies so
+	// (simgrid.c transfers_are_sequential: "GPU-GPU transfers are
+	// sequential with any RAM->GPU transfer", a constraint "observed with
+	// CUDA"). False: a peer copy holds its destination's copy engine only.
+	SerialPeerCopies bool `toml:"serial_peer_copies" json:"serial_peer_copies,omitempty"`
+}
+
+// GPULink is the bandwidth of GPU g's PCIe link: its own when the
+// platform gives each GPU's (GPULinkGBpsEach), else GPULinkGBps.
+func (t *Topology) GPULink(g int) float64 {
+	if g < len(t.GPULinkGBpsEach) {
+		return t.GPULinkGBpsEach[g]
+	}
+	return t.GPULinkGBps
+}
+
+// CopyLatency is the latency of a copy from memory node src to dst in
+// seconds (Nodes' numbering: GPU g is node g, main memory the home node
+// home), 0 when the platform gives none.
+func (t *Topology) CopyLatency(src, dst, home int) float64 {
+	idx := func(n int) int {
+		if n == home {
+			return 0
+		}
+		return n + 1
+	}
+	i, j := idx(src), idx(dst)
+	if i >= len(t.CopyLatencyUs) || j >= len(t.CopyLatencyUs[i]) {
+		return 0
+	}
+	return t.CopyLatencyUs[i][j] * 1e-6
 }
 
 // Rate is a kernel's speed on one kind of worker: a throughput, or a fixed
@@ -216,6 +266,35 @@ type Runtime struct {
 	// every scheduler sees the same durations for a seed (0: every task
 	// takes exactly its kernel's time).
 	DurationCV float64 `toml:"duration_cv" json:"duration_cv,omitempty"`
+	// SourceAtCopy picks a load's source (main memory or a GPU holding a
+	// valid copy) when its copy starts. False: StarPU picks it when the
+	// request is created (coherency.c _starpu_create_request_to_fetch_data
+	// calls _starpu_select_src_node), among the copies valid then (a copy
+	// still being loaded is invalid: no request waits on another node's
+	// request), and the request holds the source's copy until its transfer
+	// ends (data_request.c _starpu_create_data_request: src_replicate->refcnt).
+	SourceAtCopy bool `toml:"source_at_copy" json:"source_at_copy,omitempty"`
+	// RequestsPerNode counts FetchRequests and PrefetchRequests over every
+	// copy into a node. False: StarPU counts them per pair of nodes
+	// (data_request.c data_requests_npending[handling_node][peer_node]),
+	// and handles the pairs' lists in node order, main memory first
+	// (datawizard.c ____starpu_datawizard_progress): a GPU may have 5
+	// fetches from main memory and 5 from each other GPU pending.
+	RequestsPerNode bool `toml:"requests_per_node" json:"requests_per_node,omitempty"`
+	// CopyIssueUs, TaskIssueUs and FetchInputUs are host time, in µs, that
+	// a GPU's driver thread spends, and nothing else it does (handling
+	// requests, launching kernels) meanwhile: CopyIssueUs before each copy
+	// it issues enters the copy stream, TaskIssueUs before each kernel it
+	// launches enters the GPU's queue, FetchInputUs per input of each task
+	// it pops. StarPU in SimGrid sleeps 10 µs "for the GPU transfer
+	// queueing" (simgrid.c _starpu_simgrid_transfer) and 10 µs "for the GPU
+	// task queueing" (_starpu_simgrid_submit_job), both unless
+	// STARPU_SIMGRID_QUEUE_MALLOC_COST=0, and 1 µs per input fetched
+	// (coherency.c _starpu_fetch_task_input, STARPU_SIMGRID_FETCHING_INPUT_COST);
+	// on a real GPU they are the driver's measured reaction times. 0: free.
+	CopyIssueUs  float64 `toml:"copy_issue_us" json:"copy_issue_us,omitempty"`
+	TaskIssueUs  float64 `toml:"task_issue_us" json:"task_issue_us,omitempty"`
+	FetchInputUs float64 `toml:"fetch_input_us" json:"fetch_input_us,omitempty"`
 	// FlushInMakespan counts the final write-back of modified data in the
 	// makespan (false: the timed region ends with the last task, as the
 	// papers' benchmarks stop their clock at starpu_task_wait_for_all and
@@ -490,6 +569,12 @@ func (p *Platform) Check() error {
 		return fmt.Errorf("platform %s: nvlink_pairs: %s", p.Name, p.nvlinkTableError())
 	case t.NVLinkGBps < 0 || math.IsNaN(t.NVLinkGBps) || math.IsInf(t.NVLinkGBps, 1):
 		return fmt.Errorf("platform %s: nvlink_gbps = %g; give a positive bandwidth in GB/s", p.Name, t.NVLinkGBps)
+	case len(t.GPULinkGBpsEach) > 0 && len(t.GPULinkGBpsEach) != p.MaxGPUs:
+		return fmt.Errorf("platform %s: gpu_link_gbps_each has %d values; give one per GPU of the machine (%d), or leave it out to use gpu_link_gbps", p.Name, len(t.GPULinkGBpsEach), p.MaxGPUs)
+	case slices.ContainsFunc(t.GPULinkGBpsEach, func(v float64) bool { return !positive(v) }):
+		return fmt.Errorf("platform %s: gpu_link_gbps_each = %v; every bandwidth must be a positive number of GB/s", p.Name, t.GPULinkGBpsEach)
+	case p.latencyError() != "":
+		return fmt.Errorf("platform %s: copy_latency_us: %s", p.Name, p.latencyError())
 	case !(t.StridedGBps >= 0) || math.IsInf(t.StridedGBps, 1):
 		return fmt.Errorf("platform %s: strided_gbps = %g; give the GB/s of a strided copy (0: no cap)", p.Name, t.StridedGBps)
 	case p.Runtime.Buffer < 1:
@@ -508,6 +593,8 @@ func (p *Platform) Check() error {
 		return fmt.Errorf("platform %s: runtime op_seconds = %v; use the seconds one scheduler operation costs, in [0, 1)", p.Name, p.Runtime.OpSeconds)
 	case !(p.Runtime.ArrayOpSeconds >= 0 && p.Runtime.ArrayOpSeconds < 1):
 		return fmt.Errorf("platform %s: runtime array_op_seconds = %v; use the seconds one array comparison costs, in [0, 1)", p.Name, p.Runtime.ArrayOpSeconds)
+	case !(p.Runtime.CopyIssueUs >= 0 && p.Runtime.CopyIssueUs <= 1e6) || !(p.Runtime.TaskIssueUs >= 0 && p.Runtime.TaskIssueUs <= 1e6) || !(p.Runtime.FetchInputUs >= 0 && p.Runtime.FetchInputUs <= 1e6):
+		return fmt.Errorf("platform %s: runtime copy_issue_us = %v, task_issue_us = %v, fetch_input_us = %v; give host times in µs, in [0, 1e6]", p.Name, p.Runtime.CopyIssueUs, p.Runtime.TaskIssueUs, p.Runtime.FetchInputUs)
 	case !(p.Runtime.DurationCV >= 0 && p.Runtime.DurationCV <= 10):
 		return fmt.Errorf("platform %s: runtime duration_cv = %v; use a relative spread in [0, 10] (0: deterministic durations)", p.Name, p.Runtime.DurationCV)
 	}
@@ -538,6 +625,11 @@ func (p *Platform) kernelNames() []string {
 // Clone returns a deep copy, for per-run overrides.
 func (p *Platform) Clone() *Platform {
 	q := *p
+	q.Topology.GPULinkGBpsEach = slices.Clone(p.Topology.GPULinkGBpsEach)
+	q.Topology.CopyLatencyUs = slices.Clone(p.Topology.CopyLatencyUs)
+	for i, row := range q.Topology.CopyLatencyUs {
+		q.Topology.CopyLatencyUs[i] = slices.Clone(row)
+	}
 	q.NVLinkPairs = make([][]int, len(p.NVLinkPairs))
 	for i, pr := range p.NVLinkPairs {
 		q.NVLinkPairs[i] = append([]int(nil), pr...)
@@ -718,7 +810,7 @@ func (p *Platform) Links() (links []Link, down, up [][]int) {
 	path := func(g int, suffix string) []int {
 		sw, numa := g/t.GPUsPerSwitch, g/t.GPUsPerNUMA
 		path := []int{
-			add(fmt.Sprintf("pcie-gpu%d%s", g, suffix), t.GPULinkGBps),
+			add(fmt.Sprintf("pcie-gpu%d%s", g, suffix), t.GPULink(g)),
 			add(fmt.Sprintf("pcie-switch%d%s", sw, suffix), t.SwitchLinkGBps),
 			add(fmt.Sprintf("pcie-numa%d%s", numa, suffix), t.NUMALinkGBps),
 		}
@@ -763,6 +855,32 @@ func (p *Platform) NVLinks(a, b int) int {
 		}
 	}
 	return 0
+}
+
+// latencyError says what is wrong with the latency matrix, "" if nothing.
+func (p *Platform) latencyError() string {
+	m := p.Topology.CopyLatencyUs
+	if len(m) == 0 {
+		return ""
+	}
+	if p.OutOfCore() {
+		return "an out-of-core platform has no GPU copies; leave it out"
+	}
+	n := 1 + p.MaxGPUs
+	if len(m) != n {
+		return fmt.Sprintf("%d rows; give one per memory node (%d: main memory, then each GPU)", len(m), n)
+	}
+	for i, row := range m {
+		if len(row) != n {
+			return fmt.Sprintf("row %d has %d values; give one per memory node (%d)", i, len(row), n)
+		}
+		for _, v := range row {
+			if !(v >= 0 && v <= 1e6) {
+				return fmt.Sprintf("row %d holds %g; give latencies in µs, in [0, 1e6]", i, v)
+			}
+		}
+	}
+	return ""
 }
 
 func (p *Platform) nvlinkTableError() string {

@@ -51,6 +51,34 @@ func TestBadPresets(t *testing.T) {
 	if p.Hash() == "" {
 		t.Error("empty hash")
 	}
+	// Per-GPU bandwidths and the latency matrix cover every GPU and node.
+	p, _ = Load("v100-gemini")
+	for _, c := range []struct {
+		set  func(*Topology)
+		want string
+	}{
+		{func(t *Topology) { t.GPULinkGBpsEach = []float64{12, 12} }, "gpu_link_gbps_each has 2 values; give one per GPU of the machine (8)"},
+		{func(t *Topology) { t.GPULinkGBpsEach = []float64{12, 12, 12, 12, 12, 12, 12, 0} }, "every bandwidth must be a positive"},
+		{func(t *Topology) { t.CopyLatencyUs = [][]float64{{0, 10}} }, "copy_latency_us: 1 rows; give one per memory node (9"},
+		{func(t *Topology) {
+			t.CopyLatencyUs = make([][]float64, 9)
+			for i := range t.CopyLatencyUs {
+				t.CopyLatencyUs[i] = make([]float64, 9)
+			}
+			t.CopyLatencyUs[2][3] = -1
+		}, "row 2 holds -1"},
+	} {
+		q := p.Clone()
+		c.set(&q.Topology)
+		if err := q.Check(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
+	}
+	q := p.Clone()
+	q.Runtime.CopyIssueUs = -1
+	if err := q.Check(); err == nil || !strings.Contains(err.Error(), "copy_issue_us") {
+		t.Errorf("negative copy_issue_us: %v", err)
+	}
 }
 
 // platform_hash is the hash of canonical JSON: sorted keys, the numbers a

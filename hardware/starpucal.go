@@ -99,6 +99,11 @@ type StarPUImport struct {
 	MemBytes   []int64 // memsize of CUDA0.. (bytes)
 	MemcpyPeer bool    // every CUDA host has prop memcpy_peer = 1
 	tree       starpuTree
+	// RouteLat is the latency of each SimGrid route between RAM and the
+	// CUDA hosts, in µs, the sum of its links' (node 0 RAM, 1+i CUDA i, as
+	// BW); nil when a route is missing (routeNote says which).
+	RouteLat  [][]float64
+	routeNote string
 
 	Kernels []starpuKernelResult
 	// Missing are kernels not written, with why.
@@ -375,6 +380,7 @@ type sgHost struct {
 type sgLink struct {
 	ID        string `xml:"id,attr"`
 	Bandwidth string `xml:"bandwidth,attr"`
+	Latency   string `xml:"latency,attr"`
 }
 
 type sgRoute struct {
@@ -423,6 +429,30 @@ func parseSGBandwidth(s string) (float64, error) {
 	v *= mult
 	if err != nil || !(v > 0) || v > starpuMaxMBps*1e6 {
 		return 0, fmt.Errorf("want a positive number of bytes/s (at most 1e14), optionally with a unit Bps, kBps, MBps, GBps or TBps")
+	}
+	return v, nil
+}
+
+// parseSGLatency reads a SimGrid latency: seconds, bare (v3) or with a
+// unit (v4: "s", "ms", "us", "ns"); absent is 0.
+func parseSGLatency(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	mult := 1.0
+	for _, u := range []struct {
+		suffix string
+		mult   float64
+	}{{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}} {
+		if t, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = t, u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	v *= mult
+	if err != nil || !(v >= 0) || v > starpuMaxLatencyUS*1e-6 {
+		return 0, fmt.Errorf("want a non-negative number of seconds (at most 10), optionally with a unit s, ms, us or ns")
 	}
 	return v, nil
 }
@@ -489,13 +519,16 @@ func (c *StarPUImport) readPlatform(r *starpuReader) error {
 		}
 	}
 
-	links := map[string]float64{}
+	links, lat := map[string]float64{}, map[string]float64{}
 	for _, l := range all.Links {
 		v, err := parseSGBandwidth(l.Bandwidth)
 		if err != nil {
 			return fmt.Errorf("%s:%d: link %q: bandwidth %q: %v", path, lineOf(data, `id="`+l.ID+`"`), l.ID, l.Bandwidth, err)
 		}
 		links[l.ID] = v
+		if lat[l.ID], err = parseSGLatency(l.Latency); err != nil {
+			return fmt.Errorf("%s:%d: link %q: latency %q: %v", path, lineOf(data, `id="`+l.ID+`"`), l.ID, l.Latency, err)
+		}
 	}
 	routes := map[[2]string][]string{}
 	for _, rt := range all.Routes {
@@ -511,7 +544,39 @@ func (c *StarPUImport) readPlatform(r *starpuReader) error {
 		routes[[2]string{rt.Src, rt.Dst}] = ids
 	}
 	c.tree = c.deriveTree(links, routes)
+	c.routeLatencies(lat, routes)
 	return nil
+}
+
+// routeLatencies sums the latencies of the links of each route between RAM
+// and the CUDA hosts, as SimGrid does (NetZoneImpl::get_global_route adds
+// each link's latency to the route's).
+func (c *StarPUImport) routeLatencies(lat map[string]float64, routes map[[2]string][]string) {
+	name := func(i int) string {
+		if i == 0 {
+			return "RAM"
+		}
+		return fmt.Sprintf("CUDA%d", i-1)
+	}
+	m := make([][]float64, 1+c.CUDA)
+	for i := range m {
+		m[i] = make([]float64, 1+c.CUDA)
+		for j := range m[i] {
+			if i == j {
+				continue
+			}
+			ids, ok := routes[[2]string{name(i), name(j)}]
+			if !ok {
+				c.routeNote = fmt.Sprintf("no route %s -> %s", name(i), name(j))
+				return
+			}
+			for _, id := range ids {
+				m[i][j] += lat[id] * 1e6
+			}
+			m[i][j] = math.Round(m[i][j]*1e6) / 1e6 // whole picoseconds: the sum's rounding noise off
+		}
+	}
+	c.RouteLat = m
 }
 
 // deriveTree finds which PCIe links the RAM->CUDA routes share: the links
@@ -1034,15 +1099,15 @@ func (c *StarPUImport) TOML() []byte {
 		}
 	}
 	p("# Rows and columns below are the bus matrices' node indices (their \"to j\" header): 0 RAM, 1..%d CUDA0..%d.\n", n, n-1)
-	p("# Not modelled: memsched has no per-transfer latency. %s: RAM->CUDA mean %.2f µs (row 0, columns 1-%d),\n", latf, mean(down), n)
-	p("# CUDA->RAM %.2f µs (column 0, rows 1-%d)", mean(up), n)
+	p("# Latencies: SimGrid times a copy by its route's latency in %s (the sum of its links'), not by the\n", xf)
+	p("# measured %s (RAM->CUDA mean %.2f µs, row 0, columns 1-%d; CUDA->RAM %.2f µs, column 0, rows 1-%d", latf, mean(down), n, mean(up), n)
 	if len(nvl) > 0 {
-		p(", GPU->GPU over NVLink %.2f µs", mean(nvl))
+		p("; GPU->GPU over NVLink %.2f µs", mean(nvl))
 	}
 	if len(pci) > 0 {
-		p(", GPU->GPU over PCIe %.2f µs", mean(pci))
+		p(", over PCIe %.2f µs", mean(pci))
 	}
-	p(".\n\n")
+	p("): see copy_latency_us.\n\n")
 
 	p("[platform]\n")
 	p("name        = %s\n", strconv.Quote(o.Name))
@@ -1077,6 +1142,14 @@ func (c *StarPUImport) TOML() []byte {
 	p("[topology]\n")
 	p("gpu_link_gbps     = %.3f  # source: %s row 0 (RAM, line %d), columns 1-%d (CUDA0-%d): RAM->CUDA, mean over GPUs %.1f MB/s (min %.1f, max %.1f); the CUDA->RAM direction (column 0, rows 1-%d: mean %.1f MB/s, min %.1f, max %.1f) cannot be set apart: memsched's GPU->RAM copies use this bandwidth too\n",
 		gpuGBps, bwf, c.bwLines[0], n, n-1, h2dMean, h2dMin, h2dMax, n, d2hMean, d2hMin, d2hMax)
+	p("gpu_link_gbps_each = [")
+	for g := 1; g <= n; g++ {
+		if g > 1 {
+			p(", ")
+		}
+		p("%.4f", c.BW[0][g]/1000)
+	}
+	p("]  # source: %s row 0 (RAM, line %d), columns 1-%d: each GPU's RAM->CUDA bandwidth (the link \"RAM-CUDAi\" of each route in %s), used in place of gpu_link_gbps\n", bwf, c.bwLines[0], n, xf)
 	t := c.tree
 	switch {
 	case t.note != "":
@@ -1162,7 +1235,24 @@ func (c *StarPUImport) TOML() []byte {
 	} else {
 		p("nvlink_gbps       = 0  # no NVLink (see nvlink)\n")
 	}
-	p("strided_gbps      = 0  # source: SimGrid times a copy by its size over the route's links (src/core/simgrid.c); no cap on strided copies\n\n")
+	p("strided_gbps      = 0  # source: SimGrid times a copy by its size over the route's links (src/core/simgrid.c); no cap on strided copies\n")
+	p("serial_peer_copies = true  # source: StarPU's src/core/simgrid.c transfers_are_sequential: a GPU->GPU copy is sequential with every copy into either GPU (\"GPU-GPU transfers are sequential with any RAM->GPU transfer\", observed with CUDA); copies into one GPU are sequential in memsched anyway\n")
+	if c.RouteLat == nil {
+		p("# copy_latency_us not written: %s: %s.\n\n", xf, c.routeNote)
+	} else {
+		p("copy_latency_us = [  # source: %s: each route's latency, the sum of its links' (row: from, column: to; 0 RAM, 1+i CUDAi); a copy shares no bandwidth before it, then shares in inverse proportion to it (SimGrid's CM02 model: sharing penalty = latency, network/weight-S = 0 in the file's config)\n", xf)
+		for i, row := range c.RouteLat {
+			p("  [")
+			for j, v := range row {
+				if j > 0 {
+					p(", ")
+				}
+				p("%g", v)
+			}
+			p("],  # from %s\n", c.nodeName(i))
+		}
+		p("]\n\n")
+	}
 
 	p("# Kernels: one throughput per kernel, from the history mean (µs) SimGrid gives the task shape on each\n")
 	p("# CUDA device (src/core/simgrid.c _starpu_simgrid_submit_job: no variance), the entry matched by its\n")
@@ -1241,6 +1331,11 @@ func (c *StarPUImport) TOML() []byte {
 	p("sched_cost         = \"none\" # source: STARPU_SIMGRID_SCHED_COST unset in the scripts (src/core/simgrid.h: default 0): scheduling takes no simulated time\n")
 	p("op_seconds         = 0      # unused with sched_cost none\n")
 	p("array_op_seconds   = 0      # unused with sched_cost none\n")
+	p("source_at_copy     = false  # source: coherency.c _starpu_create_request_to_fetch_data chooses a request's source when it creates it (_starpu_select_src_node, among the copies valid then)\n")
+	p("requests_per_node  = false  # source: data_request.c counts pending requests per pair of nodes (data_requests_npending[handling_node][peer_node][inout])\n")
+	p("copy_issue_us      = 10     # source: src/core/simgrid.c _starpu_simgrid_transfer: \"Sleep 10µs for the GPU transfer queueing\" before each copy (STARPU_SIMGRID_QUEUE_MALLOC_COST, default 1; the scripts leave it)\n")
+	p("task_issue_us      = 10     # source: src/core/simgrid.c _starpu_simgrid_submit_job: \"Sleep 10µs for the GPU task queueing\" before queueing each kernel (the same variable)\n")
+	p("fetch_input_us     = 1      # source: src/datawizard/coherency.c _starpu_fetch_task_input: 1 µs after requesting each input of a popped task (STARPU_SIMGRID_FETCHING_INPUT_COST, default 1)\n")
 	return b.Bytes()
 }
 

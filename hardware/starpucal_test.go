@@ -65,6 +65,20 @@ func TestImportStarPU(t *testing.T) {
 	if p.Runtime.SchedCost != "none" || p.Runtime.AllocSync != "none" {
 		t.Errorf("sched_cost %q, alloc_sync %q; want none, none", p.Runtime.SchedCost, p.Runtime.AllocSync)
 	}
+	// What StarPU's SimGrid mode charges a copy: each GPU's own link, the
+	// routes' latencies (the sum of their links': 10 and 11 µs down, 9 and
+	// 10 up, 20 and 21 between the GPUs), peer copies sequential with the
+	// copies into either GPU, and the drivers' sleeps.
+	if !slices.Equal(tp.GPULinkGBpsEach, []float64{10, 12}) || !tp.SerialPeerCopies {
+		t.Errorf("gpu_link_gbps_each %v, serial_peer_copies %v; want [10 12], true", tp.GPULinkGBpsEach, tp.SerialPeerCopies)
+	}
+	wantLat := [][]float64{{0, 10, 11}, {9, 0, 20}, {10, 21, 0}}
+	if !slices.EqualFunc(tp.CopyLatencyUs, wantLat, slices.Equal[[]float64]) {
+		t.Errorf("copy_latency_us %v, want %v", tp.CopyLatencyUs, wantLat)
+	}
+	if rt := p.Runtime; rt.SourceAtCopy || rt.RequestsPerNode || rt.CopyIssueUs != 10 || rt.TaskIssueUs != 10 || rt.FetchInputUs != 1 {
+		t.Errorf("runtime %+v; want StarPU's request rules and the SimGrid sleeps 10, 10 and 1 µs", rt)
+	}
 	// No model file for trsm and syrk: not written, and said so.
 	for _, k := range []string{"trsm", "syrk"} {
 		if _, ok := p.Kernels[k]; ok {

@@ -25,7 +25,10 @@
 // prefetches behind it. A handled request allocates at once and queues its
 // copy on the node's single incoming copy engine (fetches are handled while
 // fewer than Runtime.FetchRequests copies are queued or running, 5;
-// prefetches while fewer than Runtime.PrefetchRequests, 2). When memory is
+// prefetches while fewer than Runtime.PrefetchRequests, 2; per pair of
+// nodes: a GPU may have that many from main memory and from each other
+// GPU). A request's source is chosen when the request is created, among
+// the copies valid then, and held until its copy starts. When memory is
 // full, a load takes over the allocation of one LRU datum of its size
 // (Runtime.ReuseSameSize) or evicts, in LRU order, ReclaimFactor times its
 // size (StarPU: 2); a prefetch may only evict data no prefetched (buffered
@@ -37,6 +40,14 @@
 // them on the node. The platform's runtime settings (hardware.Runtime)
 // select StarPU's rules at the papers' tag (papers/ICPP2023) or the former
 // model, and the uncertain parts: allocation that drains the device.
+//
+// A copy takes its route's latency (Topology.CopyLatencyUs) before it
+// shares its links, max-min fairly in inverse proportion to that latency
+// (SimGrid's CM02 model). A GPU's driver thread spends host time issuing a
+// copy, launching a kernel and requesting a popped task's inputs
+// (Runtime.CopyIssueUs, TaskIssueUs, FetchInputUs: the sleeps of StarPU's
+// SimGrid mode), one thing after the other; a copy enters its stream, a
+// kernel the GPU's queue, once the driver is done with it.
 //
 // Tasks access data in modes R, W or RW (workloads.Mode), with StarPU's
 // MSI coherency (src/datawizard/coherency.c): an access in mode W only
@@ -247,6 +258,18 @@ type Engine struct {
 	// running for a fetch or a prefetch to be handled (Runtime.FetchRequests,
 	// PrefetchRequests).
 	maxFetch, maxPrefetch int
+	// perPair: the caps count per pair of nodes, StarPU's
+	// (Runtime.RequestsPerNode false), which matters only with peer copies
+	// whose sources requests choose when created; srcOrder is the order
+	// in which a node handles its sources' requests: main memory, then the
+	// GPUs (StarPU's memory node numbers).
+	perPair  bool
+	srcOrder []int
+	// copyIssue, taskIssue and fetchInput are the host times of a GPU's
+	// driver thread in seconds (Runtime.CopyIssueUs, TaskIssueUs,
+	// FetchInputUs); 0 with a backend, whose host time passes for real.
+	copyIssue, taskIssue, fetchInput float64
+	copySeq                          uint64 // copies issued (request.seq)
 
 	links      []hardware.Link
 	down, up   [][]int
@@ -259,6 +282,7 @@ type Engine struct {
 	rateCache  *[1 << 10]rateEntry  // in front of rateMemo64
 	rateBig    *[1 << 10]bigEntry   // the rates of recent sets with a path from 64 on
 	flows      []*flow
+	latent     []*flow // copies in their latency (setLatency), not yet sharing links
 	spare      []*flow // finished flows, for reuse
 	homeGBps   []float64
 	fair       fairScratch
@@ -357,6 +381,16 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		e.upGBps = append(e.upGBps, up)
 	}
 	e.peerRoutes()
+	if be == nil {
+		e.copyIssue, e.taskIssue, e.fetchInput = p.Runtime.CopyIssueUs*1e-6, p.Runtime.TaskIssueUs*1e-6, p.Runtime.FetchInputUs*1e-6
+	}
+	e.perPair = e.peerGBps != nil && !p.Runtime.RequestsPerNode && !p.Runtime.SourceAtCopy
+	e.srcOrder = append(e.srcOrder, e.home)
+	for i := range e.nodes {
+		if i != e.home {
+			e.srcOrder = append(e.srcOrder, i)
+		}
+	}
 	for i := range nd { // every data starts valid at home
 		e.nodes[e.home].set(i, resident)
 	}
@@ -530,11 +564,17 @@ func (e *Engine) Run() (st *Stats, err error) {
 			e.flush()
 		}
 		tFlow, fi := e.nextFlow()
-		if e.flushed && fi < 0 && len(e.events) == 0 {
+		tLat, li := e.nextLatent()
+		if e.flushed && fi < 0 && li < 0 && len(e.events) == 0 {
 			break
 		}
-		if len(e.events) == 0 && fi < 0 {
+		if len(e.events) == 0 && fi < 0 && li < 0 {
 			return nil, e.Stuck()
+		}
+		if li >= 0 && tLat <= tFlow && (len(e.events) == 0 || tLat <= e.events[0].t) {
+			e.advance(tLat)
+			e.activate(li)
+			continue
 		}
 		if fi >= 0 && (len(e.events) == 0 || tFlow <= e.events[0].t) {
 			e.advance(tFlow)

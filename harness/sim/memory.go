@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/internal/bitset"
@@ -10,11 +11,17 @@ import (
 )
 
 // request asks for data on a node: a prefetch (for a buffered task) or a
-// fetch (for a popped one). An access in mode W only allocates.
+// fetch (for a popped one). An access in mode W only allocates. src is the
+// node the copy comes from, chosen when the request is created (newRequest),
+// -1 when the copy chooses it as it starts (Runtime.SourceAtCopy, or no
+// valid copy could reach the node directly then).
 type request struct {
 	data     int
 	prefetch bool
 	alloc    bool
+	src      int
+	at       float64 // when the copy enters the node's copy stream (Runtime.CopyIssueUs)
+	seq      uint64  // the order in which copies were issued (Topology.SerialPeerCopies)
 }
 
 // node is one memory node: what it holds, the requests for it, its copy
@@ -30,8 +37,10 @@ type node struct {
 	pin      []int32 // popped tasks using the data
 	want     []int32 // tasks that prefetched the data on the node and are not popped (buffered, or pushed: pushNode)
 	reading  []int32 // copies reading the data out of this node
+	held     []int32 // requests of other nodes that chose this node's copy as their source (newRequest)
 	toHome   []bool  // a write-back of the data is queued or running
 	prefReq  []bool  // a prefetch request for the data waits in prefQ
+	prefSrc  []int32 // the source of that request (request.src)
 	used     int64
 	freeing  int64   // bytes of evicted data still being written back
 	lruPrev  []int32 // doubly linked LRU list over resident data; head = least recent
@@ -43,6 +52,13 @@ type node struct {
 	prefHead int
 	copyQ    []request // allocated loads, in issue order (one incoming stream)
 	busyIn   bool
+	inPair   int     // the source node whose requests the running copy counts among (pairOf)
+	copyWake float64 // the wake-up pending for the head of copyQ (0: none)
+	peerOut  int     // running copies from this GPU to others (Topology.SerialPeerCopies)
+	// driverT is when the node's driver thread (a GPU's) is done with the
+	// host time it spends issuing copies, launching kernels and fetching
+	// inputs (Runtime.CopyIssueUs, TaskIssueUs, FetchInputUs).
+	driverT  float64
 	waitHome int   // data the head of copyQ waits for at home, or -1
 	outQ     []int // write-backs to home, in order (one outgoing stream)
 	busyOut  bool
@@ -73,8 +89,8 @@ type node struct {
 
 func newNode(id int, ns hardware.Node, nd int) *node {
 	return &node{id: id, capacity: ns.Capacity, isHome: ns.Home, gpu: ns.GPU,
-		state: make([]uint8, nd), present: make([]bool, nd), pin: make([]int32, nd), want: make([]int32, nd), reading: make([]int32, nd),
-		toHome: make([]bool, nd), prefReq: make([]bool, nd), lruPrev: make([]int32, nd), lruNext: make([]int32, nd),
+		state: make([]uint8, nd), present: make([]bool, nd), pin: make([]int32, nd), want: make([]int32, nd), reading: make([]int32, nd), held: make([]int32, nd),
+		toHome: make([]bool, nd), prefReq: make([]bool, nd), prefSrc: make([]int32, nd), lruPrev: make([]int32, nd), lruNext: make([]int32, nd),
 		lruHead: -1, lruTail: -1, barrier: -1, waitHome: -1, headW: -1}
 }
 
@@ -93,12 +109,112 @@ func (n *node) set(d int, st uint8) {
 }
 
 // requestPrefetch queues a prefetch unless one is already queued (StarPU
-// reuses the pending request of the data).
-func (n *node) requestPrefetch(d int, mode workloads.Mode) {
+// reuses the pending request of the data). A request made again when
+// another source has become the best one (a GPU has loaded the data
+// meanwhile) moves to that source and to the end of the queue: StarPU
+// creates a second request, from that source, in that pair's list
+// (_starpu_search_existing_data_request looks among the requests from the
+// source just selected), and whichever is handled first loads the data;
+// the other then finds it loading (data_request.c starpu_handle_data_request:
+// dst_replicate->load_request). The new pair's list is nearly always the
+// first to have room, main memory's being full of prefetches.
+func (e *Engine) requestPrefetch(ni, d int, mode workloads.Mode) {
+	n := e.nodes[ni]
 	if !n.prefReq[d] {
+		r := e.newRequest(ni, d, true, mode == workloads.W)
 		n.prefReq[d] = true
-		n.prefQ = append(n.prefQ, request{d, true, mode == workloads.W})
+		n.prefSrc[d] = int32(r.src)
+		n.prefQ = append(n.prefQ, r)
+		return
 	}
+	if e.rt.SourceAtCopy || mode == workloads.W {
+		return
+	}
+	if s := e.source(ni, d); s != int(n.prefSrc[d]) {
+		e.release(int(n.prefSrc[d]), d)
+		e.hold(s, d)
+		n.prefSrc[d] = int32(s)
+		n.prefQ = append(n.prefQ, request{data: d, prefetch: true, src: s})
+	}
+}
+
+// newRequest creates a request for d on node ni. Unless
+// Runtime.SourceAtCopy, its source is chosen now, as StarPU's
+// _starpu_create_request_to_fetch_data calls _starpu_select_src_node when
+// it creates the request (coherency.c): among the copies valid now, a copy
+// still being loaded elsewhere is not one, so the request does not wait on
+// another node's request (it copies from main memory meanwhile). The
+// request holds the source's copy, which cannot be evicted, until its copy
+// starts or it is dropped (_starpu_create_data_request takes a reference
+// on src_replicate, released when the request completes).
+func (e *Engine) newRequest(ni, d int, prefetch, alloc bool) request {
+	r := request{data: d, prefetch: prefetch, alloc: alloc, src: -1}
+	if !alloc && !e.rt.SourceAtCopy && ni != e.home {
+		r.src = e.source(ni, d)
+		e.hold(r.src, d)
+	}
+	return r
+}
+
+// hold and release count a request's reference on its source's copy
+// (main memory's needs none: home is never evicted): a held copy is no
+// candidate for eviction, except as the last resort of a node's next task
+// (makeRoom), which StarPU does not have: two GPUs whose memory is full of
+// each other's sources would wait for each other forever. A request whose
+// source was evicted so chooses another when its copy starts. A copy no
+// request holds any more may be evicted: its node is woken to try again.
+func (e *Engine) hold(src, d int) {
+	if src >= 0 && src != e.home {
+		e.nodes[src].held[d]++
+	}
+}
+
+func (e *Engine) release(src, d int) {
+	if src < 0 || src == e.home {
+		return
+	}
+	m := e.nodes[src]
+	m.held[d]--
+	if m.held[d] == 0 && m.reading[d] == 0 && len(m.workers) > 0 {
+		e.push(e.now, m.workers[0], -1)
+	}
+}
+
+// dropPrefetchSource releases the source of the data's pending prefetch
+// request, which will not be copied (dropped, or taken over by a fetch).
+func (e *Engine) dropPrefetchSource(ni, d int) {
+	n := e.nodes[ni]
+	if n.prefReq[d] {
+		e.release(int(n.prefSrc[d]), d)
+		n.prefSrc[d] = -1
+	}
+}
+
+// pairOf is the node whose pending requests a request's copy counts among
+// (StarPU's peer node): its source, main memory when the copy chooses it
+// (a copy through main memory ends with a hop from there) or for an
+// allocation (_starpu_determine_request_path names main memory).
+func (e *Engine) pairOf(src int) int {
+	if src < 0 {
+		return e.home
+	}
+	return src
+}
+
+// pendingFrom counts the copies into node ni queued or running that count
+// among source s's (pairOf).
+func (e *Engine) pendingFrom(ni, s int) int {
+	n := e.nodes[ni]
+	c := 0
+	if n.busyIn && n.inPair == s {
+		c++
+	}
+	for _, r := range n.copyQ {
+		if e.pairOf(r.src) == s {
+			c++
+		}
+	}
+	return c
 }
 
 // startTransfer issues the node's pending requests, then starts its next
@@ -122,6 +238,10 @@ func (e *Engine) issue(ni int) {
 			e.unblock(n) // the driver is not blocked
 		}
 	}()
+	if e.perPair && len(n.workers) <= 1 && !e.rt.JustInTime {
+		waiting = e.issuePairs(ni)
+		return
+	}
 	for {
 		pending := len(n.copyQ)
 		if n.busyIn {
@@ -139,7 +259,8 @@ func (e *Engine) issue(ni int) {
 			return
 		}
 		for len(n.fetchQ) > 0 {
-			if d := n.fetchQ[0].data; n.state[d] != absent || n.pin[d] == 0 {
+			if r := n.fetchQ[0]; n.state[r.data] != absent || n.pin[r.data] == 0 {
+				e.release(r.src, r.data)
 				n.fetchQ = popFront(n.fetchQ)
 				continue
 			}
@@ -157,26 +278,120 @@ func (e *Engine) issue(ni int) {
 			n.fetchQ = popFront(n.fetchQ)
 			continue
 		}
-		for n.prefHead < len(n.prefQ) {
-			if d := n.prefQ[n.prefHead].data; n.state[d] != absent || n.want[d] == 0 || !n.prefReq[d] {
-				n.prefHead++
-				continue
-			}
-			break
-		}
-		if n.prefHead > 1024 && n.prefHead*2 > len(n.prefQ) {
-			n.prefQ = append(n.prefQ[:0], n.prefQ[n.prefHead:]...)
-			n.prefHead = 0
-		}
+		e.skipPrefetches(ni)
 		if n.prefHead == len(n.prefQ) || pending >= e.maxPrefetch {
 			return
 		}
 		var ok bool
-		if ok, waiting = e.allocate(ni, n.prefQ[n.prefHead], false); !ok {
+		if ok, waiting = e.allocate(ni, e.prefetchAt(n, n.prefHead), false); !ok {
 			return // declined: retry when memory changes
 		}
 		n.prefHead++
 	}
+}
+
+// skipPrefetches moves the head of the node's prefetch queue past the
+// requests that will not be copied: the data are there or coming, no
+// prefetched task waits for them, or the request was taken over.
+func (e *Engine) skipPrefetches(ni int) {
+	n := e.nodes[ni]
+	for n.prefHead < len(n.prefQ) && !e.livePrefetch(ni, n.prefQ[n.prefHead].data) {
+		n.prefHead++
+	}
+	if n.prefHead > 1024 && n.prefHead*2 > len(n.prefQ) {
+		n.prefQ = append(n.prefQ[:0], n.prefQ[n.prefHead:]...)
+		n.prefHead = 0
+	}
+}
+
+// livePrefetch says whether the prefetch request of d on node ni is still
+// to be handled; one that is not releases its source.
+func (e *Engine) livePrefetch(ni, d int) bool {
+	n := e.nodes[ni]
+	if !n.prefReq[d] {
+		return false
+	}
+	if n.state[d] != absent || n.want[d] == 0 {
+		e.dropPrefetchSource(ni, d)
+		return false
+	}
+	return true
+}
+
+// prefetchAt is the prefetch request at position i of the node's queue,
+// with its current source (prefSrc: a request made again may have another).
+func (e *Engine) prefetchAt(n *node, i int) request {
+	r := n.prefQ[i]
+	r.src = int(n.prefSrc[r.data])
+	return r
+}
+
+// issuePairs is issue under StarPU's per-pair counting
+// (Runtime.RequestsPerNode false, with peer copies): the fetches from
+// each source node in turn, main memory first, then the GPUs in order,
+// each in request order while fewer than FetchRequests copies from that
+// source are pending; then the prefetches likewise, up to
+// PrefetchRequests per source (datawizard.c ____starpu_datawizard_progress,
+// data_request.c __starpu_handle_node_data_requests). A request that gets
+// no memory stops the node's handling until memory changes, a fetch's
+// the prefetches too. It reports whether an allocation waits for the
+// device to drain.
+func (e *Engine) issuePairs(ni int) (waiting bool) {
+	n := e.nodes[ni]
+	n.fetchQ = slices.DeleteFunc(n.fetchQ, func(r request) bool {
+		if n.state[r.data] != absent || n.pin[r.data] == 0 {
+			e.release(r.src, r.data)
+			return true
+		}
+		return false
+	})
+	for {
+		i := e.nextFetch(ni)
+		if i < 0 {
+			break
+		}
+		r := n.fetchQ[i]
+		var ok bool
+		if ok, waiting = e.allocate(ni, r, e.forHead(n, r.data)); !ok {
+			return waiting // wait for memory: a copy or a task to end
+		}
+		n.fetchQ = slices.Delete(n.fetchQ, i, i+1)
+	}
+	e.skipPrefetches(ni)
+	for _, s := range e.srcOrder {
+		if s == ni {
+			continue
+		}
+		for j := n.prefHead; j < len(n.prefQ) && e.pendingFrom(ni, s) < e.maxPrefetch; j++ {
+			d := n.prefQ[j].data
+			if !e.livePrefetch(ni, d) || e.pairOf(int(n.prefSrc[d])) != s {
+				continue
+			}
+			var ok bool
+			if ok, waiting = e.allocate(ni, e.prefetchAt(n, j), false); !ok {
+				return waiting // declined: retry when memory changes
+			}
+		}
+	}
+	e.skipPrefetches(ni)
+	return waiting
+}
+
+// nextFetch is the position in the node's fetch queue of the fetch
+// issuePairs handles next, -1 when none may be.
+func (e *Engine) nextFetch(ni int) int {
+	n := e.nodes[ni]
+	for _, s := range e.srcOrder {
+		if s == ni || e.pendingFrom(ni, s) >= e.maxFetch {
+			continue
+		}
+		for i, r := range n.fetchQ {
+			if e.pairOf(r.src) == s {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // issueShared handles the fetches of a memory shared by several workers
@@ -199,6 +414,7 @@ func (e *Engine) issueShared(ni, pending int) bool {
 	for i := 0; i < len(n.fetchQ); {
 		r := n.fetchQ[i]
 		if n.state[r.data] != absent || n.pin[r.data] == 0 {
+			e.release(r.src, r.data)
 			n.fetchQ = append(n.fetchQ[:i], n.fetchQ[i+1:]...)
 			continue
 		}
@@ -337,10 +553,14 @@ func (e *Engine) enqueue(ni int, r request) {
 	n := e.nodes[ni]
 	d := r.data
 	n.set(d, queued)
+	if !r.prefetch {
+		e.dropPrefetchSource(ni, d) // the fetch takes over the prefetch request
+	}
 	n.prefReq[d] = false
 	n.used += e.w.Data[d].Bytes
 	switch {
 	case r.alloc:
+		e.release(r.src, d)
 		n.set(d, resident)
 		n.allocated = true
 		n.lruAppend(d)
@@ -348,10 +568,25 @@ func (e *Engine) enqueue(ni int, r request) {
 		e.observe(schedulers.LoadStarted, ni, d)
 		e.observe(schedulers.Loaded, ni, d)
 	case ni == e.home:
+		e.release(r.src, d)
 		e.fetchHome(d)
 	default:
+		r.at = e.driverSpend(n, e.copyIssue)
+		e.copySeq++
+		r.seq = e.copySeq
 		n.copyQ = append(n.copyQ, r)
 	}
+}
+
+// driverSpend makes a GPU's driver thread spend cost seconds of host time
+// after what it is doing, and returns when it is done; other nodes spend
+// nothing.
+func (e *Engine) driverSpend(n *node, cost float64) float64 {
+	if cost == 0 || !n.gpu {
+		return e.now
+	}
+	n.driverT = max(n.driverT, e.now) + cost
+	return n.driverT
 }
 
 // candidates lists, in LRU order, the data a load may evict: no popped
@@ -377,7 +612,7 @@ func (e *Engine) candidates(ni int, prefetch bool) []int {
 func (e *Engine) keepPrefetched(prefetch bool) bool { return prefetch && !e.rt.EvictPrefetched }
 
 func (n *node) evictable(d int32, keepPrefetched bool) bool {
-	return n.pin[d] == 0 && (!keepPrefetched || n.want[d] == 0) && n.reading[d] == 0
+	return n.pin[d] == 0 && (!keepPrefetched || n.want[d] == 0) && n.reading[d] == 0 && n.held[d] == 0
 }
 
 // firstCandidate is the first of candidates, -1 when there is none,
@@ -540,10 +775,10 @@ func (e *Engine) evict(ni, d int) {
 func (e *Engine) afterLeave(ni, d int) {
 	n := e.nodes[ni]
 	if n.want[d] > 0 && e.rt.Reprefetch {
-		n.requestPrefetch(d, e.modeOn(n, d))
+		e.requestPrefetch(ni, d, e.modeOn(n, d))
 	}
 	if n.pin[d] > 0 {
-		n.fetchQ = append(n.fetchQ, request{d, false, e.modeOn(n, d) == workloads.W})
+		n.fetchQ = append(n.fetchQ, e.newRequest(ni, d, false, e.modeOn(n, d) == workloads.W))
 	}
 }
 

@@ -16,14 +16,20 @@ type flow struct {
 	path            int // identifies links: at most one active flow per path
 	links           []int
 	remaining, rate float64
-	prefetch        bool
-	out             bool   // a write-back from src to home
-	version         uint32 // the data's version a write-back carries
+	// weight is the flow's share of a link against the others' (SimGrid:
+	// the inverse of its latency), 1 without latencies; activeAt is when
+	// its latency has passed and it starts sharing its links.
+	weight, activeAt float64
+	prefetch         bool
+	out              bool   // a write-back from src to home
+	version          uint32 // the data's version a write-back carries
 }
 
 // startCopy starts the oldest queued copy of a node if its incoming copy
-// engine is idle, from the source StarPU would pick (source); when no valid
-// copy can reach the node directly, the copy waits for one at home
+// engine is idle, from the source its request chose when it was created
+// (newRequest), or, under Runtime.SourceAtCopy or when none could be
+// chosen then, from the source StarPU would pick now (source); when no
+// valid copy can reach the node directly, the copy waits for one at home
 // (fetchHome), as StarPU routes it through main memory.
 func (e *Engine) startCopy(ni int) {
 	n := e.nodes[ni]
@@ -31,15 +37,57 @@ func (e *Engine) startCopy(ni int) {
 		return
 	}
 	r := n.copyQ[0]
-	src := e.source(ni, r.data)
+	if r.at > e.now { // the driver is still issuing it (Runtime.CopyIssueUs)
+		if n.copyWake != r.at {
+			n.copyWake = r.at
+			e.push(r.at, n.workers[0], -1)
+		}
+		return
+	}
+	src := r.src
+	if src < 0 || e.nodes[src].state[r.data] != resident {
+		src = e.source(ni, r.data)
+	}
 	if src < 0 {
 		n.waitHome = r.data
 		e.fetchHome(r.data)
 		return
 	}
+	if e.p.Topology.SerialPeerCopies && !e.serialFree(ni, src, r.seq) {
+		return // woken when a copy ends (loadDone)
+	}
 	n.waitHome = -1
 	n.copyQ = popFront(n.copyQ)
+	n.inPair = e.pairOf(r.src)
 	e.load(ni, r.data, src, r.prefetch)
+	e.release(r.src, r.data) // the copy now reads the source (load)
+}
+
+// serialFree says whether a copy into node ni from src, issued as seq, may
+// start under Topology.SerialPeerCopies (SimGrid's transfers_are_sequential):
+// no copy from ni to another GPU runs, or waits that was issued before it
+// (a copy into a GPU waits for the peer copies out of it issued earlier);
+// and for a peer copy, none into its source runs or waits that was issued
+// before it. (Copies into ni itself are sequential anyway: one stream.)
+func (e *Engine) serialFree(ni, src int, seq uint64) bool {
+	if e.nodes[ni].peerOut > 0 {
+		return false
+	}
+	for o, m := range e.nodes {
+		if o == ni || o == e.home {
+			continue
+		}
+		for _, q := range m.copyQ {
+			if q.seq < seq && q.src == ni {
+				return false
+			}
+		}
+	}
+	if src == e.home {
+		return true
+	}
+	s := e.nodes[src]
+	return !s.busyIn && (len(s.copyQ) == 0 || s.copyQ[0].seq > seq)
 }
 
 // source is the node a copy of d to node ni comes from, -1 when no valid
@@ -111,12 +159,14 @@ func (e *Engine) load(ni, d, src int, prefetch bool) {
 	}
 	f := e.newFlow()
 	*f = flow{node: ni, src: src, data: d, remaining: float64(bytes), prefetch: prefetch, path: ni}
+	e.setLatency(f, src, ni)
 	if src == e.home {
 		f.links, f.path = e.homePath(ni, d, false)
 	} else {
 		f.links = e.peerLinks[src][ni]
 		f.path = 2*len(e.nodes) + ni*len(e.nodes) + src
 		e.nodes[src].reading[d]++
+		e.nodes[src].peerOut++
 	}
 	e.startFlow(f)
 	e.observe(schedulers.LoadStarted, ni, d)
@@ -147,6 +197,7 @@ func (e *Engine) loadDone(ni, d int, prefetch bool, src int) {
 	if src != e.home {
 		m := e.nodes[src]
 		m.reading[d]--
+		m.peerOut--
 		freedSrc = m.reading[d] == 0
 	}
 	e.dataEvent("load_end", ni, d, bytes, "", src)
@@ -154,6 +205,13 @@ func (e *Engine) loadDone(ni, d int, prefetch bool, src int) {
 	e.kick(ni)
 	if freedSrc {
 		e.kick(src)
+	}
+	if e.p.Topology.SerialPeerCopies {
+		for o, m := range e.nodes { // copies waiting for this one (serialFree)
+			if o != e.home && o != ni && m.gpu {
+				e.startCopy(o)
+			}
+		}
 	}
 }
 
@@ -201,6 +259,7 @@ func (e *Engine) startOut(ni int) {
 	bytes := e.w.Data[d].Bytes
 	f := e.newFlow()
 	*f = flow{node: e.home, src: ni, data: d, remaining: float64(bytes), out: true, version: e.version[d]}
+	e.setLatency(f, ni, e.home)
 	f.links, f.path = e.homePath(ni, d, true)
 	e.startFlow(f)
 	e.dataEvent("writeback_start", ni, d, bytes, "", 0)
@@ -297,15 +356,53 @@ func (e *Engine) homePath(ni, d int, up bool) ([]int, int) {
 	return p[dir], 2*n + n*n + dir*n + ni
 }
 
-// startFlow adds a copy to the links; without transfers (Topology.NoTransfers)
-// it takes no time.
+// setLatency gives a copy from node src to dst its latency
+// (Topology.CopyLatencyUs): it shares no bandwidth before, and then shares
+// in inverse proportion to it, as SimGrid's CM02 model does with a flow's
+// route latency as its sharing penalty (NetworkCm02Model::communicate:
+// sharing_penalty_ = latency with network/weight-S = 0; the max-min system
+// gives a variable a rate proportional to the inverse of its penalty).
+// Without latency a flow's weight is 1, SimGrid's penalty of a flow
+// without latency.
+func (e *Engine) setLatency(f *flow, src, dst int) {
+	f.weight, f.activeAt = 1, e.now
+	if lat := e.p.Topology.CopyLatency(src, dst, e.home); lat > 0 && !e.p.Topology.NoTransfers {
+		f.weight, f.activeAt = 1/lat, e.now+lat
+	}
+}
+
+// startFlow adds a copy to the links once its latency has passed
+// (setLatency); without transfers (Topology.NoTransfers) it takes no time.
 func (e *Engine) startFlow(f *flow) {
+	if f.activeAt > e.now {
+		e.latent = append(e.latent, f)
+		return
+	}
 	e.flows = append(e.flows, f)
 	if e.p.Topology.NoTransfers {
 		f.rate = math.Inf(1)
 		return
 	}
 	e.rates()
+}
+
+// nextLatent is the earliest time a copy in its latency starts sharing its
+// links, and its index in latent (-1 when none).
+func (e *Engine) nextLatent() (float64, int) {
+	best, bi := math.Inf(1), -1
+	for i, f := range e.latent {
+		if f.activeAt < best {
+			best, bi = f.activeAt, i
+		}
+	}
+	return best, bi
+}
+
+// activate ends the latency of a copy: it shares its links from now on.
+func (e *Engine) activate(i int) {
+	f := e.latent[i]
+	e.latent = append(e.latent[:i], e.latent[i+1:]...)
+	e.startFlow(f)
 }
 
 // pathSet identifies the set of active paths: rates depend on it alone.
@@ -424,7 +521,8 @@ func (k *pathSet) rank(p int) int {
 type fairScratch struct {
 	capLeft []float64 // per link, its capacity not yet given
 	users   []int     // per link, its flows not yet fixed
-	share   []float64 // per link, capLeft over users, when not stale
+	weights []float64 // per link, the sum of their weights
+	share   []float64 // per link, capLeft over weights (the rate of a flow of weight 1), when not stale
 	stale   []bool
 	fixed   []bool // per flow
 	active  []int  // the links with flows to fix, in index order
@@ -432,7 +530,8 @@ type fairScratch struct {
 	start   []int
 }
 
-// fairShare computes the max-min fair rates of the active flows. Each
+// fairShare computes the max-min fair rates of the active flows, weighted
+// by their weight (setLatency; all 1 without latencies). Each
 // round scans only the links that still carry a flow to fix, in index
 // order (on 8 GPUs with NVLink, about a dozen of 46), recomputes the share
 // of those the last round changed only, and fixes the flows of the
@@ -442,12 +541,13 @@ func (e *Engine) fairShare() {
 	s := &e.fair
 	n, nl := len(e.flows), len(e.links)
 	if cap(s.capLeft) < nl {
-		s.capLeft, s.users = make([]float64, nl), make([]int, nl)
+		s.capLeft, s.users, s.weights = make([]float64, nl), make([]int, nl), make([]float64, nl)
 		s.share, s.stale = make([]float64, nl), make([]bool, nl)
 		s.start = make([]int, nl+1)
 	}
-	capLeft, users, share, stale := s.capLeft[:nl], s.users[:nl], s.share[:nl], s.stale[:nl]
+	capLeft, users, weights, share, stale := s.capLeft[:nl], s.users[:nl], s.weights[:nl], s.share[:nl], s.stale[:nl]
 	clear(users)
+	clear(weights)
 	if cap(s.fixed) < n {
 		s.fixed = make([]bool, n)
 	}
@@ -457,6 +557,7 @@ func (e *Engine) fairShare() {
 	for _, f := range e.flows {
 		for _, l := range f.links {
 			users[l]++
+			weights[l] += f.weight
 		}
 		uses += len(f.links)
 	}
@@ -495,7 +596,7 @@ func (e *Engine) fairShare() {
 			active[j] = l
 			j++
 			if stale[l] {
-				share[l], stale[l] = capLeft[l]/float64(users[l]), false
+				share[l], stale[l] = capLeft[l]/weights[l], false
 			}
 			if share[l] < least {
 				bl, least = l, share[l]
@@ -507,12 +608,13 @@ func (e *Engine) fairShare() {
 				continue
 			}
 			f := e.flows[i]
-			f.rate = least
+			f.rate = least * f.weight
 			fixed[i] = true
 			left--
 			for _, l := range f.links {
-				capLeft[l] -= least
+				capLeft[l] -= f.rate
 				users[l]--
+				weights[l] -= f.weight
 				stale[l] = true
 			}
 		}

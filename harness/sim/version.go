@@ -33,4 +33,15 @@ package sim
 // requests while fewer than 5 copies are pending, prefetch requests while
 // fewer than 2 (data_request.h; 20 and 10 before); the presets take over
 // one same-size chunk before reclaiming (reuse_same_size = true).
-const ModelVersion = 7
+// 8 (issue 33, rule 4 and SimGrid's transfer costs): a request chooses its
+// copy's source when it is created and holds it (StarPU's
+// _starpu_create_request_to_fetch_data), a datum requested again once a
+// GPU holds it moves to that source, the request caps count per pair of
+// nodes; copies may take a latency (Topology.CopyLatencyUs) and share
+// links in inverse proportion to it, each GPU may have its own link
+// (gpu_link_gbps_each), peer copies may be sequential with the copies into
+// their source (serial_peer_copies), and a GPU's driver may spend host
+// time per copy, kernel and input (copy_issue_us, task_issue_us,
+// fetch_input_us), all set in gemini-2-ipdps. Only runs with peer copies
+// change on the V100 presets (v100-gemini-1920, nvlink overrides).
+const ModelVersion = 8

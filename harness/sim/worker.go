@@ -17,6 +17,11 @@ type worker struct {
 	depth    int     // pipeline depth
 	buffer   *buffer // shared by the node's workers with Config.NodeBuffer
 	pipe     []int
+	// launchAt holds, for the first popped tasks whose data are all there,
+	// when the driver has launched their kernels (Runtime.TaskIssueUs): a
+	// task computes once the previous one ended and it is launched. Empty
+	// when launching costs nothing.
+	launchAt []float64
 	busy     bool    // computing pipe[0]
 	pulling  bool    // the scheduler has nothing for it for now
 	blockedT float64 // busy with charged scheduling time until then
@@ -122,6 +127,12 @@ func (e *Engine) step(w int, issue bool) {
 	if wk.blockedT > e.now {
 		e.wakeUp(w, wk)
 		return
+	}
+	if e.taskIssue > 0 && n.gpu {
+		// StarPU's CUDA driver launches the tasks whose inputs arrived
+		// before it handles requests and pops (driver_cuda.c
+		// _starpu_cuda_driver_run_once).
+		e.launch(w)
 	}
 	for {
 		e.fill(w)
@@ -280,7 +291,7 @@ func (e *Engine) prefetchInputs(ni, task int) {
 		n.want[d]++
 		switch n.state[d] {
 		case absent:
-			n.requestPrefetch(int(d), e.mode(task, k))
+			e.requestPrefetch(ni, int(d), e.mode(task, k))
 		case resident:
 			if !e.rt.TouchAtStart {
 				n.touch(int(d))
@@ -301,6 +312,10 @@ func (e *Engine) popTask(w, task int) {
 	}
 	e.pops++
 	e.tasks[task].popSeq = e.pops
+	if e.fetchInput > 0 {
+		// _starpu_fetch_task_input sleeps after requesting each input.
+		e.driverSpend(n, e.fetchInput*float64(len(e.inputs(task))))
+	}
 	if e.cfg.Decisions {
 		e.taskEvent("pop", w, wk.node, task)
 	}
@@ -312,8 +327,15 @@ func (e *Engine) popTask(w, task int) {
 		n.pin[d]++
 		switch n.state[d] {
 		case absent:
+			// StarPU creates the fetch request anew: from the pending
+			// prefetch's source it takes that request over, from another
+			// it is handled first (fetches before prefetches) and the
+			// prefetch then finds the data coming.
+			e.dropPrefetchSource(wk.node, int(d))
 			n.prefReq[d] = false
-			n.fetchQ = append(n.fetchQ, request{int(d), false, e.mode(task, k) == workloads.W})
+			if !e.fetching(n, int(d)) {
+				n.fetchQ = append(n.fetchQ, e.newRequest(wk.node, int(d), false, e.mode(task, k) == workloads.W))
+			}
 		case resident:
 			if !e.rt.TouchAtStart {
 				n.touch(int(d))
@@ -322,13 +344,30 @@ func (e *Engine) popTask(w, task int) {
 	}
 }
 
+// fetching says whether a fetch of d waits in the node's queue: a popped
+// task needing it too reuses that request (StarPU's
+// _starpu_search_existing_data_request).
+func (e *Engine) fetching(n *node, d int) bool {
+	return slices.ContainsFunc(n.fetchQ, func(q request) bool { return q.data == d })
+}
+
 // startCompute starts the worker's oldest popped task once its data are
 // on the node.
 func (e *Engine) startCompute(w int) {
 	wk := e.workers[w]
 	n := e.nodes[wk.node]
+	if e.taskIssue > 0 && n.gpu {
+		e.launch(w)
+	}
 	if wk.busy || len(wk.pipe) == 0 || (n.barrier >= 0 && n.done >= n.barrier) {
 		return // idle, or the driver is blocked and launched no more kernels
+	}
+	if len(wk.launchAt) > 0 && wk.launchAt[0] > e.now {
+		if wk.wakeT != wk.launchAt[0] { // not launched yet: wake up then
+			wk.wakeT = wk.launchAt[0]
+			e.push(wk.wakeT, w, -1)
+		}
+		return
 	}
 	task := wk.pipe[0]
 	inputs := e.inputs(task)
@@ -338,12 +377,12 @@ func (e *Engine) startCompute(w int) {
 				// Evicted while it waited: fetch it first (once: the
 				// request may be queued already, by afterLeave or by an
 				// earlier call; several workers share a node's queue).
-				r := request{int(d), false, e.mode(task, k) == workloads.W}
-				i := slices.IndexFunc(n.fetchQ, func(q request) bool { return q.data == r.data })
+				i := slices.IndexFunc(n.fetchQ, func(q request) bool { return q.data == int(d) })
 				if i < 0 {
-					n.fetchQ = append(n.fetchQ, r)
+					n.fetchQ = append(n.fetchQ, e.newRequest(wk.node, int(d), false, e.mode(task, k) == workloads.W))
 					i = len(n.fetchQ) - 1
 				}
+				r := n.fetchQ[i]
 				copy(n.fetchQ[1:i+1], n.fetchQ[:i])
 				n.fetchQ[0] = r
 				if n.batch {
@@ -377,6 +416,20 @@ func (e *Engine) startCompute(w int) {
 	}
 }
 
+// launch has the driver launch, in order, the popped tasks whose data are
+// all on the node: StarPU's CUDA driver queues a task's kernel when its
+// inputs have arrived (driver_cuda.c execute_job_on_cuda), and in SimGrid
+// sleeps 10 µs "for the GPU task queueing" first (simgrid.c
+// _starpu_simgrid_submit_job); the GPU runs the queued kernels one after
+// the other.
+func (e *Engine) launch(w int) {
+	wk := e.workers[w]
+	n := e.nodes[wk.node]
+	for len(wk.launchAt) < len(wk.pipe) && n.holds(e.inputs(wk.pipe[len(wk.launchAt)])) {
+		wk.launchAt = append(wk.launchAt, e.driverSpend(n, e.taskIssue))
+	}
+}
+
 // TaskDone reports that a task finished (a backend's report, or the
 // simulator's own event).
 func (e *Engine) TaskDone(w, task int) {
@@ -384,6 +437,9 @@ func (e *Engine) TaskDone(w, task int) {
 	n := e.nodes[wk.node]
 	wk.busy = false
 	wk.pipe = append(wk.pipe[:0], wk.pipe[1:]...) // in place: the pipeline is a few tasks
+	if len(wk.launchAt) > 0 {
+		wk.launchAt = append(wk.launchAt[:0], wk.launchAt[1:]...)
+	}
 	n.starting.Add(wk.slot)
 	n.ended(w)
 	e.wake(wk)
