@@ -211,7 +211,7 @@ type Engine struct {
 	byTask  schedulers.TaskPopper // popper, when it names the tasks it pops
 	idler   schedulers.Idler
 	obs     schedulers.Observer
-	follows [schedulers.Finished + 1]bool // the kinds of events obs follows
+	follows [schedulers.EventKinds]bool // the kinds of events obs follows
 	rng     *rand.Rand
 	be      Backend
 	trace   []Event // buffered with a backend, whose times may be corrected
@@ -347,6 +347,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e.home = p.HomeNode()
 	for i, ns := range specs {
 		e.nodes = append(e.nodes, newNode(i, ns, nd))
+		e.nodes[i].fromCopy = p.Runtime.LoadingFromCopy
 		e.homeGBps = append(e.homeGBps, p.HomeGBps(i))
 		up := 0.0
 		for j, l := range e.up[i] {
@@ -580,7 +581,9 @@ func (e *Engine) Begin() error {
 	}
 	sel, selective := e.obs.(schedulers.SelectiveObserver)
 	for k := range e.follows {
-		e.follows[k] = e.obs != nil && (!selective || sel.Observes(schedulers.EventKind(k)))
+		// Requested goes only to observers that ask for it (Ready's StarPU
+		// index): others never knew it.
+		e.follows[k] = e.obs != nil && (!selective && schedulers.EventKind(k) != schedulers.Requested || selective && sel.Observes(schedulers.EventKind(k)))
 	}
 	// Under the model, the papers' benchmarks submit every task while
 	// StarPU is paused and start the clock after starpu_do_schedule

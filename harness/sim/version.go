@@ -33,4 +33,10 @@ package sim
 // requests while fewer than 5 copies are pending, prefetch requests while
 // fewer than 2 (data_request.h; 20 and 10 before); the presets take over
 // one same-size chunk before reclaiming (reuse_same_size = true).
-const ModelVersion = 7
+// 8 (issue 33): what the schedulers see of a datum is StarPU's status
+// (schedulers.Status, StarPU's Ready ranking reads it): allocated and
+// loading from when its request is handled, loading after a request that
+// found no memory (Runtime.LoadingFromCopy false); a Requested event
+// tells it. The modular schedulers' Ready in the buffer (ReadyStarPU)
+// changes.
+const ModelVersion = 8

@@ -117,8 +117,63 @@ func TestDMDADefaultsAreStarPUs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := s.(*baseline.DMDA); d.Predict != baseline.PredictStarPU || !d.EndStarPU {
-			t.Errorf("%s: transfer_predict %q, StarPU expected end %v", name, d.Predict, d.EndStarPU)
+		if d := s.(*baseline.DMDA); d.Predict != baseline.PredictStarPU || !d.EndStarPU || d.RankPresent {
+			t.Errorf("%s: transfer_predict %q, StarPU expected end %v, thesis ranking %v", name, d.Predict, d.EndStarPU, d.RankPresent)
+		}
+	}
+}
+
+// StarPU's dmdar on one GPU under memory pressure (the 2D product, N = 30,
+// 250 MiB: 17 of the 60 blocks fit) prefetches every task when it is
+// pushed; memory fills with row block 0 (StarPU's B0) and 16 column
+// blocks, and the prefetch of the next block is refused. A refused request
+// leaves its datum loading in StarPU's status (Runtime.LoadingFromCopy
+// false), and StarPU's Ready ranks a task whose missing bytes are loading
+// before one whose are not (rank = starpu). Once row 0 is done the head of
+// the prefetch queue is a row block, "loading" while the evicted column
+// blocks are not: DMDAR streams the row blocks one by one across the 15
+// column blocks that stayed, and task (3, 14) runs long before task
+// (1, 0), whose column block 0 was evicted: 104 loads, StarPU's count
+// (results/starpu/2d-1gpu-250.starpu.jsonl; StarPU+SimGrid traces show the
+// same order). With either rule off DMDAR refetches column block 0 for
+// task (1, 0) as soon as row block 2 arrives, and the column blocks then
+// cycle: 240 loads.
+func TestDMDARStreamsAsStarPU(t *testing.T) {
+	w, err := workloads.Generate(workloads.Spec{Kind: "matmul2d", N: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rank     string
+		fromCopy bool
+		loads    int
+		streams  bool // task (3, 14) starts before task (1, 0)
+	}{{"starpu", false, 104, true}, {"present", false, 240, false}, {"starpu", true, 240, false}} {
+		p, err := hardware.Load("gemini-2-ipdps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.GPUs = 1
+		p.SetMemoryBytes(250 * hardware.MiB)
+		p.Runtime.LoadingFromCopy = c.fromCopy
+		s, _, _, err := schedulers.Build("dmdar", map[string]string{"penalty": "expected", "rank": c.rank})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := make([]int, len(w.Tasks))
+		n := 0
+		st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: -1, Pipeline: p.Runtime.Pipeline, Seed: 1,
+			Trace: func(e sim.Event) {
+				if e.Ev == "task_start" {
+					at[e.Task] = n
+					n++
+				}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if streams := at[3*30+14] < at[1*30+0]; st.Loads != c.loads || streams != c.streams {
+			t.Errorf("rank=%s loading_from_copy=%v: %d loads, task (3,14) before (1,0) %v; want %d, %v", c.rank, c.fromCopy, st.Loads, streams, c.loads, c.streams)
 		}
 	}
 }
