@@ -98,3 +98,28 @@ func TestStatusIsStarPUs(t *testing.T) {
 		}
 	}
 }
+
+// What the application holds on a GPU outside its data
+// (Workload.DeviceBytes: xgemm.c's 2D C scratch tile) is not there for the
+// data. Four one-byte data read in turn, then the first again: a GPU of 4
+// bytes keeps them all (4 loads); holding 1 byte for the application it
+// keeps 3, and the first is evicted before it is read again (5 loads). A
+// GPU left no byte for the data is refused.
+func TestDeviceBytesTakeMemory(t *testing.T) {
+	for _, c := range []struct {
+		device int64
+		loads  int
+	}{{0, 4}, {1, 5}} {
+		w := chain([][]int{{0}, {1}, {2}, {3}, {0}}, nil)
+		w.DeviceBytes = c.device
+		st := run(t, sim.Config{Workload: w, Platform: runtimePlatform(t, 4, nil), Scheduler: &statusSpy{}, Buffer: 1, Pipeline: 1})
+		if st.Loads != c.loads {
+			t.Errorf("device_bytes %d: %d loads, want %d", c.device, st.Loads, c.loads)
+		}
+	}
+	w := chain([][]int{{0}}, nil)
+	w.DeviceBytes = 4
+	if _, err := sim.New(sim.Config{Workload: w, Platform: runtimePlatform(t, 4, nil), Scheduler: &statusSpy{}}); err == nil {
+		t.Error("a GPU holding nothing but the application's bytes was accepted")
+	}
+}

@@ -39,4 +39,8 @@ package sim
 // found no memory (Runtime.LoadingFromCopy false); a Requested event
 // tells it. The modular schedulers' Ready in the buffer (ReadyStarPU)
 // changes.
-const ModelVersion = 8
+// 9 (issue 33): the 2D products hold xgemm.c's C scratch tile on every GPU
+// (workloads.Workload.DeviceBytes, Spec.NoScratch), out of the memory the
+// data may use: a memory cap holds one block fewer where the 3.5 MiB tile
+// crosses a block boundary (100 and 200 MiB at N = 30).
+const ModelVersion = 9

@@ -177,3 +177,39 @@ func TestDMDARStreamsAsStarPU(t *testing.T) {
 		}
 	}
 }
+
+// StarPU's xgemm.c holds a C tile (3.5 MiB) on the GPU for its 2D products
+// (workloads.Workload.DeviceBytes): at 100 MiB six 14 MiB blocks fit, not
+// seven, and at 200 MiB thirteen, not fourteen. DMDAR at N = 30 then makes
+// StarPU+SimGrid's 687 and 316 loads
+// (results/starpu/2d-memory.starpu.jsonl); without the tile
+// (Spec.NoScratch) 634 and 263.
+func TestDMDARSeesXgemmScratch(t *testing.T) {
+	for _, c := range []struct {
+		mib       int64
+		noScratch bool
+		loads     int
+	}{{100, false, 687}, {100, true, 634}, {200, false, 316}, {200, true, 263}} {
+		w, err := workloads.Generate(workloads.Spec{Kind: "matmul2d", N: 30, NoScratch: c.noScratch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := hardware.Load("gemini-2-ipdps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.GPUs = 1
+		p.SetMemoryBytes(c.mib * hardware.MiB)
+		s, _, _, err := schedulers.Build("dmdar", map[string]string{"penalty": "expected"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: -1, Pipeline: p.Runtime.Pipeline, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Loads != c.loads {
+			t.Errorf("%d MiB, no scratch %v: %d loads, want %d", c.mib, c.noScratch, st.Loads, c.loads)
+		}
+	}
+}
