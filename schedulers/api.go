@@ -246,8 +246,7 @@ const (
 	// Requested: a request for the data was handled on the node: its
 	// memory is allocated and its copy queued, or it found no memory
 	// (Status: StarPU then reports the data loading). It comes before the
-	// copy's LoadStarted; the engine tells it only to a SelectiveObserver
-	// that asks for it (Ready's StarPU index).
+	// copy's LoadStarted; Ready's StarPU index follows it.
 	Requested
 	// EventKinds is the number of kinds.
 	EventKinds

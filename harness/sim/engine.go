@@ -589,9 +589,7 @@ func (e *Engine) Begin() error {
 	}
 	sel, selective := e.obs.(schedulers.SelectiveObserver)
 	for k := range e.follows {
-		// Requested goes only to observers that ask for it (Ready's StarPU
-		// index): others never knew it.
-		e.follows[k] = e.obs != nil && (!selective && schedulers.EventKind(k) != schedulers.Requested || selective && sel.Observes(schedulers.EventKind(k)))
+		e.follows[k] = e.obs != nil && (!selective || sel.Observes(schedulers.EventKind(k)))
 	}
 	// Under the model, the papers' benchmarks submit every task while
 	// StarPU is paused and start the clock after starpu_do_schedule

@@ -29,8 +29,7 @@ func (s *statusSpy) Pull(int) (int, bool) {
 	return s.next - 1, true
 }
 
-// Observes asks for Requested events, which the engine tells only to
-// observers that ask.
+// Observes says the spy follows requests and task starts.
 func (s *statusSpy) Observes(kind schedulers.EventKind) bool {
 	return kind == schedulers.Requested || kind == schedulers.Started
 }
