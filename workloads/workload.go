@@ -65,7 +65,8 @@ type Workload struct {
 	// for its 2D products one C tile per CUDA worker that no task accesses
 	// (starpu_malloc_on_node of Cscratch when not -3d, since StarPU
 	// 4a55ab954 of April 2021, "gemm2d: Just completely ignore C results";
-	// counted against STARPU_LIMIT_CUDA_MEM).
+	// counted against STARPU_LIMIT_CUDA_MEM). The engine takes it off each
+	// GPU's memory cap, on real GPUs too.
 	DeviceBytes int64
 }
 

@@ -348,7 +348,10 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	for i, ns := range specs {
 		if ns.GPU && ns.Capacity >= 0 {
 			// The application's own allocation on every GPU (xgemm.c's 2D
-			// C scratch tile) is counted against its memory.
+			// C scratch tile) is counted against its memory, on real GPUs
+			// too: memsched's executor then leaves as much of its cap
+			// unused as xgemm's tile takes of StarPU's (its own C scratch
+			// is beside the cap, harness/cudaexec).
 			ns.Capacity = max(0, ns.Capacity-w.DeviceBytes)
 		}
 		e.nodes = append(e.nodes, newNode(i, ns, nd))
