@@ -63,9 +63,10 @@ func parse(fs *flag.FlagSet, args []string) error {
 
 // workloadFlags are shared by run and workload.
 type workloadFlags struct {
-	spec workloads.Spec
-	file string
-	opts paramFlag
+	spec    workloads.Spec
+	file    string
+	opts    paramFlag
+	scratch bool // --c-scratch (workloads.Spec.NoScratch is its negation)
 }
 
 func (w *workloadFlags) register(fs *flag.FlagSet, withFile bool) {
@@ -79,6 +80,7 @@ func (w *workloadFlags) register(fs *flag.FlagSet, withFile bool) {
 	fs.Float64Var(&w.spec.Keep, "keep", 0, "sparse2d: probability of keeping a task, in (0, 1] (0 = 0.1)")
 	fs.BoolVar(&w.spec.Deps, "deps", false, "the task graph: updated tiles in mode RW and their dependencies (3D accumulation, Cholesky, LU)")
 	fs.BoolVar(&w.spec.WriteC, "write-c", false, "2D kinds: each task also writes a scratch C tile (mode W, discarded), as IPDPS 2022's random-order sgemm did")
+	fs.BoolVar(&w.scratch, "c-scratch", true, "2D kinds without --write-c: every GPU holds the C tile StarPU's xgemm.c allocates there (Cscratch), out of its memory; --c-scratch=false leaves it out")
 	w.opts = paramFlag{}
 	fs.Var(w.opts, "opt", "option of an application workload (tree, fmm, qrmumps, spldlt, stencil) name=value, repeatable; memsched workload -h lists them")
 	if withFile {
@@ -88,7 +90,7 @@ func (w *workloadFlags) register(fs *flag.FlagSet, withFile bool) {
 
 // generatorFlags describe a generated workload; a workload file fixes the
 // task set, so they cannot come with --workload-file.
-var generatorFlags = []string{"workload", "kind", "n", "tile", "z", "nz", "order", "keep", "deps"}
+var generatorFlags = []string{"workload", "kind", "n", "tile", "z", "nz", "order", "keep", "deps", "c-scratch"}
 
 func (w *workloadFlags) build(fs *flag.FlagSet, seed uint64) (*workloads.Workload, error) {
 	if w.file != "" {
@@ -106,6 +108,7 @@ func (w *workloadFlags) build(fs *flag.FlagSet, seed uint64) (*workloads.Workloa
 	if w.spec.Keep != 0 && w.spec.Kind != workloads.KindSparse2D {
 		return nil, fmt.Errorf("--keep is for --workload sparse2d, not %s", w.spec.Kind)
 	}
+	w.spec.NoScratch = !w.scratch
 	s := w.spec
 	s.Seed = seed
 	if len(w.opts) > 0 {

@@ -247,6 +247,21 @@ type Runtime struct {
 	// that prefetched a datum until they fetch it, _starpu_fetch_task_input_tail);
 	// only a fetch may evict them.
 	EvictPrefetched bool `toml:"evict_prefetched" json:"evict_prefetched,omitempty"`
+	// LoadingFromCopy counts a datum as allocated and loading, in what the
+	// schedulers see of StarPU's data status (schedulers.Status, which
+	// StarPU's Ready ranking reads), only once its copy starts (the former
+	// model). False: StarPU's, from when its request is handled: allocated
+	// and loading while its copy waits for the copy engine, and loading
+	// (not allocated) after a request found no memory, until the datum is
+	// allocated (data_request.c starpu_handle_data_request sets the
+	// replicate's load_request before _starpu_driver_copy_data_1_to_1
+	// allocates and leaves it set on -ENOMEM; user_interactions.c
+	// starpu_data_query_status2 reports is_loading = load_request != NULL).
+	// Ready then prefers a task whose missing datum heads the prefetch
+	// queue, refused for lack of memory, to one whose missing data nobody
+	// asked for: dmdar on one GPU streams one input across tasks that keep
+	// the others.
+	LoadingFromCopy bool `toml:"loading_from_copy" json:"loading_from_copy,omitempty"`
 	// SchedCost is what scheduling costs the worker a call is made for:
 	// "none" (the default: decisions are free, the papers' simulations),
 	// "measured" (this program's own wall time: not reproducible), or

@@ -1326,6 +1326,7 @@ func (c *StarPUImport) TOML() []byte {
 	p("prefetch_requests  = 2      # source: data_request.h MAX_PENDING_PREFETCH_REQUESTS_PER_NODE at papers/ICPP2023 (2 since February 2021, 10 before)\n")
 	p("prefetch_at_buffer = false  # source: component_fifo.c fifo_push_local_task prefetches each task pushed into a FIFO whose workers share one memory node (starpu_sched_component_prefetch_on_node)\n")
 	p("evict_prefetched   = false  # source: memalloc.c starpu_data_can_evict: a prefetch never evicts data whose nb_tasks_prefetch is not 0\n")
+	p("loading_from_copy  = false  # source: data_request.c starpu_handle_data_request sets the replicate's load_request before allocating and keeps it on -ENOMEM; user_interactions.c starpu_data_query_status2: is_loading = load_request != NULL: a datum is loading (and allocated) from when its request is handled, even a request that found no memory\n")
 	p("duration_cv        = 0      # source: SimGrid gives every task its footprint's history mean (src/core/simgrid.c: \"TODO: option to add variance\")\n")
 	p("flush_in_makespan  = false  # source: the papers' benchmarks stop the clock at starpu_task_wait_for_all and unregister the data afterwards (examples/mult/xgemm.c)\n")
 	p("sched_cost         = \"none\" # source: STARPU_SIMGRID_SCHED_COST unset in the scripts (src/core/simgrid.h: default 0): scheduling takes no simulated time\n")

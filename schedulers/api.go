@@ -112,6 +112,57 @@ func NewPresence(present []bool) Presence { return Presence{present} }
 // Has reports whether the data is present.
 func (p Presence) Has(data int) bool { return p.present[data] }
 
+// What StarPU reports of a datum on a memory node
+// (user_interactions.c starpu_data_query_status2), the bits of a Status.
+const (
+	// StatusAllocated: memory is allocated for the datum (is_allocated).
+	StatusAllocated uint8 = 1 << iota
+	// StatusValid: a valid copy is there (is_valid).
+	StatusValid
+	// StatusLoading: a request for it was handled and has not completed
+	// (is_loading: the replicate's load_request), whether its copy runs,
+	// waits for the copy engine, or waits for memory.
+	StatusLoading
+)
+
+// Status is the read-only status of the data on a memory node, kept by the
+// executor: what StarPU's Ready ranking asks (ReadyStarPU).
+type Status struct{ status []uint8 }
+
+// NewStatus is what an executor hands out for a node whose statuses it
+// keeps in status (indexed by data id, bits StatusAllocated...).
+func NewStatus(status []uint8) Status { return Status{status} }
+
+// Of is the datum's status bits.
+func (s Status) Of(data int) uint8 { return s.status[data] }
+
+// StatusViewer is a View that keeps StarPU's status of the data (the
+// simulator does). A View without it is read through Presence and
+// Resident (StatusOf).
+type StatusViewer interface {
+	Status(worker int) Status
+}
+
+// StatusOf is the worker's memory's Status: the view's own, or, for a view
+// that keeps none, one read off Presence and Resident (present: allocated,
+// and loading unless valid).
+func StatusOf(v View, worker int) Status {
+	if sv, ok := v.(StatusViewer); ok {
+		return sv.Status(worker)
+	}
+	st := make([]uint8, len(v.Workload().Data))
+	on := v.Presence(worker)
+	for d := range st {
+		switch {
+		case v.Resident(worker, d):
+			st[d] = StatusAllocated | StatusValid
+		case on.Has(d):
+			st[d] = StatusAllocated | StatusLoading
+		}
+	}
+	return Status{st}
+}
+
 // Scheduler is the contract every scheduler fulfils. Init sees the whole
 // workload; Push announces a task whose dependencies are met (every task of
 // an independent set is pushed once, in submission order, right after Init);
@@ -192,6 +243,13 @@ const (
 	Evicted                      // data left the node (evicted, or invalidated by a write elsewhere)
 	Started                      // a task starts on the worker
 	Finished                     // a task ends on the worker
+	// Requested: a request for the data was handled on the node: its
+	// memory is allocated and its copy queued, or it found no memory
+	// (Status: StarPU then reports the data loading). It comes before the
+	// copy's LoadStarted; Ready's StarPU index follows it.
+	Requested
+	// EventKinds is the number of kinds.
+	EventKinds
 )
 
 // Observer is implemented by schedulers that follow memory and task events.

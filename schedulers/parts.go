@@ -47,24 +47,24 @@ func Ready(v View, worker int, buffer []int, window int) int {
 // with _starpu_size_non_ready_buffers): among the first window buffered
 // tasks (window <= 0: all), the one with the fewest bytes read and not
 // valid on the worker (data being loaded count as not valid), then the
-// fewest of those not even loading (in memsched: not present), then the
-// fewest bytes not allocated there (any mode; in memsched: not present),
-// then the first. The scan stops at a task that improves on every one
+// fewest of those not even loading, then the fewest bytes not allocated
+// there (any mode), then the first: what StarPU reports of each datum
+// (Status: starpu_data_query_status2). The scan stops at a task that improves on every one
 // before it with nothing not valid and nothing not allocated: a task whose
 // inputs are all valid but one still loading, or a written tile not
 // allocated yet, does not stop it.
 //
 // Where Ready asks one question of each input (present?), this ranking
-// asks what StarPU's does: whether a copy is valid (View.Resident) and
-// whether it is present; it counts one data status query per input of
-// every task it scans, as Ready.
+// asks what StarPU's does: whether a copy is valid, loading, allocated
+// (StatusOf); it counts one data status query per input of every task it
+// scans, as Ready.
 func ReadyStarPU(v View, worker int, buffer []int, window int) int {
 	n := len(buffer)
 	if window > 0 && window < n {
 		n = window
 	}
 	w := v.Workload()
-	on := v.Presence(worker)
+	st := StatusOf(v, worker)
 	best := 0
 	var bestReady, bestLoading, bestAlloc int64 = math.MaxInt64, math.MaxInt64, math.MaxInt64
 	ops := 0
@@ -76,13 +76,13 @@ scan:
 		var notReady, notLoading, notAlloc int64
 		for k, d := range inputs {
 			b := w.Data[d].Bytes
-			present := on.present[d]
-			if !present {
+			s := st.status[d]
+			if s&StatusAllocated == 0 {
 				notAlloc += b
 			}
-			if w.Mode(t, k).Reads() && !v.Resident(worker, int(d)) {
+			if s&StatusValid == 0 && w.Mode(t, k).Reads() {
 				notReady += b
-				if !present {
+				if s&StatusLoading == 0 {
 					notLoading += b
 				}
 			}

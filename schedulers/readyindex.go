@@ -37,14 +37,26 @@ import (
 // tasks up to the choice when the choice misses nothing, else of all; the
 // tree's nodes also sum the queued tasks below them and their inputs,
 // which give that count and the choice's index in the buffer.
+//
+// NewStarPUReadyIndex ranks as StarPU's code does (ReadyStarPU): a task's
+// key is three counts, the bytes it reads that are not valid on the node,
+// those of them not even loading, and the bytes not allocated (any mode),
+// compared in that order, each a lower bound kept as above: the index
+// follows every event that can lower one (a request handled, a load
+// started or ended) and recounts a task when it reaches the front.
 type ReadyIndex struct {
 	// Prio, when set, breaks ties of missing bytes by priority, higher
 	// first, before arrival: StarPU's pop of the first ready task of a
 	// queue sorted by priority (dmdas: fifo_queues.c
 	// _starpu_fifo_pop_first_ready_task). Set it before the first Add.
 	Prio    []float64
+	starpu  bool // StarPU's ranking (NewStarPUReadyIndex)
 	v       View
 	w       *workloads.Workload
+	status  []Status    // per worker, with starpu when the view keeps it (StatusViewer)
+	stamp   []uint32    // per task: the last event that visited it (Observe)
+	event   uint32      // events observed
+	keep    []int32     // scratch: the tasks an event leaves counting its data
 	tasks   []readyTask // per task
 	slots   []readySlot // inputs of the tasks with more than readyInline: tasks[t].off..
 	node    []int       // per worker: its memory node
@@ -55,36 +67,55 @@ type ReadyIndex struct {
 // readyTask is what the index knows of a task, kept together so that
 // visiting a task touches one place: its inputs too, when it has at most
 // readyInline (the tasks are visited at random, and a second array read
-// per visit is a second cache miss). 32 bytes: two a cache line.
+// per visit is a second cache miss).
 type readyTask struct {
-	missing int64 // bytes of its counted inputs, <= its missing bytes
-	where   int32 // worker whose buffer holds the task, -1 none
-	seq     int32 // arrival at that worker: its leaf in the worker's tree
-	n       int32 // its inputs (duplicates kept, as Ready counts them)
-	off     int32 // with more than readyInline inputs: its first slot
-	in      [readyInline]readySlot
+	// missing: bytes of its counted inputs, <= its missing bytes; under
+	// StarPU's ranking, its bytes read and not valid (counted, a lower
+	// bound), and loading and alloc its bytes not loading and not
+	// allocated.
+	missing, loading, alloc int64
+	where                   int32 // worker whose buffer holds the task, -1 none
+	seq                     int32 // arrival at that worker: its leaf in the worker's tree
+	n                       int32 // its inputs (duplicates kept, as Ready counts them)
+	off                     int32 // with more than readyInline inputs: its first slot
+	in                      [readyInline]readySlot
 }
 
 // readyInline is the number of inputs a task's record holds.
 const readyInline = 2
 
-// readySlot is one input of a task: its data, complemented (^data) while
-// the task counts it as missing.
+// readySlot is one input of a task: its data, and the flags of the counts
+// of the task that include it (slotMissing: missing, or under StarPU's
+// ranking not valid; slotLoading, slotAlloc).
 type readySlot int32
 
-func (s readySlot) data() int {
-	if s < 0 {
-		return int(^s)
-	}
-	return int(s)
-}
+const (
+	slotMissing readySlot = 1 << (28 + iota)
+	slotLoading
+	slotAlloc
+	slotFlags = slotMissing | slotLoading | slotAlloc
+	// maxReadyData bounds the data ids a slot holds.
+	maxReadyData = 1 << 28
+)
 
-func (s readySlot) counted() bool { return s < 0 }
+func (s readySlot) data() int { return int(s &^ slotFlags) }
 
-// NewReadyIndex prepares the index for a run.
-func NewReadyIndex(v View) *ReadyIndex {
+func (s readySlot) counted() bool { return s&slotFlags != 0 }
+
+// NewReadyIndex prepares the index for a run, ranking by missing bytes
+// (Ready).
+func NewReadyIndex(v View) *ReadyIndex { return newReadyIndex(v, false) }
+
+// NewStarPUReadyIndex prepares the index for a run, ranking as StarPU's code
+// does (ReadyStarPU).
+func NewStarPUReadyIndex(v View) *ReadyIndex { return newReadyIndex(v, true) }
+
+func newReadyIndex(v View, starpu bool) *ReadyIndex {
 	w := v.Workload()
-	r := &ReadyIndex{v: v, w: w, tasks: make([]readyTask, len(w.Tasks)),
+	if len(w.Data) >= maxReadyData {
+		panic("schedulers: ReadyIndex: too many data")
+	}
+	r := &ReadyIndex{v: v, w: w, starpu: starpu, tasks: make([]readyTask, len(w.Tasks)),
 		node: make([]int, v.Workers()), queues: make([]readyTree, v.Workers()), waiting: newChunkLists(v.Nodes() * len(w.Data))}
 	n := 0
 	for _, task := range w.Tasks {
@@ -111,7 +142,25 @@ func NewReadyIndex(v View) *ReadyIndex {
 		r.node[k] = v.WorkerNode(k)
 		r.queues[k] = readyTree{ix: r, worker: int32(k)}
 	}
+	if starpu {
+		r.stamp = make([]uint32, len(w.Tasks))
+		if sv, ok := v.(StatusViewer); ok {
+			r.status = make([]Status, v.Workers())
+			for k := range r.status {
+				r.status[k] = sv.Status(k)
+			}
+		}
+	}
 	return r
+}
+
+// statusOf is the worker's memory's Status (StatusOf, once for a view
+// that keeps it).
+func (r *ReadyIndex) statusOf(worker int) Status {
+	if r.status != nil {
+		return r.status[worker]
+	}
+	return StatusOf(r.v, worker)
 }
 
 // Reserve makes room for n more arrivals at worker, for owners that know
@@ -135,7 +184,7 @@ func (r *ReadyIndex) inputs(rt *readyTask) []readySlot {
 func (r *ReadyIndex) Add(worker, task int) {
 	q := &r.queues[worker]
 	rt := &r.tasks[task]
-	rt.where, rt.seq, rt.missing = int32(worker), int32(len(q.arrivals)), 0
+	rt.where, rt.seq, rt.missing, rt.loading, rt.alloc = int32(worker), int32(len(q.arrivals)), 0, 0, 0
 	r.count(worker, task)
 	q.push(int32(task))
 }
@@ -147,15 +196,21 @@ func (r *ReadyIndex) AddAll(worker int, tasks []int) {
 	q := &r.queues[worker]
 	for _, task := range tasks {
 		rt := &r.tasks[task]
-		rt.where, rt.seq, rt.missing = int32(worker), int32(len(q.arrivals)), 0
+		rt.where, rt.seq, rt.missing, rt.loading, rt.alloc = int32(worker), int32(len(q.arrivals)), 0, 0, 0
 		r.count(worker, task)
 		q.arrivals = append(q.arrivals, int32(task))
 	}
 	q.build()
 }
 
-// count counts every missing input of a task that is not counted yet.
+// count counts every missing input of a task that is not counted yet
+// (under StarPU's ranking, sets every count of the task to what the data's
+// status says now).
 func (r *ReadyIndex) count(worker, task int) {
+	if r.starpu {
+		r.countStarPU(worker, task)
+		return
+	}
 	node := r.node[worker]
 	on := r.v.Presence(worker)
 	rt := &r.tasks[task]
@@ -163,8 +218,66 @@ func (r *ReadyIndex) count(worker, task int) {
 	for i := range in {
 		s := &in[i]
 		if d := s.data(); !s.counted() && !on.Has(d) {
-			*s = ^*s
+			*s |= slotMissing
 			rt.missing += r.w.Data[d].Bytes
+			r.waiting.add(node*len(r.w.Data)+d, int32(task))
+		}
+	}
+}
+
+// flags are the counts an input of a task belongs to under StarPU's
+// ranking, from its datum's status bits (fifo_queues.c
+// _starpu_size_non_ready_buffers): not allocated in any mode; read and not
+// valid; and of those, not loading.
+func flags(status uint8, reads bool) readySlot {
+	var f readySlot
+	if status&StatusAllocated == 0 {
+		f |= slotAlloc
+	}
+	if reads && status&StatusValid == 0 {
+		f |= slotMissing
+		if status&StatusLoading == 0 {
+			f |= slotLoading
+		}
+	}
+	return f
+}
+
+// setFlags makes slot i of a task count in the counts f, adjusting the
+// task's counts; it reports whether the slot counted in none before.
+func (r *ReadyIndex) setFlags(rt *readyTask, s *readySlot, f readySlot) (wasNone bool) {
+	old := *s & slotFlags
+	if old == f {
+		return old == 0
+	}
+	b := r.w.Data[s.data()].Bytes
+	add := func(flag readySlot, n *int64) {
+		switch {
+		case f&flag != 0 && old&flag == 0:
+			*n += b
+		case f&flag == 0 && old&flag != 0:
+			*n -= b
+		}
+	}
+	add(slotMissing, &rt.missing)
+	add(slotLoading, &rt.loading)
+	add(slotAlloc, &rt.alloc)
+	*s = *s&^slotFlags | f
+	return old == 0
+}
+
+// countStarPU sets a task's counts to what its inputs' status says now.
+func (r *ReadyIndex) countStarPU(worker, task int) {
+	node := r.node[worker]
+	st := r.statusOf(worker)
+	rt := &r.tasks[task]
+	in := r.inputs(rt)
+	modes := r.w.ModesOf(task)
+	for i := range in {
+		s := &in[i]
+		d := s.data()
+		reads := len(modes) == 0 || modes[i].Reads()
+		if f := flags(st.Of(d), reads); r.setFlags(rt, s, f) && f != 0 {
 			r.waiting.add(node*len(r.w.Data)+d, int32(task))
 		}
 	}
@@ -172,7 +285,8 @@ func (r *ReadyIndex) count(worker, task int) {
 
 // key is a queued task's key in its worker's tree.
 func (r *ReadyIndex) key(t int) readyKey {
-	k := readyKey{missing: r.tasks[t].missing}
+	rt := &r.tasks[t]
+	k := readyKey{missing: rt.missing, loading: rt.loading, alloc: rt.alloc}
 	if r.Prio != nil {
 		k.prio = r.Prio[t]
 	}
@@ -187,13 +301,26 @@ func (r *ReadyIndex) place(t int, old readyKey) {
 }
 
 // Observes says the index follows loads only: an eviction leaves its counts
-// lower bounds, rechecked when a task reaches the front.
-func (r *ReadyIndex) Observes(kind EventKind) bool { return kind == LoadStarted }
+// lower bounds, rechecked when a task reaches the front. Under StarPU's
+// ranking it follows what can lower a count: requests handled, loads
+// started and ended.
+func (r *ReadyIndex) Observes(kind EventKind) bool {
+	if r.starpu {
+		return kind == Requested || kind == LoadStarted || kind == Loaded
+	}
+	return kind == LoadStarted
+}
 
 // Observe keeps the counts lower bounds: a data starting to load is no
 // longer missing for the tasks counting it; an eviction changes nothing
 // until the task reaches the front (see Next).
 func (r *ReadyIndex) Observe(kind EventKind, node, id int) {
+	if r.starpu {
+		if r.Observes(kind) {
+			r.observeStarPU(node, id)
+		}
+		return
+	}
 	if kind != LoadStarted {
 		return
 	}
@@ -208,7 +335,7 @@ func (r *ReadyIndex) Observe(kind EventKind, node, id int) {
 		in := r.inputs(rt)
 		for i, s := range in {
 			if s.counted() && s.data() == id {
-				in[i] = ^s
+				in[i] = s &^ slotFlags
 				drop += b
 			}
 		}
@@ -219,6 +346,56 @@ func (r *ReadyIndex) Observe(kind EventKind, node, id int) {
 		}
 	})
 	r.waiting.clear(list)
+}
+
+// observeStarPU updates, after a change of datum id's status on node, the
+// counts of the tasks queued there that count it: each count the status
+// no longer justifies drops (an event only lowers them). The tasks still
+// counting it stay listed.
+func (r *ReadyIndex) observeStarPU(node, id int) {
+	list := node*len(r.w.Data) + id
+	if r.event++; r.event == 0 { // wrapped: older stamps could match
+		clear(r.stamp)
+		r.event = 1
+	}
+	keep := r.keep[:0]
+	var st Status
+	stOK := false
+	r.waiting.each(list, func(t int32) {
+		rt := &r.tasks[t]
+		if rt.where < 0 || r.node[rt.where] != node || r.stamp[t] == r.event {
+			return // left the buffer, queued elsewhere now, or seen
+		}
+		r.stamp[t] = r.event
+		if !stOK {
+			st, stOK = r.statusOf(int(rt.where)), true
+		}
+		status := st.Of(id)
+		modes := r.w.ModesOf(int(t))
+		old := r.key(int(t))
+		counts := false
+		in := r.inputs(rt)
+		for i := range in {
+			s := &in[i]
+			if s.data() != id || !s.counted() {
+				continue
+			}
+			reads := len(modes) == 0 || modes[i].Reads()
+			r.setFlags(rt, s, *s&flags(status, reads)) // lower only
+			counts = counts || s.counted()
+		}
+		if r.key(int(t)) != old {
+			r.place(int(t), old)
+		}
+		if counts {
+			keep = append(keep, t)
+		}
+	})
+	r.waiting.clear(list)
+	for _, t := range keep {
+		r.waiting.add(list, t)
+	}
+	r.keep = keep[:0]
 }
 
 // Remove forgets a task, wherever it is queued.
@@ -238,6 +415,7 @@ func (r *ReadyIndex) forget(task int) {
 	for i, s := range in {
 		in[i] = readySlot(s.data())
 	}
+	rt.missing, rt.loading, rt.alloc = 0, 0, 0
 }
 
 // Next returns and forgets Ready's choice among the worker's tasks: the
@@ -282,9 +460,9 @@ func (r *ReadyIndex) next(worker int) (task, before int) {
 			t := int(q.arrivals[a])
 			if k == least {
 				r.count(worker, t)
-				if r.tasks[t].missing == k.missing {
+				if r.key(t) == k {
 					ops := q.queuedInputs() // the scan found no complete task: it saw all
-					if k.missing == 0 {
+					if r.stops(worker, t, k) {
 						ops = inputs + int64(r.tasks[t].n)
 					}
 					r.v.Count(int(ops))
@@ -299,18 +477,60 @@ func (r *ReadyIndex) next(worker int) (task, before int) {
 	}
 }
 
+// stops says whether Ready's scan stops at its choice t, of key k, rather
+// than scanning every queued task: Ready stops at a task missing nothing;
+// StarPU's scan (_starpu_fifo_pop_first_ready_task) stops at the first
+// task with nothing not valid if it has nothing unallocated either, which
+// is then the choice: so it stops at t when t has nothing not valid nor
+// unallocated and no task before t has nothing not valid (one with a
+// written input not allocated yet).
+func (r *ReadyIndex) stops(worker, t int, k readyKey) bool {
+	if k.missing != 0 || k.alloc != 0 {
+		return false
+	}
+	if !r.starpu {
+		return true
+	}
+	q := &r.queues[worker]
+	for {
+		i := q.firstNoneMissing()
+		a := int(q.arrivals[i])
+		if a == t {
+			return true
+		}
+		old := r.key(a)
+		r.count(worker, a)
+		if r.key(a) != old {
+			r.place(a, old)
+		}
+		if r.tasks[a].missing == 0 {
+			return false // it has nothing not valid: the scan went on past it
+		}
+	}
+}
+
 // readyKey orders a worker's queued tasks for Ready: fewer missing bytes
-// first, then higher priority (zero without Prio); arrival breaks ties.
+// first (under StarPU's ranking: bytes not valid, then not loading, then
+// not allocated), then higher priority (zero without Prio); arrival breaks
+// ties.
 type readyKey struct {
-	missing int64
-	prio    float64
+	missing, loading, alloc int64
+	prio                    float64
 }
 
 // readyGone is the key of a task that left the queue.
 var readyGone = readyKey{missing: math.MaxInt64}
 
 func (a readyKey) less(b readyKey) bool {
-	return a.missing < b.missing || (a.missing == b.missing && a.prio > b.prio)
+	switch {
+	case a.missing != b.missing:
+		return a.missing < b.missing
+	case a.loading != b.loading:
+		return a.loading < b.loading
+	case a.alloc != b.alloc:
+		return a.alloc < b.alloc
+	}
+	return a.prio > b.prio
 }
 
 // readyBlock is the number of consecutive arrivals under one leaf of a
@@ -365,7 +585,7 @@ func (t *readyTree) key(i int) readyKey {
 	if rt.where != t.worker || int(rt.seq) != i {
 		return readyGone
 	}
-	k := readyKey{missing: rt.missing}
+	k := readyKey{missing: rt.missing, loading: rt.loading, alloc: rt.alloc}
 	if p := t.ix.Prio; p != nil {
 		k.prio = p[task]
 	}
@@ -503,7 +723,7 @@ func (t *readyTree) block(b int) (lo, hi int) {
 func (t *readyTree) rescan(b int) {
 	lo, hi := t.block(b)
 	m := readyGone
-	if t.ix.Prio == nil { // the keys are counts alone: compare those
+	if t.ix.Prio == nil && !t.ix.starpu { // the keys are counts alone: compare those
 		// queued(a) written out: this loop is most of Ready's time.
 		tasks := t.ix.tasks
 		for a, task := range t.arrivals[lo:hi] {
@@ -533,6 +753,25 @@ func (t *readyTree) propagate(j int, m readyKey) {
 		j /= 2
 		m = least(t.node[2*j].key, t.node[2*j+1].key)
 	}
+}
+
+// firstNoneMissing returns the first arrival whose recorded key has
+// nothing missing, which the caller knows exists.
+func (t *readyTree) firstNoneMissing() int {
+	j := 1
+	for j < t.size {
+		j *= 2
+		if t.node[j].key.missing != 0 {
+			j++
+		}
+	}
+	lo, hi := t.block(j - t.size)
+	for i := lo; i < hi; i++ {
+		if k := t.key(i); k.missing == 0 {
+			return i
+		}
+	}
+	panic("schedulers: readyTree out of sync")
 }
 
 // first returns the first arrival holding the least key (-1 if every

@@ -2,19 +2,20 @@ package schedulers
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
 // The tournament tree finds what a scan of the keys finds: the first
 // arrival with the least key, the queued arrivals before it and the inputs
 // up to it, under random pushes, changes and removals, with ties of counts
-// and priorities.
+// and priorities, and under StarPU's ranking of three counts.
 func TestReadyTreeMatchesScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	for it := 0; it < 40; it++ {
 		// Each arrival is a task of its own, whose record the test sets as
 		// the index does before telling the tree.
-		ix := &ReadyIndex{}
+		ix := &ReadyIndex{starpu: it%4 >= 2}
 		if it%2 == 1 {
 			ix.Prio = []float64{}
 		}
@@ -22,7 +23,11 @@ func TestReadyTreeMatchesScan(t *testing.T) {
 		var keys []readyKey
 		var inputs []int64
 		key := func() readyKey {
-			return readyKey{missing: int64(r.IntN(4)), prio: float64(r.IntN(3) * (it % 2))}
+			k := readyKey{missing: int64(r.IntN(4)), prio: float64(r.IntN(3) * (it % 2))}
+			if ix.starpu {
+				k.loading, k.alloc = int64(r.IntN(min(3, int(k.missing)+1))), int64(r.IntN(3))
+			}
+			return k
 		}
 		for step := 0; step < 3000; step++ {
 			if r.IntN(50) == 0 { // as Reserve does: leaves for arrivals to come
@@ -35,7 +40,7 @@ func TestReadyTreeMatchesScan(t *testing.T) {
 			case op < 3 || len(keys) == 0:
 				k, n := key(), r.IntN(4)
 				task := len(ix.tasks)
-				ix.tasks = append(ix.tasks, readyTask{missing: k.missing, seq: int32(len(keys)), n: int32(n)})
+				ix.tasks = append(ix.tasks, readyTask{missing: k.missing, loading: k.loading, alloc: k.alloc, seq: int32(len(keys)), n: int32(n)})
 				if ix.Prio != nil {
 					ix.Prio = append(ix.Prio, k.prio)
 				}
@@ -50,7 +55,7 @@ func TestReadyTreeMatchesScan(t *testing.T) {
 			default:
 				if i := r.IntN(len(keys)); keys[i] != readyGone {
 					k := key()
-					ix.tasks[i].missing = k.missing
+					ix.tasks[i].missing, ix.tasks[i].loading, ix.tasks[i].alloc = k.missing, k.loading, k.alloc
 					if ix.Prio != nil {
 						ix.Prio[i] = k.prio
 					}
@@ -74,6 +79,11 @@ func TestReadyTreeMatchesScan(t *testing.T) {
 					if i < want {
 						before++
 					}
+				}
+			}
+			if zero := slices.IndexFunc(keys, func(k readyKey) bool { return k.missing == 0 }); zero >= 0 {
+				if got := tree.firstNoneMissing(); got != zero {
+					t.Fatalf("run %d step %d: first arrival missing nothing %d, want %d", it, step, got, zero)
 				}
 			}
 			i, b, th := tree.first()

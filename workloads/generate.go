@@ -184,6 +184,12 @@ func data2D(b *builder, s Spec) (a0, b0 int, flops float64) {
 	// outer and y inner, so the strided block is the one consecutive tasks
 	// cycle through: our B_j (j inner).
 	b.strided(b0, b0+s.N)
+	if !s.WriteC && !s.NoScratch {
+		// xgemm.c (not -3d): Cscratch[i] = starpu_malloc_on_node(node,
+		// (xdim / nslicesx) * (ydim / nslicesy) * sizeof(TYPE)) per CUDA
+		// worker, the tile its kernels write C into and nobody reads.
+		b.w.DeviceBytes = int64(s.Tile) * int64(s.Tile) * floatBytes
+	}
 	if s.WriteC {
 		b.c0 = b.addData(s.N*s.N, int64(s.Tile)*int64(s.Tile)*floatBytes)
 		for c := b.c0; c < len(b.w.Data); c++ {
@@ -403,7 +409,7 @@ func randomOrder(w *Workload, r *rand.Rand) *Workload {
 			}
 		}
 	}
-	out := &Workload{Name: w.Name, Data: w.Data, Tasks: make([]Task, n)}
+	out := &Workload{Name: w.Name, Data: w.Data, Tasks: make([]Task, n), DeviceBytes: w.DeviceBytes}
 	for i, old := range order {
 		out.Tasks[i] = w.Tasks[old]
 		out.Tasks[i].ID = i

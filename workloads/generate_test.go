@@ -458,3 +458,32 @@ func edgeCount(w *Workload) int {
 	}
 	return n
 }
+
+// StarPU's xgemm.c holds, for its 2D products, one C tile per GPU that no
+// task accesses (Cscratch, starpu_malloc_on_node, since StarPU 4a55ab954):
+// the 2D kinds say so in DeviceBytes (960² floats), unless their tasks
+// write their C tiles (WriteC, the xgemm before it) or NoScratch leaves it
+// out (named so); 3D tiles C and holds none.
+func TestXgemmScratch(t *testing.T) {
+	for _, c := range []struct {
+		spec Spec
+		want int64
+		name string
+	}{
+		{Spec{Kind: "matmul2d", N: 4}, 960 * 960 * 4, "matmul2d-n4"},
+		{Spec{Kind: "sparse2d", N: 4, Keep: 0.5}, 960 * 960 * 4, ""},
+		{Spec{Kind: "randompairs", N: 4}, 960 * 960 * 4, ""},
+		{Spec{Kind: "matmul2d", N: 4, Tile: 480}, 480 * 480 * 4, ""},
+		{Spec{Kind: "matmul2d", N: 4, WriteC: true}, 0, "matmul2d-n4-c"},
+		{Spec{Kind: "matmul2d", N: 4, NoScratch: true}, 0, "matmul2d-n4-noscratch"},
+		{Spec{Kind: "matmul3d", N: 4}, 0, "matmul3d-n4"},
+	} {
+		w := mustGen(t, c.spec)
+		if w.DeviceBytes != c.want || (c.name != "" && w.Name != c.name) {
+			t.Errorf("%+v: %s holds %d bytes per GPU, want %s, %d", c.spec, w.Name, w.DeviceBytes, c.name, c.want)
+		}
+	}
+	if _, err := Generate(Spec{Kind: "matmul3d", N: 4, NoScratch: true}); err == nil {
+		t.Error("NoScratch accepted on matmul3d")
+	}
+}

@@ -27,7 +27,11 @@ func (w *Workload) WriteJSON(wr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("workloads: encoding name: %w", err)
 	}
-	fmt.Fprintf(bw, "{\"name\":%s,\n\"data\":[", name)
+	fmt.Fprintf(bw, "{\"name\":%s,\n", name)
+	if w.DeviceBytes != 0 {
+		fmt.Fprintf(bw, "\"device_bytes\":%d,\n", w.DeviceBytes)
+	}
+	bw.WriteString("\"data\":[")
 	for i, d := range w.Data {
 		line, err := json.Marshal(d)
 		if err != nil {
@@ -124,6 +128,10 @@ func ReadJSON(r io.Reader) (*Workload, error) {
 			if err := dec.Decode(&w.Name); err != nil {
 				return nil, decodeErr(dec, err, "name")
 			}
+		case "device_bytes":
+			if err := dec.Decode(&w.DeviceBytes); err != nil {
+				return nil, decodeErr(dec, err, "device_bytes")
+			}
 		case "data":
 			if err := decodeArray(dec, "data", func(i int) error {
 				var d Data
@@ -160,8 +168,8 @@ func ReadJSON(r io.Reader) (*Workload, error) {
 				return nil, err
 			}
 		default:
-			return nil, fmt.Errorf("workloads: JSON: unknown top-level field %q%s; allowed: name, data, tasks",
-				key, suggest.Closest(key, []string{"name", "data", "tasks"}))
+			return nil, fmt.Errorf("workloads: JSON: unknown top-level field %q%s; allowed: name, device_bytes, data, tasks",
+				key, suggest.Closest(key, []string{"name", "device_bytes", "data", "tasks"}))
 		}
 	}
 	if err := expectDelim(dec, '}', "the top level"); err != nil {

@@ -54,6 +54,7 @@ func TestWriteJSONFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"name":"matmul2d-n1",
+"device_bytes":3686400,
 "data":[
 {"id":0,"bytes":14745600},
 {"id":1,"bytes":14745600,"strided":true}],

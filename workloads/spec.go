@@ -52,8 +52,12 @@ type Spec struct {
 	// WriteC (2D kinds) adds each task's C tile, written in mode W and
 	// discarded after the task (scratch), as the sgemm codelet of the IPDPS
 	// 2022 random-order runs did.
-	WriteC bool   `json:",omitempty"`
-	Seed   uint64 // seeds every random choice (order, sparse mask, random pairs)
+	WriteC bool `json:",omitempty"`
+	// NoScratch (2D kinds) leaves out the C tile that StarPU's xgemm.c
+	// holds on every GPU for its 2D products without WriteC
+	// (Workload.DeviceBytes), as before StarPU 4a55ab954 (April 2021).
+	NoScratch bool   `json:",omitempty"`
+	Seed      uint64 // seeds every random choice (order, sparse mask, random pairs)
 	// Opts are the named options of the application kinds (KindOptions),
 	// as "name=value,..." sorted by name (FormatOpts), so a Spec stays a
 	// comparable value; absent ones take their defaults.
@@ -113,6 +117,9 @@ func (s Spec) check() error {
 	default:
 		return fmt.Errorf("workloads: %s: unknown Spec.Order %q%s; use \"\" or %q (natural order) or %q (seeded shuffle)",
 			s.Kind, s.Order, suggest.Closest(s.Order, []string{OrderSubmission, OrderRandom}), OrderSubmission, OrderRandom)
+	}
+	if s.NoScratch && !is2D(s.Kind) {
+		return fmt.Errorf("workloads: %s: Spec.NoScratch applies to the 2D kinds (matmul2d, sparse2d, randompairs), whose xgemm.c holds a C tile on every GPU", s.Kind)
 	}
 	if s.WriteC && !is2D(s.Kind) {
 		return fmt.Errorf("workloads: %s: Spec.WriteC applies to the 2D kinds (matmul2d, sparse2d, randompairs); the other kinds update their tiles with Deps", s.Kind)
@@ -178,6 +185,9 @@ func (s Spec) Name() string {
 	}
 	if s.WriteC {
 		b.WriteString("-c")
+	}
+	if s.NoScratch && !s.WriteC {
+		b.WriteString("-noscratch")
 	}
 	if s.Order == OrderRandom {
 		b.WriteString("-random")

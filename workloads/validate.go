@@ -27,6 +27,9 @@ func (w *Workload) Validate() error {
 	if len(w.Tasks) == 0 {
 		return fmt.Errorf("workloads: %s has no tasks", w.label())
 	}
+	if w.DeviceBytes < 0 || w.DeviceBytes > MaxDataBytes {
+		return fmt.Errorf("workloads: device_bytes = %d; it is the bytes held on every GPU outside the data, in [0, 2^50]", w.DeviceBytes)
+	}
 	var total int64
 	for j, d := range w.Data {
 		if d.ID != j {

@@ -59,6 +59,15 @@ type Workload struct {
 	Deps     [][]int  // per task, the tasks it waits for
 	Priority []int    // per task, its bottom-level priority (Cholesky, thesis Fig. 2.4)
 	Coords   Coords   // per task, e.g. (i,j) for 2D, (i,j,k) for 3D, Cholesky (k,m,n)
+
+	// DeviceBytes is what the application holds on every GPU outside its
+	// data, out of the memory the data may use: StarPU's xgemm.c allocates
+	// for its 2D products one C tile per CUDA worker that no task accesses
+	// (starpu_malloc_on_node of Cscratch when not -3d, since StarPU
+	// 4a55ab954 of April 2021, "gemm2d: Just completely ignore C results";
+	// counted against STARPU_LIMIT_CUDA_MEM). The engine takes it off each
+	// GPU's memory cap, on real GPUs too.
+	DeviceBytes int64
 }
 
 // ModesOf returns the access modes of task t's inputs, or nil when all

@@ -156,7 +156,7 @@ func TestRunCompletesOnFake(t *testing.T) {
 		for _, sched := range []string{"eager", "dmdar"} {
 			t.Run(c.name+"/"+sched, func(t *testing.T) {
 				w := mustGen(t, c.spec)
-				p := modelOfFake(t, c.gpus, c.mem*w.Data[0].Bytes)
+				p := modelOfFake(t, c.gpus, c.mem*w.Data[0].Bytes+w.DeviceBytes) // c.mem data beside the 2D C tile (Workload.DeviceBytes)
 				o := execute(t, w, p, sched, Options{})
 				checkTrace(t, w, p, o)
 				if o.st.Evictions == 0 && c.spec.Kind != "matmul3d" {

@@ -222,7 +222,7 @@ type Engine struct {
 	byTask  schedulers.TaskPopper // popper, when it names the tasks it pops
 	idler   schedulers.Idler
 	obs     schedulers.Observer
-	follows [schedulers.Finished + 1]bool // the kinds of events obs follows
+	follows [schedulers.EventKinds]bool // the kinds of events obs follows
 	rng     *rand.Rand
 	be      Backend
 	trace   []Event // buffered with a backend, whose times may be corrected
@@ -370,7 +370,16 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	specs := p.Nodes()
 	e.home = p.HomeNode()
 	for i, ns := range specs {
+		if ns.GPU && ns.Capacity >= 0 {
+			// The application's own allocation on every GPU (xgemm.c's 2D
+			// C scratch tile) is counted against its memory, on real GPUs
+			// too: memsched's executor then leaves as much of its cap
+			// unused as xgemm's tile takes of StarPU's (its own C scratch
+			// is beside the cap, harness/cudaexec).
+			ns.Capacity = max(0, ns.Capacity-w.DeviceBytes)
+		}
 		e.nodes = append(e.nodes, newNode(i, ns, nd))
+		e.nodes[i].fromCopy = p.Runtime.LoadingFromCopy
 		e.homeGBps = append(e.homeGBps, p.HomeGBps(i))
 		up := 0.0
 		for j, l := range e.up[i] {
@@ -395,12 +404,15 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		e.nodes[e.home].set(i, resident)
 	}
 	if need := w.MaxInputBytes(); e.minCapacity() >= 0 && need > e.minCapacity() {
-		per := "per GPU"
+		per, held := "per GPU", ""
 		if p.OutOfCore() {
 			per = "of RAM"
+		} else if w.DeviceBytes > 0 {
+			held = fmt.Sprintf(" once the application holds its %d bytes there (device_bytes)", w.DeviceBytes)
+			need += w.DeviceBytes
 		}
-		return nil, fmt.Errorf("memory of %d bytes (%.2f MiB) %s is smaller than one task's inputs (%d bytes, %.2f MiB): raise --memory-mb to at least %.2f",
-			p.MemoryBytes, float64(p.MemoryBytes)/hardware.MiB, per, need, float64(need)/hardware.MiB, math.Ceil(float64(need)/hardware.MiB*100)/100)
+		return nil, fmt.Errorf("memory of %d bytes (%.2f MiB) %s is smaller than one task's inputs (%d bytes, %.2f MiB)%s: raise --memory-mb to at least %.2f",
+			p.MemoryBytes, float64(p.MemoryBytes)/hardware.MiB, per, w.MaxInputBytes(), float64(w.MaxInputBytes())/hardware.MiB, held, math.Ceil(float64(need)/hardware.MiB*100)/100)
 	}
 	kindIndex := map[string]int{}
 	for i, ws := range p.Workers() {

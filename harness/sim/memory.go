@@ -34,6 +34,16 @@ type node struct {
 	workers  []int // the workers computing from it
 	state    []uint8
 	present  []bool  // state is loading or resident: what View.Presence shows
+	status   []uint8 // what StarPU reports of each datum (schedulers.Status bits): View.Status
+	// refused: a request for the datum was handled and found no memory, and
+	// it has not been allocated since. StarPU then reports it loading
+	// (data_request.c starpu_handle_data_request sets the replicate's
+	// load_request before _starpu_driver_copy_data_1_to_1 allocates, and
+	// leaves it set on -ENOMEM), unless Runtime.LoadingFromCopy.
+	refused []bool
+	// fromCopy: Runtime.LoadingFromCopy (status says loading and allocated
+	// only from the copy's start).
+	fromCopy bool
 	pin      []int32 // popped tasks using the data
 	want     []int32 // tasks that prefetched the data on the node and are not popped (buffered, or pushed: pushNode)
 	reading  []int32 // copies reading the data out of this node
@@ -89,7 +99,7 @@ type node struct {
 
 func newNode(id int, ns hardware.Node, nd int) *node {
 	return &node{id: id, capacity: ns.Capacity, isHome: ns.Home, gpu: ns.GPU,
-		state: make([]uint8, nd), present: make([]bool, nd), pin: make([]int32, nd), want: make([]int32, nd), reading: make([]int32, nd), held: make([]int32, nd),
+		state: make([]uint8, nd), present: make([]bool, nd), status: make([]uint8, nd), refused: make([]bool, nd), pin: make([]int32, nd), want: make([]int32, nd), reading: make([]int32, nd), held: make([]int32, nd),
 		toHome: make([]bool, nd), prefReq: make([]bool, nd), prefSrc: make([]int32, nd), lruPrev: make([]int32, nd), lruNext: make([]int32, nd),
 		lruHead: -1, lruTail: -1, barrier: -1, waitHome: -1, headW: -1}
 }
@@ -106,6 +116,45 @@ func (e *Engine) unblock(n *node) {
 func (n *node) set(d int, st uint8) {
 	n.state[d] = st
 	n.present[d] = st == loading || st == resident
+	n.status[d] = n.statusOf(d)
+}
+
+// statusOf is what StarPU's starpu_data_query_status2 reports of a datum
+// (user_interactions.c): allocated from the handling of its request until
+// it leaves, valid once its copy ends, loading from the handling of its
+// request, even one that found no memory (refused), until its copy ends.
+// Under Runtime.LoadingFromCopy (the former model) a datum is allocated
+// and loading only from its copy's start, as View.Present says.
+func (n *node) statusOf(d int) uint8 {
+	switch n.state[d] {
+	case resident:
+		return schedulers.StatusAllocated | schedulers.StatusValid
+	case loading:
+		return schedulers.StatusAllocated | schedulers.StatusLoading
+	case queued:
+		if !n.fromCopy {
+			return schedulers.StatusAllocated | schedulers.StatusLoading
+		}
+	case absent:
+		if n.refused[d] && !n.fromCopy {
+			return schedulers.StatusLoading
+		}
+	}
+	return 0
+}
+
+// refuse records that a request for an absent datum found no memory: StarPU
+// reports it loading from then on, until it is allocated (statusOf).
+func (e *Engine) refuse(ni, d int) {
+	n := e.nodes[ni]
+	if n.refused[d] || n.state[d] != absent {
+		return
+	}
+	n.refused[d] = true
+	n.status[d] = n.statusOf(d)
+	if !n.fromCopy {
+		e.observe(schedulers.Requested, ni, d)
+	}
 }
 
 // requestPrefetch queues a prefetch unless one is already queued (StarPU
@@ -273,6 +322,7 @@ func (e *Engine) issue(ni int) {
 			}
 			var ok bool
 			if ok, waiting = e.allocate(ni, r, e.forHead(n, r.data)); !ok {
+				e.refuse(ni, r.data)
 				return // wait for memory: a copy or a task to end
 			}
 			n.fetchQ = popFront(n.fetchQ)
@@ -284,6 +334,7 @@ func (e *Engine) issue(ni int) {
 		}
 		var ok bool
 		if ok, waiting = e.allocate(ni, e.prefetchAt(n, n.prefHead), false); !ok {
+			e.refuse(ni, n.prefQ[n.prefHead].data)
 			return // declined: retry when memory changes
 		}
 		n.prefHead++
@@ -353,6 +404,7 @@ func (e *Engine) issuePairs(ni int) (waiting bool) {
 		r := n.fetchQ[i]
 		var ok bool
 		if ok, waiting = e.allocate(ni, r, e.forHead(n, r.data)); !ok {
+			e.refuse(ni, r.data)
 			return waiting // wait for memory: a copy or a task to end
 		}
 		n.fetchQ = slices.Delete(n.fetchQ, i, i+1)
@@ -369,6 +421,7 @@ func (e *Engine) issuePairs(ni int) (waiting bool) {
 			}
 			var ok bool
 			if ok, waiting = e.allocate(ni, e.prefetchAt(n, j), false); !ok {
+				e.refuse(ni, d)
 				return waiting // declined: retry when memory changes
 			}
 		}
@@ -429,6 +482,7 @@ func (e *Engine) issueShared(ni, pending int) bool {
 			continue
 		}
 		if ok, _ := e.allocate(ni, r, head); !ok {
+			e.refuse(ni, r.data)
 			if !head {
 				failed = size
 			}
@@ -552,12 +606,14 @@ func (e *Engine) allocate(ni int, r request, head bool) (ok, wait bool) {
 func (e *Engine) enqueue(ni int, r request) {
 	n := e.nodes[ni]
 	d := r.data
+	n.refused[d] = false
 	n.set(d, queued)
 	if !r.prefetch {
 		e.dropPrefetchSource(ni, d) // the fetch takes over the prefetch request
 	}
 	n.prefReq[d] = false
 	n.used += e.w.Data[d].Bytes
+	e.observe(schedulers.Requested, ni, d)
 	switch {
 	case r.alloc:
 		e.release(r.src, d)

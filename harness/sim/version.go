@@ -44,4 +44,14 @@ package sim
 // time per copy, kernel and input (copy_issue_us, task_issue_us,
 // fetch_input_us), all set in gemini-2-ipdps. Only runs with peer copies
 // change on the V100 presets (v100-gemini-1920, nvlink overrides).
-const ModelVersion = 8
+// 9 (issue 33): what the schedulers see of a datum is StarPU's status
+// (schedulers.Status, StarPU's Ready ranking reads it): allocated and
+// loading from when its request is handled, loading after a request that
+// found no memory (Runtime.LoadingFromCopy false); a Requested event
+// tells it. The modular schedulers' Ready in the buffer (ReadyStarPU)
+// changes.
+// 10 (issue 33): the 2D products hold xgemm.c's C scratch tile on every GPU
+// (workloads.Workload.DeviceBytes, Spec.NoScratch), out of the memory the
+// data may use: a memory cap holds one block fewer where the 3.5 MiB tile
+// crosses a block boundary (100 and 200 MiB at N = 30).
+const ModelVersion = 10

@@ -91,6 +91,12 @@ func (e *Engine) Presence(w int) schedulers.Presence {
 	return schedulers.NewPresence(e.nodes[e.workers[w].node].present)
 }
 
+// Status is what StarPU reports of the data on the worker's memory
+// (schedulers.StatusViewer).
+func (e *Engine) Status(w int) schedulers.Status {
+	return schedulers.NewStatus(e.nodes[e.workers[w].node].status)
+}
+
 func (e *Engine) Buffer(w int) []int   { return e.workers[w].buffer.dense() }
 func (e *Engine) Pipeline(w int) []int { return e.workers[w].pipe }
 

@@ -98,7 +98,7 @@ func (s *Suite) checkPoints(p *parser) {
 			for _, nz := range nzs {
 				for _, keep := range keeps {
 					specs = append(specs, workloads.Spec{Kind: w.Kind, N: n, Tile: w.Tile, Z: w.Z, NZ: nz,
-						Order: w.Order, Keep: keep, Deps: w.Deps, WriteC: w.WriteC, Opts: w.Opts}.WithDefaults())
+						Order: w.Order, Keep: keep, Deps: w.Deps, WriteC: w.WriteC, NoScratch: w.NoScratch, Opts: w.Opts}.WithDefaults())
 				}
 			}
 		}

@@ -48,7 +48,8 @@
 // sched_cost, op_seconds, duration_cv...; a list or range is an axis whose
 // value is a coordinate of the points), any [topology] number; [workload] nz and keep (axes), tile, z,
 // order ("random"), deps (the task graph, updated tiles in mode RW),
-// write_c (2D: each task writes its C tile in mode W), opts (the options
+// write_c (2D: each task writes its C tile in mode W), c_scratch (2D:
+// false leaves out the C tile xgemm.c holds on every GPU), opts (the options
 // of an application kind, a table: opts = { dim = 3 }), seed (fixes the instance for every repetition; by default it derives from
 // the suite seed, the point and the repetition, shared by the schedulers)
 // or file (a workload JSON instead of a generator); [[scheduler]]
@@ -144,9 +145,11 @@ type Workload struct {
 	Order  string
 	Deps   bool
 	WriteC bool
-	Seed   *uint64 // nil: derived per point and repetition from the suite seed
-	File   string  // a workload JSON file instead of a generator
-	Opts   string  // options of an application kind (workloads.Spec.Opts)
+	// NoScratch: c_scratch = false (workloads.Spec.NoScratch).
+	NoScratch bool
+	Seed      *uint64 // nil: derived per point and repetition from the suite seed
+	File      string  // a workload JSON file instead of a generator
+	Opts      string  // options of an application kind (workloads.Spec.Opts)
 }
 
 // Scheduler is one [[scheduler]] block.
@@ -658,7 +661,7 @@ func (s *Suite) parseWorkload(t *tbl) {
 	w := &s.Workload
 	w.File = t.str("file", "")
 	if w.File != "" {
-		for _, k := range []string{"kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed", "opts"} {
+		for _, k := range []string{"kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "c_scratch", "seed", "opts"} {
 			if t.has(k) {
 				t.errf(k, "%s is set with file; a workload file fixes the task set: remove %s", k, k)
 			}
@@ -666,7 +669,7 @@ func (s *Suite) parseWorkload(t *tbl) {
 		if _, err := os.Stat(s.Path(w.File)); err != nil {
 			t.errf("file", "workload file %s: %v; give a path relative to the repository root", w.File, err)
 		}
-		t.unknown("file", "kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed", "opts")
+		t.unknown("file", "kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "c_scratch", "seed", "opts")
 		return
 	}
 	w.Kind = t.str("kind", "")
@@ -709,6 +712,7 @@ func (s *Suite) parseWorkload(t *tbl) {
 	}
 	w.Deps = t.boolean("deps", false)
 	w.WriteC = t.boolean("write_c", false)
+	w.NoScratch = !t.boolean("c_scratch", true)
 	if t.has("seed") {
 		seed := t.integer("seed", 0)
 		if seed < 0 {
@@ -732,7 +736,7 @@ func (s *Suite) parseWorkload(t *tbl) {
 		}
 		w.Opts = workloads.FormatOpts(opts)
 	}
-	t.unknown("kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "seed", "file", "opts")
+	t.unknown("kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "c_scratch", "seed", "file", "opts")
 }
 
 func (s *Suite) parseScheduler(i int, t *tbl) {

@@ -36,6 +36,19 @@ const (
 	PredictUncontended = "uncontended"
 )
 
+// Ready rankings of dmdar and dmdas (parameter rank).
+const (
+	// RankStarPU: StarPU's (fifo_queues.c _starpu_fifo_pop_first_ready_task
+	// at papers/ICPP2023, dmda_pop_ready_task): the queued task with the
+	// fewest bytes read and not valid on the worker, then the fewest of
+	// those not even loading, then the fewest bytes not allocated, then
+	// (dmdas) the highest priority, then the first (schedulers.ReadyStarPU).
+	RankStarPU = "starpu"
+	// RankPresent: the thesis' Ready (Alg. 2): the fewest bytes not loaded
+	// or loading, then the first.
+	RankPresent = "present"
+)
+
 // Expected ends of the dmda family (parameter expected_end).
 const (
 	// EndStarPU: StarPU's dmda (deque_modeling_policy_data_aware.c,
@@ -63,29 +76,32 @@ func init() {
 		return schedulers.Param{Name: "penalty", Kind: "string", Default: def, Choices: []string{PenaltyInMem, PenaltyExpected},
 			Doc: "transfer penalty: inmem (thesis Alg. 6: data once allocated to a worker count as there forever) or expected (StarPU's code: data present or requested on the worker cost nothing, others their transfer time from the fastest valid copy)"}
 	}
+	rank := schedulers.Param{Name: "rank", Kind: "string", Default: RankStarPU, Choices: []string{RankStarPU, RankPresent},
+		Doc: "how Ready ranks the queued tasks (dmdar, dmdas): starpu (StarPU's fifo_queues.c _starpu_fifo_pop_first_ready_task: fewest bytes not valid, then not loading, then not allocated, as starpu_data_query_status2 reports them) or present (thesis Alg. 2: fewest bytes not loaded or loading)"}
 	for _, ready := range []bool{false, true} {
-		name, doc := "dmda", "StarPU dmda: each task, in submission order, goes to the worker minimising alpha*(expected end - best end) + beta*transfer time of its missing inputs; every queued task is prefetched"
+		name, doc, version := "dmda", "StarPU dmda: each task, in submission order, goes to the worker minimising alpha*(expected end - best end) + beta*transfer time of its missing inputs; every queued task is prefetched", 4
 		if ready {
-			name = "dmdar"
-			doc = "dmda + Ready: a worker starts the queued task with the fewest bytes still to load (thesis Alg. 2)"
+			// 5: StarPU's Ready ranking (rank = starpu).
+			name, version = "dmdar", 5
+			doc = "dmda + Ready: a worker starts the queued task with the fewest bytes still to load (StarPU's dmda_pop_ready_task: not valid, then not loading, then not allocated; thesis Alg. 2 with rank = present)"
 		}
 		schedulers.Register(schedulers.Spec{
-			Name: name, Version: 4, Doc: doc, Params: append(params, penalty(PenaltyInMem),
-				schedulers.Param{Name: "window", Kind: "int", Default: "0", Min: "0", Doc: "Ready looks at the first window queued tasks only (0 = all); dmdar only"}),
+			Name: name, Version: version, Doc: doc, Params: append(params, penalty(PenaltyInMem),
+				schedulers.Param{Name: "window", Kind: "int", Default: "0", Min: "0", Doc: "Ready looks at the first window queued tasks only (0 = all); dmdar only"}, rank),
 			Buffer: -1,
 			New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-				return &DMDA{Alpha: p.Float("alpha"), Beta: p.Float("beta"), Ready: ready, Window: p.Int("window"), Penalty: p.String("penalty"), Predict: p.String("transfer_predict"), EndStarPU: p.String("expected_end") == EndStarPU}, nil
+				return &DMDA{Alpha: p.Float("alpha"), Beta: p.Float("beta"), Ready: ready, Window: p.Int("window"), RankPresent: p.String("rank") == RankPresent, Penalty: p.String("penalty"), Predict: p.String("transfer_predict"), EndStarPU: p.String("expected_end") == EndStarPU}, nil
 			},
 		})
 	}
 	schedulers.Register(schedulers.Spec{
-		Name: "dmdas", Version: 2,
+		Name: "dmdas", Version: 3, // 3: StarPU's Ready ranking (rank = starpu)
 		Doc: "StarPU dmdas (deque_modeling_policy_data_aware.c: dmda_push_sorted_task, dmda_pop_ready_task): dmda whose worker queues are sorted by priority, " +
-			"popped with Ready (fewest bytes to load, then highest priority; thesis §5.1); the transfer penalty is StarPU's expected transfer time",
-		Params: append(params, penalty(PenaltyExpected), schedulers.PriorityParam),
+			"popped with Ready (fewest bytes to load, ranked as StarPU's _starpu_fifo_pop_first_ready_task, then highest priority; thesis §5.1); the transfer penalty is StarPU's expected transfer time",
+		Params: append(params, penalty(PenaltyExpected), schedulers.PriorityParam, rank),
 		Buffer: -1,
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-			return &DMDA{Alpha: p.Float("alpha"), Beta: p.Float("beta"), Ready: true, Sorted: true, Penalty: p.String("penalty"), Priority: p.String("priority"), Predict: p.String("transfer_predict"), EndStarPU: p.String("expected_end") == EndStarPU}, nil
+			return &DMDA{Alpha: p.Float("alpha"), Beta: p.Float("beta"), Ready: true, Sorted: true, RankPresent: p.String("rank") == RankPresent, Penalty: p.String("penalty"), Priority: p.String("priority"), Predict: p.String("transfer_predict"), EndStarPU: p.String("expected_end") == EndStarPU}, nil
 		},
 	})
 }
@@ -99,6 +115,9 @@ type DMDA struct {
 	Alpha, Beta float64
 	Ready       bool
 	Window      int
+	// RankPresent ranks with the thesis' Ready (fewest bytes not present);
+	// false: StarPU's (schedulers.ReadyStarPU).
+	RankPresent bool
 	// Sorted pops ties of Ready by priority (dmdas).
 	Sorted   bool
 	Penalty  string
@@ -158,7 +177,11 @@ func (s *DMDA) Init(v schedulers.View) error {
 	s.queues = schedulers.NewQueues(k, len(v.Workload().Tasks))
 	s.ends, s.pens = make([]float64, k), make([]float64, k)
 	if s.Ready && s.Window <= 0 {
-		s.index = schedulers.NewReadyIndex(v)
+		if s.RankPresent {
+			s.index = schedulers.NewReadyIndex(v)
+		} else {
+			s.index = schedulers.NewStarPUReadyIndex(v)
+		}
 		if s.Sorted {
 			prio, err := schedulers.Priorities(v, s.Priority)
 			if err != nil {
@@ -282,6 +305,9 @@ func (s *DMDA) Pop(worker int, buffer []int) int {
 		return 0
 	case s.index != nil:
 		return s.index.Pop(worker, buffer)
+	}
+	if !s.RankPresent {
+		return schedulers.ReadyStarPU(s.v, worker, buffer, s.Window)
 	}
 	return schedulers.Ready(s.v, worker, buffer, s.Window)
 }

@@ -117,8 +117,99 @@ func TestDMDADefaultsAreStarPUs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := s.(*baseline.DMDA); d.Predict != baseline.PredictStarPU || !d.EndStarPU {
-			t.Errorf("%s: transfer_predict %q, StarPU expected end %v", name, d.Predict, d.EndStarPU)
+		if d := s.(*baseline.DMDA); d.Predict != baseline.PredictStarPU || !d.EndStarPU || d.RankPresent {
+			t.Errorf("%s: transfer_predict %q, StarPU expected end %v, thesis ranking %v", name, d.Predict, d.EndStarPU, d.RankPresent)
+		}
+	}
+}
+
+// StarPU's dmdar on one GPU under memory pressure (the 2D product, N = 30,
+// 250 MiB: 17 of the 60 blocks fit) prefetches every task when it is
+// pushed; memory fills with row block 0 (StarPU's B0) and 16 column
+// blocks, and the prefetch of the next block is refused. A refused request
+// leaves its datum loading in StarPU's status (Runtime.LoadingFromCopy
+// false), and StarPU's Ready ranks a task whose missing bytes are loading
+// before one whose are not (rank = starpu). Once row 0 is done the head of
+// the prefetch queue is a row block, "loading" while the evicted column
+// blocks are not: DMDAR streams the row blocks one by one across the 15
+// column blocks that stayed, and task (3, 14) runs long before task
+// (1, 0), whose column block 0 was evicted: 104 loads, StarPU's count
+// (results/starpu/2d-1gpu-250.starpu.jsonl; StarPU+SimGrid traces show the
+// same order). With either rule off DMDAR refetches column block 0 for
+// task (1, 0) as soon as row block 2 arrives, and the column blocks then
+// cycle: 241 loads (240 before the requests were counted per pair of nodes).
+func TestDMDARStreamsAsStarPU(t *testing.T) {
+	w, err := workloads.Generate(workloads.Spec{Kind: "matmul2d", N: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rank     string
+		fromCopy bool
+		loads    int
+		streams  bool // task (3, 14) starts before task (1, 0)
+	}{{"starpu", false, 104, true}, {"present", false, 241, false}, {"starpu", true, 241, false}} {
+		p, err := hardware.Load("gemini-2-ipdps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.GPUs = 1
+		p.SetMemoryBytes(250 * hardware.MiB)
+		p.Runtime.LoadingFromCopy = c.fromCopy
+		s, _, _, err := schedulers.Build("dmdar", map[string]string{"penalty": "expected", "rank": c.rank})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := make([]int, len(w.Tasks))
+		n := 0
+		st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: -1, Pipeline: p.Runtime.Pipeline, Seed: 1,
+			Trace: func(e sim.Event) {
+				if e.Ev == "task_start" {
+					at[e.Task] = n
+					n++
+				}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if streams := at[3*30+14] < at[1*30+0]; st.Loads != c.loads || streams != c.streams {
+			t.Errorf("rank=%s loading_from_copy=%v: %d loads, task (3,14) before (1,0) %v; want %d, %v", c.rank, c.fromCopy, st.Loads, streams, c.loads, c.streams)
+		}
+	}
+}
+
+// StarPU's xgemm.c holds a C tile (3.5 MiB) on the GPU for its 2D products
+// (workloads.Workload.DeviceBytes): at 100 MiB six 14 MiB blocks fit, not
+// seven, and at 200 MiB thirteen, not fourteen. DMDAR at N = 30 then makes
+// StarPU+SimGrid's 687 and 316 loads
+// (results/starpu/2d-memory.starpu.jsonl); without the tile
+// (Spec.NoScratch) 634 and 263.
+func TestDMDARSeesXgemmScratch(t *testing.T) {
+	for _, c := range []struct {
+		mib       int64
+		noScratch bool
+		loads     int
+	}{{100, false, 687}, {100, true, 634}, {200, false, 316}, {200, true, 263}} {
+		w, err := workloads.Generate(workloads.Spec{Kind: "matmul2d", N: 30, NoScratch: c.noScratch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := hardware.Load("gemini-2-ipdps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.GPUs = 1
+		p.SetMemoryBytes(c.mib * hardware.MiB)
+		s, _, _, err := schedulers.Build("dmdar", map[string]string{"penalty": "expected"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: -1, Pipeline: p.Runtime.Pipeline, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Loads != c.loads {
+			t.Errorf("%d MiB, no scratch %v: %d loads, want %d", c.mib, c.noScratch, st.Loads, c.loads)
 		}
 	}
 }

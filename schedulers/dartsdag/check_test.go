@@ -53,7 +53,7 @@ func TestIncrementalMatchesScan(t *testing.T) {
 			t.Fatal(err)
 		}
 		p.GPUs, p.CPUs = gpus, cpus
-		var most int64 // the largest task's inputs: the least memory a run accepts
+		var most int64 // the largest task's inputs
 		for _, t := range w.Tasks {
 			var in int64
 			for _, x := range t.Inputs {
@@ -61,6 +61,7 @@ func TestIncrementalMatchesScan(t *testing.T) {
 			}
 			most = max(most, in)
 		}
+		most += w.DeviceBytes // and the application's bytes on a GPU: the least memory a run accepts
 		tile := int64(spec.Tile * spec.Tile * 4)
 		p.SetMemoryMiB(float64(most+tile*int64(rng.IntN(3*spec.N))) / (1 << 20))
 		name := fmt.Sprintf("%d/%s-n%d-deps=%v/%s-g%d-c%d-%.0fMiB/%v", i, kind, spec.N, spec.Deps, preset, gpus, cpus, p.MemoryMiB, params)

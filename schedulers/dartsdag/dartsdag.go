@@ -959,8 +959,11 @@ func (d *DARTS) Pop(w int, buffer []int) int {
 	return schedulers.Ready(d.v, w, buffer, 0)
 }
 
-// Observes says darts-dag follows memory and task ends, not task starts.
-func (d *DARTS) Observes(kind schedulers.EventKind) bool { return kind != schedulers.Started }
+// Observes says darts-dag follows memory (loads and evictions) and task
+// ends, not task starts.
+func (d *DARTS) Observes(kind schedulers.EventKind) bool {
+	return kind != schedulers.Started && kind != schedulers.Requested
+}
 
 // Observe follows memory (data events name the node) and task ends.
 func (d *DARTS) Observe(kind schedulers.EventKind, where, id int) {
