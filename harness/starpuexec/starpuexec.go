@@ -406,6 +406,17 @@ var policies = map[string]policy{
 		"eviction":        choice("EVICTION_STRATEGY_DYNAMIC_DATA_AWARE", map[string]string{"luf": "1", "lru": "0"}),
 		"3inputs":         flag("APP"),
 		"planned_present": flag("SIMULATE_MEMORY"),
+		// StarPU's DARTS draws from glibc's rand() after srandom(SEED)
+		// whatever memsched draws from (rng=run only changes memsched's
+		// draws); SEED is left unset for 0, its default.
+		"rng": func(v string) (string, string, error) { return "", "", nil },
+		"srandom": func(v string) (string, string, error) {
+			if v == "0" {
+				return "", "", nil
+			}
+			return "SEED", v, nil
+		},
+		"app_draws": only("1", "examples/mult/xgemm.c draws one random() per submitted task"),
 	}},
 	// HFP.c on one GPU: ORDER_U, BELADY, FASTER_FIRST_ITERATION.
 	"hfp": {sched: "HFP", params: map[string]setter{

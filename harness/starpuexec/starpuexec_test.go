@@ -43,6 +43,10 @@ func TestTranslateScripts(t *testing.T) {
 	if got := strings.Join(pt.Args, " "); got != "-xy 19200 -nblocks 20 -iter 1" {
 		t.Errorf("args %q", got)
 	}
+	pt, err = Translate(run.Job{Scheduler: "darts", Params: map[string]string{"rng": "glibc", "srandom": "3"}, Workload: "matmul2d-n20"}, p)
+	if err != nil || !slices.Contains(pt.Env, "SEED=3") {
+		t.Errorf("darts rng=glibc srandom=3: env %v, error %v; want SEED=3", pt.Env, err)
+	}
 	pt, err = Translate(run.Job{Scheduler: "hfp", Params: map[string]string{"flip": "true", "ready": "true", "belady": "true"}, Workload: "matmul3d-n10-nz4"}, platform(t, 1, 250))
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +70,8 @@ func TestTranslateRefuses(t *testing.T) {
 	}{
 		{run.Job{Scheduler: "dmdar", Workload: "matmul2d-n10"}, "penalty=inmem"}, // memsched's default is the thesis' rule
 		{run.Job{Scheduler: "darts", Params: map[string]string{"threshold": "110"}, Workload: "matmul2d-n10"}, "threshold=110"},
+		{run.Job{Scheduler: "darts", Params: map[string]string{"app_draws": "2"}, Workload: "matmul2d-n10"}, "app_draws=2"},
+		{run.Job{Scheduler: "darts", Params: map[string]string{"plan_order": "pool"}, Workload: "matmul2d-n10"}, "plan_order=pool"},
 		{run.Job{Scheduler: "lws", Workload: "matmul2d-n10"}, "no StarPU policy"},
 		{run.Job{Scheduler: "eager", Workload: "matmul2d-n10-random-s1"}, "workload matmul2d-n10-random-s1"},
 		{run.Job{Scheduler: "eager", Workload: "cholesky-n10"}, "workload cholesky-n10"},

@@ -4,7 +4,8 @@
 // it: StarPU's src/sched_policies/dynamic_data_aware.c at the commit "Code
 // utilisé pour expé" (c80ea6665, 13 October 2021) for the IPDPS figures,
 // with the options of the artifact's code (60a8839af, February 2022) as
-// parameters.
+// parameters, and the rules of the tag papers/ICPP2023 (673878e09) that a
+// StarPU run follows by default (version 3, traced against StarPU+SimGrid).
 //
 // Each worker k owns plannedTasks_k (unbounded) and its list of data not
 // used yet (gpu_data). When k asks for a task and its plan is empty, DARTS
@@ -53,6 +54,51 @@
 //   - free_tasks: pool tasks already free on k are planned first (not in
 //     the papers' code: false).
 //
+// The rules of the tag papers/ICPP2023 (version 3), each a parameter
+// defaulting to the tag (the October 2021 code behaves as the other value
+// unless said):
+//
+//   - plan_order: "push": a chosen data's tasks enter the plan in the order
+//     of its task_using_data_list, built with push_front when a task is
+//     pushed (initialize_task_data_gpu_single_task_v1; October 2021 the
+//     same: initialize_task_data_gpu_single_task at push) or withdrawn
+//     back to the pool: the task pushed last first, whatever the shuffle;
+//     "pool": the task last in the shuffled pool first (memsched before
+//     version 3). On the 2D product the push order gives each column's
+//     tasks in the same row order, and LRU then evicts the data the next
+//     task needs, in a cascade (StarPU: 83 loads at N = 20, 500 MiB).
+//   - refused: the runtime pumps tasks from DARTS into the GPU's FIFO
+//     until the FIFO refuses one, which waits in refused_fifo_list
+//     (dynamic_data_aware_can_push) and is returned first at the next pull
+//     (get_task_to_return_pull_task_dynamic_data_aware): DARTS takes each
+//     task, deciding when its plan is empty, one task before the FIFO has
+//     room for it, and its inputs are requested only when the FIFO takes
+//     it.
+//   - tiebreak: "one_from_free": among data freeing as many tasks, the one
+//     bringing the most tasks one load from free, then the largest
+//     remaining expected time of its pool tasks
+//     (update_best_data_single_decision_tree, DOPT_SELECTION_ORDER=0;
+//     equal task times make it task_left); "task_left" (October 2021). The
+//     two differ only with tasks of more than two inputs (the 3D product).
+//   - withdraw: "first": LUF's victim selector withdraws the first planned
+//     task reading the victim only (dynamic_data_aware_victim_selector: the
+//     withdrawn task is pushed at the tail of main_task_list, which sets its
+//     next to NULL and ends the loop; October 2021 the same); "all".
+//   - relist: "read": the victim returns to the list only while pool tasks
+//     read it (!task_using_data_list_empty); "always" (October 2021).
+//   - rng: "glibc" draws the shuffles and reinsertions from glibc's rand()
+//     after srandom(srandom), skipping the application's app_draws draws
+//     per pushed task (xgemm.c: one random() per task), with StarPU's
+//     shuffle (randomize_new_task_list, randomize_full_data_not_used_yet),
+//     so that the pool and the lists are StarPU's, draw for draw; "run":
+//     the run's generator. A batch arriving while the pool is not empty is
+//     shuffled alone and appended (October 2021's randomize_task_list; the
+//     tag's randomize_full_task_list inserts it at random places).
+//
+// Each list starts in the order its data are first read by the pushed
+// tasks, each task's inputs in order (gpu_data_not_used_list_push_back at
+// push), before it is shuffled or rotated.
+//
 // Decisions are O(1) per scanned data: for every worker k DARTS keeps per
 // data D the number of pool tasks reading D whose other inputs are on k
 // (these counters move when a data joins or leaves k's set and when a task
@@ -76,6 +122,7 @@ import (
 	"slices"
 
 	"github.com/memsched/memsched/internal/bitset"
+	"github.com/memsched/memsched/internal/glibcrand"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
 )
@@ -83,7 +130,7 @@ import (
 func init() {
 	schedulers.Register(schedulers.Spec{
 		Name:    "darts",
-		Version: 2,
+		Version: 3,
 		Doc:     "DARTS (IPDPS 2022, thesis Alg. 9) as StarPU's dynamic_data_aware.c of October 2021 ran it: per GPU, scan a shuffled list of data not used yet for the one whose loading frees the most pool tasks and plan them; LUF eviction (Alg. 10); variants 3inputs (Alg. 11), opti, threshold",
 		Params: []schedulers.Param{
 			{Name: "eviction", Kind: "string", Default: "luf", Choices: []string{"luf", "lru"},
@@ -100,16 +147,32 @@ func init() {
 				Doc: "shuffled: the pool and each GPU's data list in random order (randomize_task_list, randomize_data_not_used_yet); natural: submission order, lists rotated by k|D|/K (artifact NATURAL_ORDER=1)"},
 			{Name: "ties", Kind: "string", Default: "first", Choices: []string{"first", "random"},
 				Doc: "among data freeing as many tasks and read by as many pool tasks: the first in list order (the papers' code) or uniformly at random"},
+			{Name: "tiebreak", Kind: "string", Default: "one_from_free", Choices: []string{"one_from_free", "task_left"},
+				Doc: "among data freeing as many tasks: one_from_free: the most pool tasks one load from free (their inputs other than D miss one), then the largest remaining expected time of D's pool tasks (dynamic_data_aware.c update_best_data_single_decision_tree, DOPT_SELECTION_ORDER=0; with equal task times that time orders as D's pool tasks do); task_left: the most pool tasks reading D (October 2021, task_using_data_list_size). They differ only when tasks read more than two data"},
 			{Name: "fallback", Kind: "string", Default: "head", Choices: []string{"head", "random", "rank"},
 				Doc: "the task planned when no data frees one: the pool's head (the papers' code), uniform, or the one at rank k|pool|/K"},
 			{Name: "reinsert", Kind: "string", Default: "random", Choices: []string{"random", "place"},
 				Doc: "where an evicted data returns to the GPU's list: a random place (push_data_not_used_yet_random_spot) or its place in the initial order"},
+			{Name: "withdraw", Kind: "string", Default: "first", Choices: []string{"first", "all"},
+				Doc: "under LUF, the planned tasks reading the victim that go back to the pool: first: the first in plan order only (dynamic_data_aware_victim_selector's loop ends there: starpu_task_list_push_back of the withdrawn task to main_task_list sets its next to NULL); all: every one (thesis Alg. 10)"},
+			{Name: "relist", Kind: "string", Default: "read", Choices: []string{"read", "always"},
+				Doc: "under LUF, whether the victim returns to the GPU's list: read: only while pool tasks read it (dynamic_data_aware_victim_selector: !task_using_data_list_empty); always: every eviction (October 2021)"},
 			{Name: "lru_returns", Kind: "bool", Default: "false",
 				Doc: "with eviction=lru, evicted data return to the list too (false: the papers' code registers no DARTS code on eviction under LRU)"},
 			{Name: "planned_present", Kind: "bool", Default: "false",
 				Doc: "data planned or pulled on the GPU count as on it when counting freed tasks (artifact SIMULATE_MEMORY=1); false: only data valid or requested there (starpu_data_is_on_node)"},
 			{Name: "free_tasks", Kind: "bool", Default: "false",
 				Doc: "plan pool tasks whose inputs are all on the GPU before choosing a new data (not in the papers' code)"},
+			{Name: "refused", Kind: "bool", Default: "true",
+				Doc: "DARTS is asked for one task more than the GPU's FIFO takes and holds it until the next pull, so it decides one task ahead (dynamic_data_aware_can_push: refused_fifo_list); false: it decides when the FIFO has room"},
+			{Name: "plan_order", Kind: "string", Default: "push", Choices: []string{"push", "pool"},
+				Doc: "order of the tasks a chosen data frees in the plan: push: the task pushed (or withdrawn back) last first (task_using_data_list, push_front at push: dynamic_data_aware.c initialize_task_data_gpu_single_task_v1); pool: the task last in the shuffled pool first (memsched before version 3)"},
+			{Name: "rng", Kind: "string", Default: "run", Choices: []string{"run", "glibc"},
+				Doc: "the draws of the shuffles and of the random reinsertion: run: the run's generator (its seed); glibc: glibc's rand() after srandom(srandom) as StarPU's DARTS draws them (dynamic_data_aware.c starpu_sched_component_dynamic_data_aware_create, randomize_new_task_list, randomize_full_data_not_used_yet, push_data_not_used_yet_random_spot), so that orders match a StarPU run draw for draw"},
+			{Name: "srandom", Kind: "int", Default: "0", Min: "0",
+				Doc: "with rng=glibc, the seed given to srandom (StarPU's SEED variable, 0 unless set: the scripts set SEED=0)"},
+			{Name: "app_draws", Kind: "int", Default: "1", Min: "0",
+				Doc: "with rng=glibc, the random() calls the application makes per submitted task before the scheduler draws (examples/mult/xgemm.c main: random()%100 < chance_to_be_created, once per task)"},
 		},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
 			o := Options{
@@ -120,11 +183,19 @@ func init() {
 				ThresholdMinTasks: p.Int("threshold_min_tasks"),
 				Order:             p.String("order"),
 				Ties:              p.String("ties"),
+				TieBreak:          p.String("tiebreak"),
 				Fallback:          p.String("fallback"),
 				Reinsert:          p.String("reinsert"),
 				LRUReturns:        p.Bool("lru_returns"),
+				Withdraw:          p.String("withdraw"),
+				Relist:            p.String("relist"),
 				PlannedPresent:    p.Bool("planned_present"),
 				FreeTasks:         p.Bool("free_tasks"),
+				PlanOrder:         p.String("plan_order"),
+				Refused:           p.Bool("refused"),
+				RNG:               p.String("rng"),
+				Srandom:           p.Int("srandom"),
+				AppDraws:          p.Int("app_draws"),
 			}
 			if o.Threshold < 0 || o.ThresholdMinTasks < 0 {
 				return nil, fmt.Errorf("darts: threshold=%d and threshold_min_tasks=%d must be >= 0", o.Threshold, o.ThresholdMinTasks)
@@ -143,11 +214,19 @@ type Options struct {
 	ThresholdMinTasks int
 	Order             string // "shuffled" (default when empty) or "natural"
 	Ties              string // "first" (default) or "random"
+	TieBreak          string // "one_from_free" (default when empty) or "task_left"
 	Fallback          string // "head" (default), "random" or "rank"
 	Reinsert          string // "random" (default) or "place"
 	LRUReturns        bool
+	Withdraw          string // "first" (default when empty) or "all"
+	Relist            string // "read" (default when empty) or "always"
 	PlannedPresent    bool
 	FreeTasks         bool
+	PlanOrder         string // "push" (default when empty) or "pool"
+	Refused           bool
+	RNG               string // "run" (default when empty) or "glibc"
+	Srandom           int    // glibc's seed
+	AppDraws          int    // the application's random() calls per pushed task
 }
 
 // Task states.
@@ -175,7 +254,10 @@ type DARTS struct {
 	seated  bitset.Set // per entry a task may have in readers (see seat), whether it has it
 
 	pending []int32 // pushed, not yet in the pool
-	batch   int     // tasks of the last batch that arrived (NT_dynamic_outer)
+	seq     []int32 // per task, when it was pushed or withdrawn back to the pool (task_using_data_list order)
+	nseq    int32
+	glibc   *glibcrand.Rand // rng=glibc: StarPU's rand()
+	batch   int             // tasks of the last batch that arrived (NT_dynamic_outer)
 
 	// The pool, ordered by entry: slot i of the order holds slots[i]
 	// (-1 when vacated); the Fenwick tree counts occupied slots so that
@@ -191,6 +273,12 @@ type DARTS struct {
 	known    []bool  // per data, in the lists already (read by a task that arrived)
 
 	w []worker
+	// comb: data are ranked by (frees, s1, task_left), s1 counting the
+	// tasks one load from free (tiebreak one_from_free on tasks of more
+	// than two inputs; with at most two, (frees, task_left) is the same
+	// order, as task_left = frees + those one load from free).
+	comb bool
+	wide bool // a data has 2^21 readers or more: comb's packed keys would saturate, so decisions scan
 
 	stamp  uint32 // LUF scratch: data read by the buffer carry the stamp
 	nbMark []uint32
@@ -236,6 +324,7 @@ type worker struct {
 	head    int
 	live    int
 	planCnt []int32 // per data, planned tasks reading it (LUF's n_p)
+	held    int32   // refused: the task taken from the plan that the runtime's FIFO has not taken yet, or -1
 }
 
 // New builds a DARTS scheduler with the given options.
@@ -261,7 +350,22 @@ func (d *DARTS) Init(v schedulers.View) error {
 	if err := d.index(wl); err != nil {
 		return err
 	}
+	d.comb = false
+	if d.opt.TieBreak != "task_left" {
+		for i := range d.tasks {
+			if d.tasks[i].n > 2 {
+				d.comb = true
+				break
+			}
+		}
+	}
 	d.slots = make([]int32, 0, nt)
+	d.seq = make([]int32, nt)
+	d.nseq = 0
+	d.glibc = nil
+	if d.opt.RNG == "glibc" {
+		d.glibc = glibcrand.New(uint32(d.opt.Srandom))
+	}
 	if d.opt.Fallback == "random" || d.opt.Fallback == "rank" {
 		d.fen = make([]int32, nt+1)
 	}
@@ -278,7 +382,7 @@ func (d *DARTS) Init(v schedulers.View) error {
 		w.has = make([]bool, nd)
 		w.frees = make([]int32, nd+1)
 		w.inList = make([]int32, nd)
-		if d.opt.ThreeInputs {
+		if d.opt.ThreeInputs || d.comb {
 			w.s1 = make([]int32, nd+1)
 		}
 		shift := uint(blockShift)
@@ -287,6 +391,7 @@ func (d *DARTS) Init(v schedulers.View) error {
 		}
 		w.list.init(nd, [2][]int32{w.frees, w.s1}, d.taskLeft, shift)
 		w.list.exact = d.exact
+		w.list.comb = d.comb
 		if d.opt.FreeTasks {
 			w.freeIdx = make([]int32, nt)
 			for i := range w.freeIdx {
@@ -294,6 +399,7 @@ func (d *DARTS) Init(v schedulers.View) error {
 			}
 		}
 		w.planCnt = make([]int32, nd)
+		w.held = -1
 		w.rank = make([]int32, nd)
 		for x := range nd {
 			w.has[x] = v.Present(k, x)
@@ -329,6 +435,7 @@ func (d *DARTS) index(wl *workloads.Workload) error {
 		d.tasks[i] = r
 	}
 	d.initReaders(readers)
+	d.wide = slices.Max(append(readers, 0)) >= 1<<21
 	return nil
 }
 
@@ -337,6 +444,18 @@ func (d *DARTS) index(wl *workloads.Workload) error {
 func (d *DARTS) Push(t int) {
 	d.tasks[t].state = stPending
 	d.pending = append(d.pending, int32(t))
+	d.stampSeq(int32(t))
+	if d.glibc != nil {
+		d.glibc.Skip(d.opt.AppDraws)
+	}
+}
+
+// stampSeq records that t enters its data's task lists now: they are
+// push_front lists (task_using_data_list), read from the task that entered
+// last.
+func (d *DARTS) stampSeq(t int32) {
+	d.seq[t] = d.nseq
+	d.nseq++
 }
 
 // arrive moves the pending tasks into the pool (shuffled, or in submission
@@ -356,7 +475,9 @@ func (d *DARTS) arrive() {
 			}
 		}
 	}
-	slices.Sort(fresh) // data ids: the order handles are first seen in submission
+	// fresh is in the order the handles are first seen in push order, each
+	// task's in its buffers' order: gpu_data_not_used_list_push_back at push
+	// (initialize_task_data_gpu_single_task_v1).
 	for k := range d.w {
 		d.w[k].dormant = false // see worker.dormant: its counters are exact for what the tasks read
 	}
@@ -367,7 +488,15 @@ func (d *DARTS) arrive() {
 	}
 	natural := d.opt.Order == "natural"
 	r := d.v.Rand()
-	if !natural {
+	switch {
+	case natural:
+	case d.glibc != nil:
+		// randomize_new_task_list: sched_list holds the batch last pushed
+		// first; each draw takes a task of the array to the pool's tail and
+		// moves the array's last into its place.
+		slices.Reverse(ts)
+		selectionShuffle(ts, d.glibc)
+	default:
 		for i := len(ts) - 1; i > 0; i-- { // Fisher-Yates, as randomize_task_list
 			j := r.IntN(i + 1)
 			ts[i], ts[j] = ts[j], ts[i]
@@ -388,6 +517,8 @@ func (d *DARTS) arrive() {
 				off := k * (n / d.nw)
 				list = append(list[off:], list[:off]...)
 			}
+		} else if d.glibc != nil {
+			selectionShuffle(list, d.glibc) // randomize_full_data_not_used_yet
 		} else {
 			for i := len(list) - 1; i > 0; i-- {
 				j := r.IntN(i + 1)
@@ -405,11 +536,42 @@ func (d *DARTS) arrive() {
 	d.v.Count(ops)
 }
 
-// Pull returns the head of the worker's plan, refilling it first.
+// Pull returns the head of the worker's plan, refilling it first. With
+// refused, DARTS has already taken the task it returns from the plan: the
+// runtime's pump (starpu_sched_component_pump_to) pulls from DARTS until the
+// GPU's FIFO refuses a task, which waits in refused_fifo_list
+// (dynamic_data_aware_can_push) and is the next one returned
+// (get_task_to_return_pull_task_dynamic_data_aware); so each decision is
+// made when the task before it enters the FIFO, one task ahead.
 func (d *DARTS) Pull(k int) (int, bool) {
 	if len(d.pending) > 0 {
 		d.arrive()
 	}
+	w := &d.w[k]
+	t := w.held
+	w.held = -1
+	if t < 0 {
+		if t = d.take(k); t < 0 {
+			return 0, false
+		}
+	}
+	// The runtime requests every input when the task enters the worker's
+	// buffer: it is on the worker from now on.
+	for _, x := range d.inputs(t) {
+		if !w.has[x] {
+			d.setHas(k, x, true)
+		}
+	}
+	if d.opt.Refused {
+		w.held = d.take(k)
+	}
+	return int(t), true
+}
+
+// take takes the head of worker k's plan, refilling it first; -1 when
+// there is none. The task is no longer planned (nb_task_in_planned_task)
+// but its inputs are not requested yet.
+func (d *DARTS) take(k int) int32 {
 	w := &d.w[k]
 	if w.live == 0 {
 		w.plan, w.head = w.plan[:0], 0
@@ -425,15 +587,10 @@ func (d *DARTS) Pull(k int) (int, bool) {
 		w.live--
 		for _, x := range d.inputs(t) {
 			w.planCnt[x]--
-			// The runtime requests every input when the task enters the
-			// worker's buffer: it is on the worker from now on.
-			if !w.has[x] {
-				d.setHas(k, x, true)
-			}
 		}
-		return int(t), true
+		return t
 	}
-	return 0, false
+	return -1
 }
 
 // decide refills worker k's empty plan (Algorithm 9, with 11 when 3inputs).
@@ -466,11 +623,20 @@ func (d *DARTS) decide(k int) {
 	entries, checks := min(limit, w.list.n), 0
 	switch {
 	case w.listed == 0: // no data of the list is read by a pool task: nothing to find
-	case rng == nil && !d.opt.Opti && limit >= w.list.n:
+	case rng == nil && !d.opt.Opti && limit >= w.list.n && !(d.comb && d.wide):
 		b := w.list.choose()
 		b0, b1, checks = b[0], b[1], w.listOps
 	default:
 		b0, b1, entries, checks = d.scan(w, limit, rng)
+	}
+	if d.comb {
+		// One ranking for both: with 3inputs, when no data frees a task,
+		// the best data's tasks one load from free (the same pass's
+		// best_1_from_free_task).
+		b1 = best{}
+		if d.opt.ThreeInputs && b0.s == 0 && b0.one > 0 {
+			b1 = best{data: b0.data, s: b0.one, tl: b0.tl, populated: true}
+		}
 	}
 	ops := entries + checks
 	switch {
@@ -481,8 +647,14 @@ func (d *DARTS) decide(k int) {
 		// others, once the planned ones have left the pool.
 		x, load := b0.data, !w.has[b0.data]
 		ts := d.walk(k, x, true, load, true)
-		// task_using_data_list order: the task that entered the pool last first.
-		slices.SortFunc(ts, func(a, b int32) int { return int(d.tasks[b].pos - d.tasks[a].pos) })
+		if d.opt.PlanOrder == "pool" {
+			// The task last in the pool first.
+			slices.SortFunc(ts, func(a, b int32) int { return int(d.tasks[b].pos - d.tasks[a].pos) })
+		} else {
+			// task_using_data_list order: the task pushed, or withdrawn
+			// back, last first.
+			slices.SortFunc(ts, func(a, b int32) int { return int(d.seq[b] - d.seq[a]) })
+		}
 		for _, t := range ts {
 			d.removeFromPool(t)
 			d.addToPlan(k, t)
@@ -491,10 +663,21 @@ func (d *DARTS) decide(k int) {
 		w.has[x] = true
 		ops += d.unlist(k, x, false)
 	case b1.s > 0:
+		// The first of D's tasks one load from free: in task_using_data_list
+		// order, the task pushed last (plan_order push), or the pool's
+		// first (pool).
 		head, hs := int32(-1), int32(0)
 		for _, r := range d.prune(b1.data) {
-			if t := r.t; d.missing(w, t) == 2 && !w.has[b1.data] && (head < 0 || d.tasks[t].pos < hs) {
-				head, hs = t, d.tasks[t].pos
+			t := r.t
+			if d.missing(w, t) != 2 || w.has[b1.data] {
+				continue
+			}
+			key := -d.seq[t]
+			if d.opt.PlanOrder == "pool" {
+				key = d.tasks[t].pos
+			}
+			if head < 0 || key < hs {
+				head, hs = t, key
 			}
 		}
 		ops += d.planMarking(k, head)
@@ -527,6 +710,17 @@ func (d *DARTS) scan(w *worker, limit int, rng interface{ IntN(int) int }) (b0, 
 		entries++
 		checks += int(d.opsLeft[x])
 		tl := d.taskLeft[x]
+		if d.comb {
+			s, one := w.frees[x], w.s1[x]
+			if s > 0 && d.opt.Opti {
+				b0 = best{data: x, s: s, one: one, tl: tl, populated: true}
+				break // the scan stops here
+			}
+			if s > 0 || one > 0 {
+				b0.offerComb(x, s, one, tl, rng)
+			}
+			continue
+		}
 		if s := w.frees[x]; s > 0 {
 			if d.opt.Opti {
 				b0 = best{data: x, s: s, tl: tl, populated: true}
@@ -548,8 +742,22 @@ func (d *DARTS) scan(w *worker, limit int, rng interface{ IntN(int) int }) (b0, 
 type best struct {
 	data      int32
 	s, tl     int32
+	one       int32 // comb: the tasks one load from free
 	ties      int
 	populated bool
+}
+
+// offerComb is offer over (s, one, task_left).
+func (b *best) offerComb(x, s, one, tl int32, rng interface{ IntN(int) int }) {
+	switch {
+	case !b.populated || s > b.s || (s == b.s && (one > b.one || (one == b.one && tl > b.tl))):
+		*b = best{data: x, s: s, one: one, tl: tl, ties: 1, populated: true}
+	case s == b.s && one == b.one && tl == b.tl:
+		b.ties++
+		if rng != nil && rng.IntN(b.ties) == 0 {
+			b.data = x
+		}
+	}
 }
 
 func (b *best) offer(x, s, tl int32, rng interface{ IntN(int) int }) {
@@ -645,6 +853,8 @@ func (d *DARTS) relist(k int, x int32) int {
 				i++
 			}
 		}
+	} else if l.n > 0 && d.glibc != nil {
+		i = d.glibc.Mod(l.n)
 	} else if l.n > 0 {
 		i = d.v.Rand().IntN(l.n) // rand() % size: before any entry, never after the last
 	}
@@ -1048,5 +1258,18 @@ func (d *DARTS) growFenwick() {
 		if j := i + i&-i; j < n {
 			d.fen[j] += d.fen[i]
 		}
+	}
+}
+
+// selectionShuffle is the shuffle of dynamic_data_aware.c
+// (randomize_new_task_list, randomize_full_data_not_used_yet): draw r =
+// rand() % (n-i), emit a[r], move the array's last element into its place.
+func selectionShuffle(a []int32, g *glibcrand.Rand) {
+	n := len(a)
+	tab := slices.Clone(a)
+	for i := range n {
+		r := g.Mod(n - i)
+		a[i] = tab[r]
+		tab[r] = tab[n-i-1]
 	}
 }

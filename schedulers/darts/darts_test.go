@@ -111,18 +111,19 @@ func pullAll(d *DARTS, k int) []int {
 }
 
 // TestGrid3x3Decisions checks DARTS's first decisions on a 3×3 grid by hand
-// (A_i = i, B_j = 3+j, T(i,j) = 3i+j), natural order (list A0..B2, pool in
-// submission order), ties to the first: nothing is on the GPU, so the
+// (A_i = i, B_j = 3+j, T(i,j) = 3i+j), natural order (the list in the
+// order the pushed tasks first read the data: A0 B0 B1 B2 A1 A2; the pool
+// in submission order), ties to the first: nothing is on the GPU, so the
 // fallback plans the pool's head T(0,0) and takes A0, B0 out of the list;
-// then A1, A2, B1, B2 each free one task (task_left 3): A1 -> T(1,0); then
-// B1 and B2 free two, B1 first -> T(1,1), T(0,1) (last entered first); then
-// A2 and B2 free two, A2 first -> T(2,1), T(2,0); then B2 -> T(2,2), T(1,2),
-// T(0,2).
+// then B1, B2, A1, A2 each free one task (task_left 3): B1 -> T(0,1); then
+// A1 and A2 free two, A1 first -> T(1,1), T(1,0) (pushed last first); then
+// B2 and A2 free two, B2 first -> T(1,2), T(0,2); then A2 -> T(2,2),
+// T(2,1), T(2,0).
 func TestGrid3x3Decisions(t *testing.T) {
 	for _, free := range []bool{false, true} {
 		d := start(t, Options{LUF: true, Order: "natural", FreeTasks: free}, newFake(grid(3, 1), 1, 1))
 		got := pullAll(d, 0)
-		if want := []int{0, 3, 4, 1, 7, 6, 8, 5, 2}; !slices.Equal(got, want) {
+		if want := []int{0, 1, 4, 3, 5, 2, 8, 7, 6}; !slices.Equal(got, want) {
 			t.Errorf("free_tasks=%v: order %v, want %v", free, got, want)
 		}
 	}
@@ -188,42 +189,42 @@ func TestTwoGPUsFirstChoices(t *testing.T) {
 }
 
 // TestLUFRules walks Alg. 10 on the 3×3 grid (natural order) after the
-// pulls 0, 3, 4 (plan left: T(0,1) reading A0,B1; list A2, B2).
+// pulls 0, 1, 4 (plan left: T(1,0) reading A1,B0; list B2, A2).
 func TestLUFRules(t *testing.T) {
 	v := newFake(grid(3, 1), 1, 1)
 	d := start(t, Options{LUF: true, Order: "natural", Reinsert: "place"}, v)
-	for _, want := range []int{0, 3, 4} {
+	for _, want := range []int{0, 1, 4} {
 		if got, _ := d.Pull(0); got != want {
 			t.Fatalf("pull %d, want %d", got, want)
 		}
 	}
 	const a0, a1, a2, b0, b1, b2 = 0, 1, 2, 3, 4, 5
-	v.buf[0] = []int{0, 3, 4} // reads A0,B0 | A1,B0 | A1,B1
+	v.buf[0] = []int{0, 1, 4} // reads A0,B0 | A0,B1 | A1,B1
 	if got := d.Victim(0, []int{a1, a2, b0}, true); got != a2 {
 		t.Errorf("unused by buffer and plan: got %d, want A2", got)
 	}
 	if got := d.Victim(0, []int{b1, a0, a1}, true); got != -1 {
 		t.Errorf("prefetch, all buffered: got %d, want -1", got)
 	}
-	// Belady in input slots: A0@1 B0@2 A1@3 B1@6.
-	if got := d.Victim(0, []int{b1, a0, a1}, false); got != b1 {
-		t.Errorf("fetch, all buffered: got %d, want B1 (furthest)", got)
+	// Belady in input slots: A0@1 B0@2 B1@4 A1@5.
+	if got := d.Victim(0, []int{b1, a0, a1}, false); got != a1 {
+		t.Errorf("fetch, all buffered: got %d, want A1 (furthest)", got)
 	}
-	v.buf[0] = []int{0} // A0,B0; plan T(0,1) reads A0,B1
-	if got := d.Victim(0, []int{b1, b2}, false); got != b2 {
+	v.buf[0] = []int{0} // A0,B0; plan T(1,0) reads A1,B0
+	if got := d.Victim(0, []int{a1, b2}, false); got != b2 {
 		t.Errorf("got %d, want B2 (n_b = n_p = 0)", got)
 	}
-	if got := d.Victim(0, []int{b1, a0}, false); got != b1 {
-		t.Errorf("got %d, want B1 (the only one not buffered)", got)
+	if got := d.Victim(0, []int{a0, a1}, false); got != a1 {
+		t.Errorf("got %d, want A1 (the only one not buffered)", got)
 	}
-	// Evicting B1 withdraws T(0,1) to the pool's tail and puts B1 back in
-	// the list at its place (A2, B1, B2). On the GPU: A0, B0, A1. B2 frees
-	// T(0,2), T(1,2) -> T(1,2), T(0,2); then A2 frees T(2,0), T(2,2) ->
-	// T(2,2), T(2,0); then B1 frees T(2,1) and the withdrawn T(0,1), which
-	// entered the pool last.
-	d.Observe(schedulers.Evicted, 0, b1)
-	if got, want := pullAll(d, 0), []int{5, 2, 8, 6, 1, 7}; !slices.Equal(got, want) {
-		t.Errorf("after evicting B1: %v, want %v", got, want)
+	// Evicting A1 withdraws T(1,0) to the pool's tail and puts A1, which
+	// pool tasks read, back in the list at its place (B2, A1, A2). On the
+	// GPU: A0, B0, B1. A2 frees T(2,0), T(2,1) -> T(2,1), T(2,0); then B2
+	// frees T(0,2), T(2,2) -> T(2,2), T(0,2); then A1 frees the withdrawn
+	// T(1,0), back in the pool last, and T(1,2).
+	d.Observe(schedulers.Evicted, 0, a1)
+	if got, want := pullAll(d, 0), []int{7, 6, 8, 2, 3, 5}; !slices.Equal(got, want) {
+		t.Errorf("after evicting A1: %v, want %v", got, want)
 	}
 
 	// Plain DARTS: LRU order, the plan is kept.
@@ -239,36 +240,36 @@ func TestLUFRules(t *testing.T) {
 // LRU an evicted data never returns to the list, so once the list is
 // exhausted every decision is the pool's head.
 func TestThresholdAndExhaustedList(t *testing.T) {
-	// 1 GPU, natural order: list A0 A1 A2 B0 B1 B2, A2 on the GPU. A0, A1
-	// and A2 free nothing (no B present); B0 frees T(2,0). A window of 3
-	// sees only the A's: the fallback plans the pool's head T(0,0); a window
-	// of 4 reaches B0. The window applies only above threshold_min_tasks.
+	// 1 GPU, natural order: list A0 B0 B1 B2 A1 A2, A2 on the GPU. A0
+	// frees nothing (no B present); B0 frees T(2,0). A window of 1 sees
+	// only A0: the fallback plans the pool's head T(0,0); a window of 2
+	// reaches B0. The window applies only above threshold_min_tasks.
 	v := newFake(grid(3, 1), 1, 1).setPresent(0, 2)
-	for _, c := range []struct{ window, min, want int }{{3, 0, 0}, {4, 0, 6}, {3, 8, 0}, {3, 9, 6}, {0, 0, 6}} {
+	for _, c := range []struct{ window, min, want int }{{1, 0, 0}, {2, 0, 6}, {1, 8, 0}, {1, 9, 6}, {0, 0, 6}} {
 		if got, _ := start(t, Options{LUF: true, Order: "natural", Threshold: c.window, ThresholdMinTasks: c.min}, v).Pull(0); got != c.want {
 			t.Errorf("window %d above %d tasks: first task %d, want %d", c.window, c.min, got, c.want)
 		}
 	}
 
-	// LRU: after the first decisions, evict B1 and B2; they do not return:
-	// the list holds only A2, and once A2 is taken the rest is fallbacks.
+	// LRU: after the first decisions, evict B1: it does not return: the
+	// list holds B2 and A2, and once they are taken the rest is fallbacks.
 	d := start(t, Options{Order: "natural"}, newFake(grid(3, 1), 1, 1))
-	for _, want := range []int{0, 3, 4, 1} {
+	for _, want := range []int{0, 1, 4, 3} {
 		if got, _ := d.Pull(0); got != want {
 			t.Fatalf("pull %d, want %d", got, want)
 		}
 	}
 	d.Observe(schedulers.Evicted, 0, 4)
-	if got := d.w[0].list.entries(nil); !slices.Equal(got, []int32{2, 5}) {
-		t.Errorf("lru list after evicting B1: %v, want [A2 B2]", got)
+	if got := d.w[0].list.entries(nil); !slices.Equal(got, []int32{5, 2}) {
+		t.Errorf("lru list after evicting B1: %v, want [B2 A2]", got)
 	}
 	d = start(t, Options{Order: "natural", LRUReturns: true, Reinsert: "place"}, newFake(grid(3, 1), 1, 1))
 	for range 4 {
 		d.Pull(0)
 	}
 	d.Observe(schedulers.Evicted, 0, 4)
-	if got := d.w[0].list.entries(nil); !slices.Equal(got, []int32{2, 4, 5}) {
-		t.Errorf("lru_returns list after evicting B1: %v, want [A2 B1 B2]", got)
+	if got := d.w[0].list.entries(nil); !slices.Equal(got, []int32{4, 5, 2}) {
+		t.Errorf("lru_returns list after evicting B1: %v, want [B1 B2 A2]", got)
 	}
 }
 
@@ -277,7 +278,7 @@ func TestRegistration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "3inputs=false,buffer=0,eviction=luf,fallback=head,free_tasks=false,lru_returns=false,opti=false,order=shuffled,planned_present=false,reinsert=random,threshold=0,threshold_min_tasks=14400,ties=first"; p.Canonical() != want {
+	if want := "3inputs=false,app_draws=1,buffer=0,eviction=luf,fallback=head,free_tasks=false,lru_returns=false,opti=false,order=shuffled,plan_order=push,planned_present=false,refused=true,reinsert=random,relist=read,rng=run,srandom=0,threshold=0,threshold_min_tasks=14400,tiebreak=one_from_free,ties=first,withdraw=first"; p.Canonical() != want {
 		t.Errorf("defaults %s, want %s", p.Canonical(), want)
 	}
 	if spec.BufferDepth(p, 10) != 10 {
@@ -337,7 +338,10 @@ func randomOptions(r *rand.Rand) Options {
 		Threshold: []int{0, 0, 1, 2, 3}[r.IntN(5)], ThresholdMinTasks: []int{0, 10, 14400}[r.IntN(3)],
 		Order: []string{"shuffled", "natural"}[r.IntN(2)], Ties: []string{"first", "random"}[r.IntN(2)],
 		Fallback: []string{"head", "random", "rank"}[r.IntN(3)], Reinsert: []string{"random", "place"}[r.IntN(2)],
-		LRUReturns: r.IntN(2) == 0, PlannedPresent: r.IntN(2) == 0, FreeTasks: r.IntN(3) == 0}
+		LRUReturns: r.IntN(2) == 0, PlannedPresent: r.IntN(2) == 0, FreeTasks: r.IntN(3) == 0,
+		TieBreak: []string{"one_from_free", "task_left"}[r.IntN(2)], Withdraw: []string{"first", "all"}[r.IntN(2)],
+		Relist: []string{"read", "always"}[r.IntN(2)], PlanOrder: []string{"push", "pool"}[r.IntN(2)],
+		Refused: r.IntN(2) == 0, RNG: []string{"run", "glibc"}[r.IntN(2)], Srandom: r.IntN(3), AppDraws: r.IntN(3)}
 }
 
 // randView gives one implementation its own random stream, and adds the

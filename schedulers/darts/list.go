@@ -48,6 +48,7 @@ type dataList struct {
 	stale  bool    // the keys do not follow the counters: a decision scans or rebuilds
 	moved  int     // about how many keys moved since the last decision (counted by DARTS)
 	exact  bool    // tests: never stale after the first rebuild, whatever the cost
+	comb   bool    // one key (frees, s1, task_left) in the first tree (see DARTS.comb)
 	tmp    []int32
 }
 
@@ -354,6 +355,9 @@ func (l *dataList) choose() (b [2]best) {
 	switch {
 	case !l.stale:
 		l.flush()
+	case moved > l.n/16 && !l.exact && l.comb:
+		b[0] = scanComb(l.counts[0], l.counts[1], l.taskLeft, l.slots[:l.end])
+		return b
 	case moved > l.n/16 && !l.exact: // many keys moved since the last decision: scan
 		for i, c := range l.counts {
 			if c == nil {
@@ -368,6 +372,13 @@ func (l *dataList) choose() (b [2]best) {
 		l.rebuild()
 	}
 	root := l.nodes[1]
+	if l.comb {
+		if k := root.key[0]; k > 0 {
+			x := l.slots[root.slot[0]]
+			b[0] = best{data: x, s: l.counts[0][x], one: l.counts[1][x], tl: l.taskLeft[x], ties: 1, populated: true}
+		}
+		return b
+	}
 	for i, k := range root.key {
 		if k>>32 > 0 {
 			b[i] = best{data: l.slots[root.slot[i]], s: int32(k >> 32), tl: int32(uint32(k)), ties: 1, populated: true}
@@ -375,6 +386,32 @@ func (l *dataList) choose() (b [2]best) {
 		}
 	}
 	return b
+}
+
+// combKey is x's rank under comb: frees, then s1, then task_left, 21 bits
+// each (larger counts saturate: 2,097,151 pool tasks reading one data); 0
+// when x frees no task and brings none one load from free.
+func combKey(f, one, tl int32) uint64 {
+	if f <= 0 && one <= 0 {
+		return 0
+	}
+	const m = 1<<21 - 1
+	return uint64(min(f, m))<<42 | uint64(min(one, m))<<21 | uint64(min(max(tl, 0), m))
+}
+
+// scanComb is scanFirst under comb.
+func scanComb(frees, s1, taskLeft []int32, list []int32) best {
+	var bk uint64
+	bx := int32(-1)
+	for _, x := range list {
+		if k := combKey(frees[x], s1[x], taskLeft[x]); k > bk {
+			bk, bx = k, x
+		}
+	}
+	if bx < 0 {
+		return best{}
+	}
+	return best{data: bx, s: frees[bx], one: s1[bx], tl: taskLeft[bx], ties: 1, populated: true}
 }
 
 // scanFirst is the scan with ties kept first and without opti, in one
@@ -400,6 +437,14 @@ func scanFirst(counts, taskLeft []int32, list []int32) best {
 func (l *dataList) leaf(b int) (n node) {
 	p0 := b << l.shift
 	frees, s1, taskLeft := l.counts[0], l.counts[1], l.taskLeft
+	if l.comb {
+		for p, x := range l.slots[p0 : p0+1<<l.shift] {
+			if k := combKey(frees[x], s1[x], taskLeft[x]); k > n.key[0] {
+				n.key[0], n.slot[0] = k, int32(p0+p)
+			}
+		}
+		return n
+	}
 	for p, x := range l.slots[p0 : p0+1<<l.shift] {
 		if s := frees[x]; s > 0 {
 			if k := uint64(s)<<32 | uint64(uint32(taskLeft[x])); k > n.key[0] {

@@ -38,7 +38,11 @@ func (d *DARTS) Victim(k int, cands []int, prefetch bool) int {
 		d.stamp = 1
 	}
 	pos := int32(0)
-	for _, list := range [2][]int{d.v.Pipeline(k), d.v.Buffer(k)} {
+	var held []int
+	if h := d.w[k].held; h >= 0 {
+		held = []int{int(h)} // pulled by DARTS, refused by the FIFO: in pulled_task last
+	}
+	for _, list := range [3][]int{d.v.Pipeline(k), d.v.Buffer(k), held} {
 		for _, t := range list {
 			for _, x := range d.inputs(int32(t)) {
 				pos++
@@ -90,7 +94,11 @@ func (d *DARTS) Observe(kind schedulers.EventKind, k, id int) {
 		case d.w[k].has[x]:
 			d.setHas(k, x, false)
 		}
-		if (d.opt.LUF || d.opt.LRUReturns) && d.known[x] {
+		relist := d.known[x]
+		if d.opt.LUF && d.opt.Relist != "always" {
+			relist = d.taskLeft[x] > 0 // pool tasks read it, the withdrawn included
+		}
+		if (d.opt.LUF || d.opt.LRUReturns) && relist {
 			d.v.Count(d.relist(k, x))
 		}
 	}
@@ -123,9 +131,13 @@ func (d *DARTS) withdraw(k int, x int32) {
 	for i := w.head; i < len(w.plan); i++ {
 		if t := w.plan[i]; d.planned(k, t, i) && slices.Contains(d.inputs(t), x) {
 			ts = append(ts, t)
+			if d.opt.Withdraw != "all" {
+				break // upstream's loop ends at the first
+			}
 		}
 	}
 	for _, t := range ts {
+		d.stampSeq(t)
 		w.live--
 		for _, y := range d.inputs(t) {
 			w.planCnt[y]--

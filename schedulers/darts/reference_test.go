@@ -3,6 +3,7 @@ package darts
 import (
 	"slices"
 
+	"github.com/memsched/memsched/internal/glibcrand"
 	"github.com/memsched/memsched/schedulers"
 )
 
@@ -20,13 +21,16 @@ type ref struct {
 	pending []int
 	batch   int
 	pool    []int // pool order
-	seq     []int // per task, when it last entered the pool
+	seq     []int // per task, when it was last pushed or withdrawn back (task_using_data_list order)
 	seqN    int
 	known   []bool
 	plan    [][]int
+	held    []int // refused: the task taken from the plan, not handed out yet, or -1
 	has     [][]bool
 	list    [][]int
 	rank    [][]int
+	glibc   *glibcrand.Rand
+	comb    bool // rank by (frees, one load from free, task_left)
 }
 
 func (r *ref) Init(v schedulers.View) error {
@@ -46,6 +50,13 @@ func (r *ref) Init(v schedulers.View) error {
 	r.known = make([]bool, nd)
 	r.plan = make([][]int, nw)
 	r.list = make([][]int, nw)
+	r.held = slices.Repeat([]int{-1}, nw)
+	if r.opt.RNG == "glibc" {
+		r.glibc = glibcrand.New(uint32(r.opt.Srandom))
+	}
+	for _, in := range r.inputs {
+		r.comb = r.comb || (len(in) > 2 && r.opt.TieBreak != "task_left")
+	}
 	for k := range nw {
 		h := make([]bool, nd)
 		for x := range nd {
@@ -57,12 +68,34 @@ func (r *ref) Init(v schedulers.View) error {
 	return nil
 }
 
-func (r *ref) Push(t int) { r.pending = append(r.pending, t) }
+func (r *ref) Push(t int) {
+	r.pending = append(r.pending, t)
+	r.stamp(t)
+	if r.glibc != nil {
+		for range r.opt.AppDraws {
+			r.glibc.Int31()
+		}
+	}
+}
 
-func (r *ref) enter(t int) {
+func (r *ref) stamp(t int) {
 	r.seqN++
 	r.seq[t] = r.seqN
-	r.pool = append(r.pool, t)
+}
+
+func (r *ref) enter(t int) { r.pool = append(r.pool, t) }
+
+// pick is StarPU's shuffle: draw i = rand() % len(a), emit a[i], move the
+// last element into its place.
+func (r *ref) pick(a []int) []int {
+	var out []int
+	for len(a) > 0 {
+		i := int(r.glibc.Int31()) % len(a)
+		out = append(out, a[i])
+		a[i] = a[len(a)-1]
+		a = a[:len(a)-1]
+	}
+	return out
 }
 
 func (r *ref) arrive() {
@@ -70,14 +103,7 @@ func (r *ref) arrive() {
 	r.pending = nil
 	r.batch = len(ts)
 	rnd := r.v.Rand()
-	natural := r.opt.Order == "natural"
-	if !natural {
-		for i := len(ts) - 1; i > 0; i-- {
-			j := rnd.IntN(i + 1)
-			ts[i], ts[j] = ts[j], ts[i]
-		}
-	}
-	var fresh []int
+	var fresh []int // in the order the pushed tasks first read them
 	for _, t := range ts {
 		for _, x := range r.inputs[t] {
 			if !r.known[x] {
@@ -86,7 +112,18 @@ func (r *ref) arrive() {
 			}
 		}
 	}
-	slices.Sort(fresh)
+	natural := r.opt.Order == "natural"
+	switch {
+	case natural:
+	case r.glibc != nil:
+		slices.Reverse(ts) // sched_list: last pushed first
+		ts = r.pick(ts)
+	default:
+		for i := len(ts) - 1; i > 0; i-- {
+			j := rnd.IntN(i + 1)
+			ts[i], ts[j] = ts[j], ts[i]
+		}
+	}
 	for _, t := range ts {
 		r.enter(t)
 	}
@@ -97,6 +134,8 @@ func (r *ref) arrive() {
 				off := k * (n / len(r.list))
 				l = append(l[off:], l[:off]...)
 			}
+		} else if r.glibc != nil {
+			l = r.pick(l)
 		} else {
 			for i := len(l) - 1; i > 0; i-- {
 				j := rnd.IntN(i + 1)
@@ -134,7 +173,7 @@ func (r *ref) missing(k, t int) []int {
 	return m
 }
 
-func (r *ref) take(t int) {
+func (r *ref) leave(t int) {
 	r.pool = slices.DeleteFunc(r.pool, func(u int) bool { return u == t })
 }
 
@@ -144,32 +183,48 @@ func (r *ref) mark(k, x int) {
 	}
 }
 
+// Pull hands out the held task (refused) or the plan's head, then takes
+// the next one (refused).
 func (r *ref) Pull(k int) (int, bool) {
 	if len(r.pending) > 0 {
 		r.arrive()
 	}
-	if len(r.plan[k]) == 0 {
-		r.decide(k)
+	t := r.held[k]
+	r.held[k] = -1
+	if t < 0 {
+		if t = r.take(k); t < 0 {
+			return 0, false
+		}
 	}
-	if len(r.plan[k]) == 0 {
-		return 0, false
-	}
-	t := r.plan[k][0]
-	r.plan[k] = r.plan[k][1:]
 	for _, x := range r.inputs[t] {
 		r.has[k][x] = true
+	}
+	if r.opt.Refused {
+		r.held[k] = r.take(k)
 	}
 	return t, true
 }
 
-type refBest struct {
-	data, s, tl, ties int
+func (r *ref) take(k int) int {
+	if len(r.plan[k]) == 0 {
+		r.decide(k)
+	}
+	if len(r.plan[k]) == 0 {
+		return -1
+	}
+	t := r.plan[k][0]
+	r.plan[k] = r.plan[k][1:]
+	return t
 }
 
-func (b *refBest) offer(x, s, tl int, rnd bool, v schedulers.View) {
-	if b.ties == 0 || s > b.s || (s == b.s && tl > b.tl) {
-		*b = refBest{x, s, tl, 1}
-	} else if s == b.s && tl == b.tl {
+type refBest struct {
+	data, s, one, tl, ties int
+}
+
+func (b *refBest) offer(x, s, one, tl int, rnd bool, v schedulers.View) {
+	if b.ties == 0 || s > b.s || (s == b.s && (one > b.one || (one == b.one && tl > b.tl))) {
+		*b = refBest{x, s, one, tl, 1}
+	} else if s == b.s && one == b.one && tl == b.tl {
 		b.ties++
 		if rnd && v.Rand().IntN(b.ties) == 0 {
 			b.data = x
@@ -200,7 +255,7 @@ func (r *ref) decide(k int) {
 		}
 		if len(free) > 0 {
 			for _, t := range free {
-				r.take(t)
+				r.leave(t)
 			}
 			r.plan[k] = append(r.plan[k], free...)
 			return
@@ -227,15 +282,33 @@ func (r *ref) decide(k int) {
 				s1++
 			}
 		}
-		if s0 > 0 {
-			if r.opt.Opti {
-				b0 = refBest{x, s0, tl, 1}
+		if r.comb {
+			// One ranking: frees, then the tasks one load from free, then
+			// task_left (the remaining expected time of equal tasks).
+			if s0 > 0 && r.opt.Opti {
+				b0 = refBest{x, s0, s1, tl, 1}
 				break
 			}
-			b0.offer(x, s0, tl, random, r.v)
+			if s0 > 0 || s1 > 0 {
+				b0.offer(x, s0, s1, tl, random, r.v)
+			}
+			continue
+		}
+		if s0 > 0 {
+			if r.opt.Opti {
+				b0 = refBest{x, s0, 0, tl, 1}
+				break
+			}
+			b0.offer(x, s0, 0, tl, random, r.v)
 		}
 		if r.opt.ThreeInputs && s1 > 0 {
-			b1.offer(x, s1, tl, random, r.v)
+			b1.offer(x, s1, 0, tl, random, r.v)
+		}
+	}
+	if r.comb {
+		b1 = refBest{}
+		if r.opt.ThreeInputs && b0.s == 0 && b0.one > 0 {
+			b1 = refBest{b0.data, b0.one, 0, b0.tl, 1}
 		}
 	}
 	switch {
@@ -247,11 +320,17 @@ func (r *ref) decide(k int) {
 				ts = append(ts, t)
 			}
 		}
-		slices.SortFunc(ts, func(a, b int) int { return r.seq[b] - r.seq[a] })
+		if r.opt.PlanOrder == "pool" {
+			pos := func(t int) int { return slices.Index(r.pool, t) }
+			slices.SortFunc(ts, func(a, b int) int { return pos(b) - pos(a) })
+		} else {
+			slices.SortFunc(ts, func(a, b int) int { return r.seq[b] - r.seq[a] })
+		}
 		for _, t := range ts {
-			r.take(t)
+			r.leave(t)
 		}
 		r.plan[k] = append(r.plan[k], ts...)
+		r.has[k][b0.data] = true // the first planned task is taken at once and will request it
 		if i := slices.Index(r.list[k], b0.data); i >= 0 {
 			r.list[k] = slices.Delete(r.list[k], i, i+1)
 			r.ops += i + 1
@@ -260,13 +339,18 @@ func (r *ref) decide(k int) {
 		}
 		r.mark(k, b0.data)
 	case b1.s > 0:
-		for _, t := range r.pool {
+		head := -1
+		for _, t := range r.pool { // the pool's first, or the task pushed last
 			if m := r.missing(k, t); len(m) == 2 && slices.Contains(m, b1.data) {
-				r.planMarking(k, t)
-				return
+				if head < 0 || (r.opt.PlanOrder != "pool" && r.seq[t] > r.seq[head]) {
+					head = t
+				}
 			}
 		}
-		panic("ref: S_1 head not found")
+		if head < 0 {
+			panic("ref: S_1 head not found")
+		}
+		r.planMarking(k, head)
 	default:
 		i := 0
 		switch r.opt.Fallback {
@@ -280,7 +364,7 @@ func (r *ref) decide(k int) {
 }
 
 func (r *ref) planMarking(k, t int) {
-	r.take(t)
+	r.leave(t)
 	r.plan[k] = append(r.plan[k], t)
 	for _, x := range r.inputs[t] {
 		r.ops += len(r.list[k])
@@ -296,7 +380,11 @@ func (r *ref) Victim(k int, cands []int, prefetch bool) int {
 	r.ops += len(cands)
 	firstUse := map[int]int{}
 	pos := 0
-	for _, t := range append(slices.Clone(r.v.Pipeline(k)), r.v.Buffer(k)...) {
+	pulled := append(slices.Clone(r.v.Pipeline(k)), r.v.Buffer(k)...)
+	if r.held[k] >= 0 {
+		pulled = append(pulled, r.held[k])
+	}
+	for _, t := range pulled {
 		for _, x := range r.inputs[t] {
 			pos++
 			if _, ok := firstUse[x]; !ok {
@@ -349,9 +437,12 @@ func (r *ref) Observe(kind schedulers.EventKind, k, id int) {
 	case schedulers.Evicted:
 		if r.opt.LUF {
 			var keep []int
+			withdrawn := 0
 			for _, t := range r.plan[k] {
-				if slices.Contains(r.inputs[t], id) {
+				if slices.Contains(r.inputs[t], id) && (withdrawn == 0 || r.opt.Withdraw == "all") {
+					r.stamp(t)
 					r.enter(t)
+					withdrawn++
 				} else {
 					keep = append(keep, t)
 				}
@@ -359,13 +450,22 @@ func (r *ref) Observe(kind schedulers.EventKind, k, id int) {
 			r.plan[k] = keep
 		}
 		r.has[k][id] = false
-		if (r.opt.LUF || r.opt.LRUReturns) && r.known[id] {
+		relist := r.known[id]
+		if r.opt.LUF && r.opt.Relist != "always" {
+			relist = false // only while a pool task reads it
+			for _, t := range r.pool {
+				relist = relist || slices.Contains(r.inputs[t], id)
+			}
+		}
+		if (r.opt.LUF || r.opt.LRUReturns) && relist {
 			l := r.list[k]
 			i := 0
 			if r.opt.Reinsert == "place" {
 				for i < len(l) && r.rank[k][l[i]] < r.rank[k][id] {
 					i++
 				}
+			} else if len(l) > 0 && r.glibc != nil {
+				i = int(r.glibc.Int31()) % len(l)
 			} else if len(l) > 0 {
 				i = r.v.Rand().IntN(len(l))
 			}
