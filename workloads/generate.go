@@ -199,14 +199,18 @@ func data2D(b *builder, s Spec) (a0, b0 int, flops float64) {
 	return a0, b0, 2 * float64(s.Tile) * float64(s.Tile) * float64(s.Z)
 }
 
-// add2D adds the 2D task T(i,j): it reads A_i and B_j and, with WriteC,
-// writes C_ij.
+// add2D adds the 2D task T(i,j): it reads B_j and A_i and, with WriteC,
+// writes C_ij. The inputs are in xgemm.c's handle order: handles[0] is the
+// block of the inner loop (its A_y: our B_j), handles[1] the outer one's
+// (its B_x: our A_i), and StarPU requests a task's data in that order
+// (coherency.c _starpu_fetch_task_input over the sorted handles keeps it
+// for distinct handles of equal modes).
 func (b *builder) add2D(s Spec, a0, b0 int, flops float64, i, j int) {
 	if !s.WriteC {
-		b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j)
+		b.addTask("gemm", flops, 0, -1, []int{i, j}, b0+j, a0+i)
 		return
 	}
-	b.addTask("gemm", flops, 0, -1, []int{i, j}, a0+i, b0+j, b.c0+i*s.N+j)
+	b.addTask("gemm", flops, 0, -1, []int{i, j}, b0+j, a0+i, b.c0+i*s.N+j)
 	modes := carve(&b.modeArena, 3)
 	modes[0], modes[1], modes[2] = R, R, W
 	b.w.Modes = setColumn(b.w.Modes, len(b.w.Tasks)-1, modes, true)

@@ -35,11 +35,12 @@ func TestMatmul2DN15(t *testing.T) {
 	if w.WorkingSetBytes() != 442_368_000 || w.WorkingSetMiB() != 421.875 {
 		t.Errorf("working set %d B = %v MiB, want 442368000 B = 421.875 MiB", w.WorkingSetBytes(), w.WorkingSetMiB())
 	}
-	// Row by row: consecutive tasks share A_i.
+	// Row by row: consecutive tasks share A_i; inputs in xgemm.c's handle
+	// order (the inner loop's block B_j first).
 	for _, c := range []struct{ id, i, j int }{{0, 0, 0}, {1, 0, 1}, {14, 0, 14}, {15, 1, 0}, {16, 1, 1}, {224, 14, 14}} {
 		tk := w.Tasks[c.id]
-		if !slices.Equal(tk.Inputs, []int{c.i, 15 + c.j}) || !slices.Equal(w.Coords.Of(tk.ID), []int32{int32(c.i), int32(c.j)}) {
-			t.Errorf("task %d: inputs %v coords %v, want [%d %d] [%d %d]", c.id, tk.Inputs, w.Coords.Of(tk.ID), c.i, 15+c.j, c.i, c.j)
+		if !slices.Equal(tk.Inputs, []int{15 + c.j, c.i}) || !slices.Equal(w.Coords.Of(tk.ID), []int32{int32(c.i), int32(c.j)}) {
+			t.Errorf("task %d: inputs %v coords %v, want [%d %d] [%d %d]", c.id, tk.Inputs, w.Coords.Of(tk.ID), 15+c.j, c.i, c.i, c.j)
 		}
 		if tk.Kernel != "gemm" || tk.Flops != 7_077_888_000 || w.DepsOf(tk.ID) != nil {
 			t.Errorf("task %d: kernel %q flops %v deps %v", c.id, tk.Kernel, tk.Flops, w.DepsOf(tk.ID))
@@ -287,7 +288,7 @@ func TestRandomOrder(t *testing.T) {
 		t.Error("random order is not a permutation of the submission order")
 	}
 	for _, tk := range a.Tasks {
-		if !slices.Equal(tk.Inputs, []int{int(a.Coords.Of(tk.ID)[0]), 10 + int(a.Coords.Of(tk.ID)[1])}) {
+		if !slices.Equal(tk.Inputs, []int{10 + int(a.Coords.Of(tk.ID)[1]), int(a.Coords.Of(tk.ID)[0])}) {
 			t.Fatalf("task %d: coords %v do not match inputs %v", tk.ID, a.Coords.Of(tk.ID), tk.Inputs)
 		}
 	}
@@ -374,7 +375,7 @@ func TestRandomPairs(t *testing.T) {
 	distinct := map[[2]int]bool{}
 	for _, tk := range a.Tasks {
 		i, j := int(a.Coords.Of(tk.ID)[0]), int(a.Coords.Of(tk.ID)[1])
-		if !slices.Equal(tk.Inputs, []int{i, 10 + j}) {
+		if !slices.Equal(tk.Inputs, []int{10 + j, i}) {
 			t.Fatalf("task %d: coords %v inputs %v", tk.ID, a.Coords.Of(tk.ID), tk.Inputs)
 		}
 		distinct[[2]int{i, j}] = true

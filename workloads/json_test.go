@@ -59,7 +59,7 @@ func TestWriteJSONFormat(t *testing.T) {
 {"id":0,"bytes":14745600},
 {"id":1,"bytes":14745600,"strided":true}],
 "tasks":[
-{"id":0,"kernel":"gemm","flops":7077888000,"inputs":[0,1],"deps":[],"coords":[0,0]}]}
+{"id":0,"kernel":"gemm","flops":7077888000,"inputs":[1,0],"deps":[],"coords":[0,0]}]}
 `
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)

@@ -24,7 +24,7 @@ func TestDataNamesFollowTheLayouts(t *testing.T) {
 			var want []string
 			switch s.Kind {
 			case KindMatmul2D, KindRandomPairs:
-				want = []string{fmt.Sprintf("A row %d", c[0]), fmt.Sprintf("B col %d", c[1])}
+				want = []string{fmt.Sprintf("B col %d", c[1]), fmt.Sprintf("A row %d", c[0])}
 				if s.WriteC {
 					want = append(want, fmt.Sprintf("C(%d,%d)", c[0], c[1]))
 				}

@@ -54,4 +54,7 @@ package sim
 // (workloads.Workload.DeviceBytes, Spec.NoScratch), out of the memory the
 // data may use: a memory cap holds one block fewer where the 3.5 MiB tile
 // crosses a block boundary (100 and 200 MiB at N = 30).
-const ModelVersion = 10
+// 11 (issue 33): the 2D tasks read their blocks in xgemm.c's handle order,
+// the inner loop's block first (workloads add2D): a task's requests, and
+// so ties between its loads, come in StarPU's order.
+const ModelVersion = 11
