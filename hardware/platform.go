@@ -296,6 +296,19 @@ type Runtime struct {
 	// (datawizard.c ____starpu_datawizard_progress): a GPU may have 5
 	// fetches from main memory and 5 from each other GPU pending.
 	RequestsPerNode bool `toml:"requests_per_node" json:"requests_per_node,omitempty"`
+	// NodeAfterNode has the workers woken at the same instant progress one
+	// memory node after the other, each pulling until it can pull no more.
+	// False: StarPU's order. Each CUDA worker is its own SimGrid actor
+	// (driver_cuda.c _starpu_cuda_worker), every mutex or condition of the
+	// scheduler's pull is a simcall that hands the turn to the next actor
+	// ready at that time, and one pull makes a FIFO below take one task
+	// (component_fifo.c fifo_pull_task then send_can_push_to_parents;
+	// component_eager.c eager_can_push: "make pump above push only one
+	// task"; component_worker.c simple_worker_pull_task's retry): workers
+	// woken together pull one task each in turn, in worker order (traced at
+	// papers/ICPP2023, EAGER on 2 GPUs: GPU 0 gets tasks 0 and 2, GPU 1
+	// tasks 1 and 3, where the former order gave GPU 0 tasks 0 and 1).
+	NodeAfterNode bool `toml:"node_after_node" json:"node_after_node,omitempty"`
 	// CopyIssueUs, TaskIssueUs and FetchInputUs are host time, in µs, that
 	// a GPU's driver thread spends, and nothing else it does (handling
 	// requests, launching kernels) meanwhile: CopyIssueUs before each copy

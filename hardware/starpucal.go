@@ -1334,6 +1334,7 @@ func (c *StarPUImport) TOML() []byte {
 	p("array_op_seconds   = 0      # unused with sched_cost none\n")
 	p("source_at_copy     = false  # source: coherency.c _starpu_create_request_to_fetch_data chooses a request's source when it creates it (_starpu_select_src_node, among the copies valid then)\n")
 	p("requests_per_node  = false  # source: data_request.c counts pending requests per pair of nodes (data_requests_npending[handling_node][peer_node][inout])\n")
+	p("node_after_node    = false  # source: the CUDA workers are SimGrid actors that pull in turn, one task each (driver_cuda.c _starpu_cuda_worker, component_fifo.c fifo_pull_task, component_eager.c eager_can_push)\n")
 	p("copy_issue_us      = 10     # source: src/core/simgrid.c _starpu_simgrid_transfer: \"Sleep 10µs for the GPU transfer queueing\" before each copy (STARPU_SIMGRID_QUEUE_MALLOC_COST, default 1; the scripts leave it)\n")
 	p("task_issue_us      = 10     # source: src/core/simgrid.c _starpu_simgrid_submit_job: \"Sleep 10µs for the GPU task queueing\" before queueing each kernel (the same variable)\n")
 	p("fetch_input_us     = 1      # source: src/datawizard/coherency.c _starpu_fetch_task_input: 1 µs after requesting each input of a popped task (STARPU_SIMGRID_FETCHING_INPUT_COST, default 1)\n")

@@ -227,6 +227,11 @@ type Engine struct {
 	be      Backend
 	trace   []Event // buffered with a backend, whose times may be corrected
 
+	// inTurn is set while kickAll has the workers woken together pull one
+	// task each in turn (Runtime.NodeAfterNode false): fill stops after one
+	// pull and says, in pullsLeft, that the worker may pull more.
+	inTurn, pullsLeft bool
+
 	now      float64
 	seq      uint64
 	events   minheap.Heap[event]

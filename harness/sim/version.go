@@ -57,4 +57,9 @@ package sim
 // 11 (issue 33): the 2D tasks read their blocks in xgemm.c's handle order,
 // the inner loop's block first (workloads add2D): a task's requests, and
 // so ties between its loads, come in StarPU's order.
-const ModelVersion = 11
+// 12 (issue 33): workers woken at the same instant pull one task each in
+// turn, in worker order, as StarPU's CUDA workers (SimGrid actors) do
+// (Runtime.NodeAfterNode false); the former order, each node pulling all
+// it could before the next, is node_after_node = true. Runs on several
+// memory nodes change.
+const ModelVersion = 12

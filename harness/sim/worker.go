@@ -32,10 +32,46 @@ type worker struct {
 // a scan of its workers where kick or head reads them.
 var check func(e *Engine, n *node)
 
+// kickAll makes every worker progress at once. In StarPU the workers
+// woken at the same simulated time are SimGrid actors that take turns at
+// every simcall, and a pull moves one task into a worker's FIFO: they pull
+// one task each, in worker order, round after round (Runtime.NodeAfterNode
+// false; driver_cuda.c _starpu_cuda_worker and
+// _starpu_cuda_driver_run_once, driver_common.c
+// _starpu_get_multi_worker_task, component_worker.c
+// simple_worker_pull_task, component_fifo.c fifo_pull_task,
+// component_eager.c eager_can_push). NodeAfterNode kicks each node once,
+// its workers pulling all they can before the next node's.
 func (e *Engine) kickAll() {
-	for n := range e.nodes {
-		e.kick(n)
+	if e.rt.NodeAfterNode || e.inTurn || !e.severalDrivers() {
+		for n := range e.nodes {
+			e.kick(n)
+		}
+		return
 	}
+	e.inTurn = true
+	for more := true; more; {
+		more = false
+		for n := range e.nodes {
+			e.pullsLeft = false
+			e.kick(n)
+			more = more || e.pullsLeft
+		}
+	}
+	e.inTurn = false
+	e.pullsLeft = false
+}
+
+// severalDrivers says more than one memory node has workers: alone, a
+// node's workers keep the order they had.
+func (e *Engine) severalDrivers() bool {
+	k := 0
+	for _, n := range e.nodes {
+		if len(n.workers) > 0 {
+			k++
+		}
+	}
+	return k > 1
 }
 
 // kick makes the workers of a memory node progress as far as they can now.
@@ -194,9 +230,14 @@ func (e *Engine) wakeUp(w int, wk *worker) {
 func (e *Engine) fill(w int) {
 	wk := e.workers[w]
 	n := e.nodes[wk.node]
+	pulled := false
 	for changed := true; changed; {
 		changed = false
 		for e.mayPull(wk) {
+			if e.inTurn && pulled {
+				e.pullsLeft = true // its next pull waits for the others' turn (kickAll)
+				break
+			}
 			if e.idler != nil && e.idler.Idle(w) {
 				wk.pulling = true // what the call would have said
 				break
@@ -209,7 +250,7 @@ func (e *Engine) fill(w int) {
 				break
 			}
 			e.addToBuffer(w, task)
-			changed = true
+			changed, pulled = true, true
 			if wk.blockedT > e.now {
 				return
 			}
