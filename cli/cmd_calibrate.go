@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/cudaexec"
@@ -44,20 +41,17 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
 	if *fromStarPU != "" || *host != "" {
-		var given []string
-		fs.Visit(func(f *flag.Flag) {
-			if slices.Contains(gpuOnlyFlags, f.Name) {
-				given = append(given, "--"+f.Name)
-			}
-		})
 		switch {
 		case *fromStarPU == "":
 			return fmt.Errorf("--host %s without --from-starpu: give the StarPU sampling directory with --from-starpu DIR", *host)
 		case *host == "":
 			return fmt.Errorf("--from-starpu needs --host NAME: the StarPU host name the files are named after (bus/NAME.bandwidth, codelets/45/SYMBOL.NAME)")
-		case len(given) > 0:
-			return fmt.Errorf("%s measure a GPU; they mean nothing with --from-starpu: remove them", strings.Join(given, ", "))
 		}
+	}
+	if err := checkScopes(fs, flagScope{gpuOnlyFlags, *fromStarPU == "", "when measuring a GPU", "with --from-starpu"}); err != nil {
+		return err
+	}
+	if *fromStarPU != "" {
 		c, err := hardware.ImportStarPU(*fromStarPU, *host, hardware.StarPUOptions{Name: *name, MemoryMiB: *memMB, Tile: *tile, Z: *z})
 		if err != nil {
 			return err

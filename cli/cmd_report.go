@@ -54,6 +54,17 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := checkScopes(fs,
+		flagScope{[]string{"workload-file"}, *orderPlot != "", "with --order-plot", "without it"},
+		flagScope{[]string{"headline", "fit"}, *repro != "", "with --reproduction", "without it"},
+		flagScope{[]string{"suite", "suites", "claims", "format", "average", "figures", "reproduction", "preview"}, *orderPlot == "", "to tables and reports", "with --order-plot, which draws one trace"},
+		flagScope{[]string{"suite", "format", "o"}, *repro == "", "to a report on stdout or -o", "with --reproduction, which writes its own file and finds each record's suite under --suites"},
+	); err != nil {
+		return err
+	}
+	if *orderPlot != "" && len(files) > 0 {
+		return fmt.Errorf("unexpected argument %q: --order-plot draws the trace it names", files[0])
+	}
 	stop, err := prof.start()
 	if err != nil {
 		return err

@@ -40,6 +40,12 @@ func (c *clusterFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.wait, "wait", false, "with --slurm: wait for the job to end, then merge its shards")
 }
 
+// checkScopes refuses the Slurm flags without --slurm: they would be
+// ignored.
+func (c *clusterFlags) checkScopes(fs *flag.FlagSet) error {
+	return checkScopes(fs, flagScope{[]string{"shards", "sbatch", "wait"}, c.slurm, "with --slurm", "without --slurm"})
+}
+
 // options checks the flags and sets the sweep's shard.
 func (c *clusterFlags) options(opt *sweep.Options, fresh bool) error {
 	if c.shard == "" {
