@@ -415,6 +415,29 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	sweep(`sbatch option "--comment=\"x": write options without quotes`, nil, "$D/s.toml", "--slurm", "--dry-run", "-o", "$D/r.jsonl", "--sbatch", "--comment=\"x")
 	suiteCase("charge_sched_time must be true or false", suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\ncharge_sched_time = \"yes\""))
 
+	// A record is read as written or refused, naming its file and line: a
+	// missing metric is not 0, a newer schema is not guessed at, and a
+	// record whose content disagrees with its key is not filed under it.
+	edit := func(re, repl string) map[string]string {
+		return map[string]string{"r.jsonl": regexp.MustCompile(re).ReplaceAllString(results, repl), "s.toml": badSuite}
+	}
+	report(`r.jsonl:1: record of a successful run without "gflops": a reader would take it as 0`, edit(`"gflops":[^,]*,`, ""), "$D/r.jsonl")
+	report(`r.jsonl:1: record of a successful run without "loads"`, edit(`"loads":[^,]*,`, ""), "$D/r.jsonl")
+	report(`r.jsonl:1: record of a successful run without "makespan_s"`, edit(`"makespan_s":[^,]*,`, ""), "$D/r.jsonl")
+	report("r.jsonl:1: gflops = -5: want a finite number >= 0", edit(`"gflops":[^,]*,`, `"gflops":-5,`), "$D/r.jsonl")
+	report("r.jsonl:1: makespan_s = 0 for a successful run", edit(`"makespan_s":[^,]*,`, `"makespan_s":0,`), "$D/r.jsonl")
+	report("r.jsonl:1: makespan_s = -1 for a successful run", edit(`"makespan_s":[^,]*,`, `"makespan_s":-1,`), "$D/r.jsonl")
+	report("r.jsonl:1: loads = -3: a count is >= 0", edit(`"loads":[^,]*,`, `"loads":-3,`), "$D/r.jsonl")
+	report("r.jsonl:1: tasks_per_worker adds up to 15, but tasks = 16", edit(`"tasks_per_worker":\[16\]`, `"tasks_per_worker":[15]`), "$D/r.jsonl")
+	report("r.jsonl:1: schema 3 is newer than this memsched's (2)", edit(`"schema":2`, `"schema":3`), "$D/r.jsonl")
+	report("r.jsonl:1: key ", edit(`"scheduler_version":\d+`, `"scheduler_version":99`), "$D/r.jsonl")
+	report("under schema 2, model_version 99 and scheduler_version", edit(`"model_version":\d+`, `"model_version":99`), "$D/r.jsonl")
+	report(`r.jsonl:1: record of key `+"", edit(`"scheduler":"eager"`, `"scheduler":"dmda"`), "$D/r.jsonl", "--suite", "$D/s.toml")
+	report(`disagrees with that run of suite bad-input (`, edit(`"scheduler":"eager"`, `"scheduler":"dmda"`), "$D/r.jsonl", "--suites", "$D")
+	report(`it names scheduler "dmda", not "eager"`, edit(`"scheduler":"eager"`, `"scheduler":"dmda"`), "$D/r.jsonl", "--suite", "$D/s.toml")
+	report(`it names rep 1, not 0`, edit(`"rep":0`, `"rep":1`), "$D/r.jsonl", "--suite", "$D/s.toml")
+	add("sweep", `r.jsonl:1: record of a successful run without "gflops"`, edit(`"gflops":[^,]*,`, ""), "sweep", "$D/s.toml", "-o", "$D/r.jsonl", "-q")
+
 	// Nothing given is ignored: a flag or key where it does not apply (one
 	// declaration per command, flagScope; one per field for workload and
 	// batch kinds, workloads.Reads and batch.Workload.CheckGiven), and two
@@ -580,6 +603,7 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	wjson("smaller than one task's inputs", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"bytes":4000000000}`), "--memory-mb", "100")
 	wjson("data 0 has 5000000000000000000 bytes; a datum has at most 2^50 bytes", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"bytes":5000000000000000000}`))
 	wjson("the flops of tasks 0 to 1 add up to more than 1.7976931348623157e+308", workloadWith(`"flops":1,"inputs":[0,1]`, `"flops":1e308,"inputs":[0,1]`, `"flops":1,"inputs":[1]`, `"flops":1e308,"inputs":[1]`))
+	wjson("the run took no time (makespan 0 s): every task of w has zero duration and reads no data", `{"name":"w","data":[{"id":0,"bytes":4}],"tasks":[{"id":0,"kernel":"gemm","flops":0,"inputs":[],"deps":[]}]}`)
 	wjson("data[0]: unknown field \"size\"", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"size":4}`))
 	return cs
 }

@@ -107,7 +107,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 	if *format != "md" && *format != "csv" && *format != "html" {
 		return fmt.Errorf("--format %q: use md, csv or html", *format)
 	}
-	recs, src, err := report.LoadSourced(files...)
+	recs, src, at, err := report.LoadAt(files...)
 	if err != nil {
 		return err
 	}
@@ -131,13 +131,16 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 		if err != nil {
 			return err
 		}
+		if err := report.CheckSuite(s, recs, at); err != nil {
+			return err
+		}
 		set := report.NewSet(s, recs, src)
 		if set.Present == 0 {
 			fmt.Fprintf(stderr, "memsched report: no record of %s matches the current suite %s (other suite, or results of an older configuration); run memsched sweep %s\n", strings.Join(files, ", "), s.File, s.File)
 		}
 		sets = append(sets, set)
 	} else {
-		sets, err = setsByName(recs, src, files, *suitesDir, stderr)
+		sets, err = setsByName(recs, src, at, files, *suitesDir, stderr)
 		if err != nil {
 			return err
 		}
@@ -215,9 +218,10 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 
 // setsByName groups records by their suite name and finds each suite file
 // under dir; records of an unknown suite are reported as recorded.
-func setsByName(recs []run.Record, src, files []string, dir string, stderr io.Writer) ([]*report.Set, error) {
+func setsByName(recs []run.Record, src, at, files []string, dir string, stderr io.Writer) ([]*report.Set, error) {
 	byName := map[string][]run.Record{}
 	srcByName := map[string][]string{}
+	atByName := map[string][]string{}
 	var names []string
 	for i, r := range recs {
 		if _, ok := byName[r.Suite]; !ok {
@@ -225,6 +229,7 @@ func setsByName(recs []run.Record, src, files []string, dir string, stderr io.Wr
 		}
 		byName[r.Suite] = append(byName[r.Suite], r)
 		srcByName[r.Suite] = append(srcByName[r.Suite], src[i])
+		atByName[r.Suite] = append(atByName[r.Suite], at[i])
 	}
 	sort.Strings(names)
 	suites := loadSuites(dir, stderr)
@@ -238,6 +243,9 @@ func setsByName(recs []run.Record, src, files []string, dir string, stderr io.Wr
 		}
 		if s == nil && name != "" {
 			fmt.Fprintf(stderr, "memsched report: suite %q not found under %s; reporting its records as recorded (give --suite for labels, bounds and claims)\n", name, dir)
+		}
+		if err := report.CheckSuite(s, byName[name], atByName[name]); err != nil {
+			return nil, err
 		}
 		sets = append(sets, report.NewSet(s, byName[name], srcByName[name]))
 	}
@@ -315,7 +323,7 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFi
 	if err != nil {
 		return err
 	}
-	recs, src, err := report.LoadSourced(files...)
+	recs, src, at, err := report.LoadAt(files...)
 	if err != nil {
 		return err
 	}
@@ -350,6 +358,9 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFi
 	parallel(len(rels), func(i int) {
 		b := &done[i]
 		s := suites[rels[i]]
+		if b.err = report.CheckSuite(s, recs, at); b.err != nil {
+			return
+		}
 		set := report.NewSet(s, recs, src)
 		if set.Present == 0 {
 			set = nil

@@ -170,9 +170,12 @@ func Run(cfg Config) (rec Record, err error) {
 	rec.SimWallS = (time.Since(t0) + st.WallAdjust).Seconds()
 	rec.Provenance.Device = device
 	rec.MakespanS = st.Makespan
-	if st.Makespan > 0 {
-		rec.GFlops = st.Flops / st.Makespan / 1e9
+	if !(st.Makespan > 0) {
+		// Every task took no time and read nothing: there is no rate to
+		// measure, and a record with makespan 0 is refused when read.
+		return rec, fmt.Errorf("the run took no time (makespan %v s): every task of %s has zero duration and reads no data; give its tasks flops or inputs", st.Makespan, cfg.Workload.Name)
 	}
+	rec.GFlops = st.Flops / st.Makespan / 1e9
 	rec.BytesH2D, rec.BytesD2D, rec.BytesD2H = st.BytesH2D, st.BytesD2D, st.BytesD2H
 	rec.WriteBacks, rec.Invalid = st.WriteBacks, st.Invalidations
 	rec.Loads, rec.Prefetches, rec.Fetches, rec.Evictions = st.Loads, st.Prefetches, st.Fetches, st.Evictions

@@ -94,6 +94,9 @@ func readLines(r io.Reader, name string) (lines []Line, truncated int64, err err
 		if rec.Key == "" {
 			return nil, -1, fmt.Errorf("%s:%d: result record without a key; results files are written by memsched sweep: delete that line", name, n)
 		}
+		if err := run.CheckRecord(&rec, b); err != nil {
+			return nil, -1, fmt.Errorf("%s:%d: %v; delete that line (the run is redone on the next sweep) or move the file away", name, n, err)
+		}
 		lines = append(lines, Line{Rec: rec, N: n, Raw: b})
 	}
 }
