@@ -99,7 +99,7 @@ func workloadWith(pairs ...string) string {
 	return s
 }
 
-func badCases(t *testing.T, trace, results string) []badCase {
+func badCases(t *testing.T, trace, results, batchTrace string) []badCase {
 	var cs []badCase
 	add := func(group, want string, files map[string]string, args ...string) {
 		cs = append(cs, badCase{group, files, args, want})
@@ -438,6 +438,47 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	report(`it names rep 1, not 0`, edit(`"rep":0`, `"rep":1`), "$D/r.jsonl", "--suite", "$D/s.toml")
 	add("sweep", `r.jsonl:1: record of a successful run without "gflops"`, edit(`"gflops":[^,]*,`, ""), "sweep", "$D/s.toml", "-o", "$D/r.jsonl", "-q")
 
+	// validate checks every total of the result, the fields of every
+	// event, and that the result is the header's run.
+	resultWith := func(old, new string) string {
+		re := regexp.MustCompile(old)
+		if !re.MatchString(result) {
+			panic("resultWith: no " + old)
+		}
+		return join(append(append([]string{header}, events...), re.ReplaceAllString(result, new))...)
+	}
+	eventWith := func(i int, old, new string) string {
+		evs := slices.Clone(events)
+		if !strings.Contains(evs[i], old) {
+			panic("eventWith: no " + old)
+		}
+		evs[i] = strings.Replace(evs[i], old, new, 1)
+		return join(append(append([]string{header}, evs...), result)...)
+	}
+	validate("result says gflops = 1, the trace's tasks give", resultWith(`"gflops":[^,]*`, `"gflops":1`))
+	validate("result says prefetches = 99, the trace gives", resultWith(`"prefetches":\d+`, `"prefetches":99`))
+	validate("result says fetches = 99, the trace gives", resultWith(`"fetches":\d+`, `"fetches":99`))
+	validate("result says pop_missing = 999; the trace has", resultWith(`"pop_missing":\d+`, `"pop_missing":999`))
+	validate("result says tasks_per_worker[0] = 99, the trace gives", resultWith(`"tasks_per_worker":\[\d+\]`, `"tasks_per_worker":[99]`))
+	validate("result says tasks_per_worker = [1 2], for 2 workers; the platform has 1", resultWith(`"tasks_per_worker":\[\d+\]`, `"tasks_per_worker":[1,2]`))
+	validate("event 1 (t=0 load_start): data 0 has 14745600 bytes, not 1", eventWith(0, `"bytes":14745600`, `"bytes":1`))
+	validate(`event 1 (t=0 load_start): kind "banana"; a load is a fetch or a prefetch`, eventWith(0, `"kind":"fetch"`, `"kind":"banana"`))
+	validate("result says prefetches = ", eventWith(0, `"kind":"fetch"`, `"kind":"prefetch"`))
+	validate(`event 2 (t=0.0012288 load_end): kind "fetch" on a load_end event`, eventWith(1, `"kind":""`, `"kind":"fetch"`))
+	validate("the header says scheduler = dmda, the result eager", join(append(append([]string{strings.Replace(header, `"scheduler":"eager"`, `"scheduler":"dmda"`, 1)}, events...), result)...))
+	validate("the header says seed = 7, the result 1", join(append(append([]string{strings.Replace(header, `"seed":1}`, `"seed":7}`, 1)}, events...), result)...))
+	batchWith := func(old, new string) string { // the trace of two SWF jobs (TestBadInputs)
+		out := strings.Replace(batchTrace, old, new, 1)
+		if out == batchTrace {
+			panic("batchWith: no " + old)
+		}
+		return out
+	}
+	validate("job 1 starts with 2 cores; it was submitted with 4", batchWith(`"cores":4,"core_ids":[0,1,2,3]`, `"cores":2,"core_ids":[0,1,2,3]`))
+	validate("job 1 asks for 4 cores and starts on 2 core ids", batchWith(`"core_ids":[0,1,2,3]`, `"core_ids":[0,1]`))
+	validate("job 1 starts with file 9; it was submitted with file 1", batchWith(`"ev":"start","job":1,"node":0,"cores":4,"core_ids":[0,1,2,3],"file":1`, `"ev":"start","job":1,"node":0,"cores":4,"core_ids":[0,1,2,3],"file":9`))
+	validate("job 1 loads file 1 of 1 GB, not its submitted file", batchWith(`"size_gb":25.6,"until"`, `"size_gb":1,"until"`))
+
 	// Nothing given is ignored: a flag or key where it does not apply (one
 	// declaration per command, flagScope; one per field for workload and
 	// batch kinds, workloads.Reads and batch.Workload.CheckGiven), and two
@@ -622,8 +663,18 @@ func TestBadInputs(t *testing.T) {
 	}
 	trace, _ := os.ReadFile(tr)
 	results, _ := os.ReadFile(res)
+	swf := filepath.Join(dir, "a.swf")
+	os.WriteFile(swf, []byte("1 0 -1 100 4 -1 -1 4 200 -1 1 7 1 -1 1 -1 -1 -1\n2 10 -1 50 2 -1 -1 2 100 -1 1 8 1 -1 1 -1 -1 -1\n"), 0o644)
+	bt := filepath.Join(dir, "b.jsonl")
+	if code, _, errs := cli("batch", "--swf", swf, "--trace", bt); code != 0 {
+		t.Fatalf("making a batch trace: %s", errs)
+	}
+	batchTrace, _ := os.ReadFile(bt)
+	if code, out, errs := cli("validate", bt); code != 0 || !strings.Contains(out, "valid batch trace") {
+		t.Fatalf("the batch trace does not validate: %s%s", out, errs)
+	}
 
-	cases := badCases(t, string(trace), string(results))
+	cases := badCases(t, string(trace), string(results), string(batchTrace))
 	count := map[string]int{}
 	for i, c := range cases {
 		count[c.group]++
