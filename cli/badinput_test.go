@@ -645,6 +645,17 @@ func badCases(t *testing.T, trace, results, batchTrace string) []badCase {
 	wjson("data 0 has 5000000000000000000 bytes; a datum has at most 2^50 bytes", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"bytes":5000000000000000000}`))
 	wjson("the flops of tasks 0 to 1 add up to more than 1.7976931348623157e+308", workloadWith(`"flops":1,"inputs":[0,1]`, `"flops":1e308,"inputs":[0,1]`, `"flops":1,"inputs":[1]`, `"flops":1e308,"inputs":[1]`))
 	wjson("the run took no time (makespan 0 s): every task of w has zero duration and reads no data", `{"name":"w","data":[{"id":0,"bytes":4}],"tasks":[{"id":0,"kernel":"gemm","flops":0,"inputs":[],"deps":[]}]}`)
+	// Keys are matched exactly (encoding/json would let "Flops" after
+	// "flops" win), and a race is found from the graph.
+	wjson(`tasks[0]: field "flops" is spelled "Flops": keys are case-sensitive`, workloadWith(`"flops":1,"inputs":[0,1]`, `"flops":1,"Flops":5,"inputs":[0,1]`))
+	wjson(`tasks[0]: field "flops" is spelled "FLOPS"`, workloadWith(`"flops":1,"inputs":[0,1]`, `"FLOPS":1,"inputs":[0,1]`))
+	wjson(`tasks[1]: field "deps" appears twice`, workloadWith(`"deps":[0]`, `"deps":[0],"deps":[]`))
+	wjson(`data[1]: field "bytes" is spelled "Bytes"`, workloadWith(`{"id":1,"bytes":4}`, `{"id":1,"Bytes":4}`))
+	wjson(`expected "{" at tasks[0]`, `{"name":"w","data":[{"id":0,"bytes":4}],"tasks":[null]}`)
+	wjson("task 0 writes data 0 and task 1 writes it, with no dependency path between them: a race",
+		`{"name":"w","data":[{"id":0,"bytes":4}],"tasks":[{"id":0,"kernel":"gemm","flops":1,"inputs":[0],"modes":["RW"],"deps":[]},{"id":1,"kernel":"gemm","flops":1,"inputs":[0],"modes":["RW"],"deps":[]}]}`)
+	wjson("task 0 writes data 0 and task 2 reads it, with no dependency path between them",
+		`{"name":"w","data":[{"id":0,"bytes":4},{"id":1,"bytes":4}],"tasks":[{"id":0,"kernel":"gemm","flops":1,"inputs":[0],"modes":["W"],"deps":[]},{"id":1,"kernel":"gemm","flops":1,"inputs":[0,1],"modes":["R","R"],"deps":[0]},{"id":2,"kernel":"gemm","flops":1,"inputs":[0],"modes":["R"],"deps":[]}]}`)
 	wjson("data[0]: unknown field \"size\"", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"size":4}`))
 	return cs
 }
