@@ -141,7 +141,13 @@ func Run(cfg Config) (rec Record, err error) {
 		return rec, err
 	}
 	if c, ok := sch.(io.Closer); ok { // an external scheduler's process is reaped
-		defer c.Close()
+		defer func() {
+			// A program that broke the protocol at its end (an answer to no
+			// request) fails the run.
+			if cerr := c.Close(); err == nil && cerr != nil {
+				err = cerr
+			}
+		}()
 	}
 	p := cfg.Platform
 	rec.Identity = NewIdentity(cfg.Workload.Name, cfg.Workload.WorkingSetMiB(), p, spec.Name, params, cfg.Seed, cfg.Executor, cfg.ChargeSched)

@@ -158,9 +158,11 @@ func describe(name, path string, wait time.Duration) (*description, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer p.close()
 	line, err := p.call([]byte(fmt.Sprintf(`{"op":"describe","protocol":%d}`+"\n", Protocol)), "describe")
 	if err != nil {
+		return nil, err
+	}
+	if err := p.close(); err != nil {
 		return nil, err
 	}
 	var d description

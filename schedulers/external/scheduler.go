@@ -109,10 +109,11 @@ func (s *Scheduler) Init(v schedulers.View) error {
 	return nil
 }
 
-// Close ends the program (run.Run calls it after every run).
+// Close ends the program (run.Run calls it after every run); output the
+// program wrote after its last answer is an error, which fails the run.
 func (s *Scheduler) Close() error {
 	if s.p != nil {
-		s.p.close()
+		return s.p.close()
 	}
 	return nil
 }
