@@ -3,11 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/cudaexec"
+	"github.com/memsched/memsched/internal/atomicfile"
 )
 
 func init() {
@@ -78,8 +77,9 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 }
 
 // writePreset checks that a preset loads and writes it to stdout, or to out
-// through a temporary file renamed over it once it loads from there: an
-// interrupted or refused write never leaves a truncated or invalid preset.
+// through a temporary file renamed over it once it loads from there
+// (atomicfile): an interrupted or refused write never leaves a truncated or
+// invalid preset.
 func writePreset(data []byte, name, out string, stdout, stderr io.Writer) error {
 	// Never write a preset the loader would refuse.
 	if _, err := hardware.Parse(name, data); err != nil {
@@ -89,32 +89,13 @@ func writePreset(data []byte, name, out string, stdout, stderr io.Writer) error 
 		_, err := stdout.Write(data)
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp*.toml")
-	if err != nil {
+	if err := atomicfile.WriteFile(out, data, 0o644, func(tmp string) error {
+		if _, err := hardware.Load(tmp); err != nil {
+			return fmt.Errorf("the preset written for %s does not load: %w", out, err)
+		}
+		return nil
+	}); err != nil {
 		return err
-	}
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(fmt.Errorf("writing %s: %w", out, err))
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(fmt.Errorf("writing %s: %w", out, err))
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fail(fmt.Errorf("writing %s: %w", out, err))
-	}
-	if _, err := hardware.Load(tmp.Name()); err != nil {
-		return fail(fmt.Errorf("the preset written for %s does not load: %w", out, err))
-	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		return fail(err)
 	}
 	fmt.Fprintf(stderr, "wrote %s: use it with --platform %s (or rebuild to embed it as preset %q)\n", out, out, name)
 	return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/suite"
 	"github.com/memsched/memsched/harness/trace"
+	"github.com/memsched/memsched/internal/atomicfile"
 	"github.com/memsched/memsched/paper"
 	"github.com/memsched/memsched/workloads"
 )
@@ -213,7 +214,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 		_, err = stdout.Write(buf.Bytes())
 		return err
 	}
-	return os.WriteFile(*out, buf.Bytes(), 0o644)
+	return atomicfile.WriteFile(*out, buf.Bytes(), 0o644)
 }
 
 // setsByName groups records by their suite name and finds each suite file
@@ -400,7 +401,7 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFi
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+	if err := atomicfile.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 		return err
 	}
 	counts, h := report.Counts(claims, results, average)
@@ -427,7 +428,11 @@ func writeHeadline(path, text string) error {
 		return fmt.Errorf("--headline %s: no %s ... %s markers; add them where the headline goes", path, begin, end)
 	}
 	s = s[:i+len(begin)] + text + s[j:]
-	return os.WriteFile(path, []byte(s), 0o644)
+	perm := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	return atomicfile.WriteFile(path, []byte(s), perm)
 }
 
 func orderPicture(tracePath, workloadFile, out string, stdout io.Writer) error {
