@@ -99,7 +99,7 @@ func workloadWith(pairs ...string) string {
 	return s
 }
 
-func badCases(t *testing.T, trace, results string) []badCase {
+func badCases(t *testing.T, trace, results, batchTrace string) []badCase {
 	var cs []badCase
 	add := func(group, want string, files map[string]string, args ...string) {
 		cs = append(cs, badCase{group, files, args, want})
@@ -133,6 +133,8 @@ func badCases(t *testing.T, trace, results string) []badCase {
 		files["s.toml"] = badSuite
 		add("sweep", want, files, append([]string{"sweep"}, args...)...)
 	}
+
+	swfLine0 := "1 0 -1 100 4 -1 -1 4 200 -1 1 7 1 -1 1 -1 -1 -1\n" // a valid SWF job
 
 	// fit: the declaration.
 	fit := func(want string, files map[string]string, args ...string) {
@@ -197,7 +199,7 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	run("Spec.NZ = -1 is out of range", "--workload", "matmul3d", "--nz", "-1")
 	run("outside (0,1]", "--workload", "sparse2d", "--keep", "2")
 	run("outside (0,1]", "--workload", "sparse2d", "--keep", "NaN")
-	run("--keep is for --workload sparse2d", "--keep", "0.5")
+	run("--keep applies only to workload kind sparse2d, not to matmul2d: remove it", "--keep", "0.5")
 	run(`did you mean "random"`, "--order", "rnadom")
 	run("above the limit", "--workload", "matmul3d", "--n", "300")
 	run("invalid value", "--seed", "-1")
@@ -212,9 +214,9 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	if runtime.GOOS == "linux" {
 		run("no space left on device", "--trace", "/dev/full")
 	}
-	add("run", "--workload given with --workload-file", map[string]string{"w.json": badWorkload}, "run", "--workload-file", "$D/w.json", "--workload", "matmul2d")
-	add("run", "--n given with --workload-file", map[string]string{"w.json": badWorkload}, "run", "--workload-file", "$D/w.json", "--n", "5")
-	add("run", "--deps given with --workload-file", map[string]string{"w.json": badWorkload}, "run", "--workload-file", "$D/w.json", "--deps")
+	add("run", "--workload applies only to a generated workload, not with --workload-file", map[string]string{"w.json": badWorkload}, "run", "--workload-file", "$D/w.json", "--workload", "matmul2d")
+	add("run", "--n applies only to a generated workload, not with --workload-file", map[string]string{"w.json": badWorkload}, "run", "--workload-file", "$D/w.json", "--n", "5")
+	add("run", "--deps applies only to a generated workload, not with --workload-file", map[string]string{"w.json": badWorkload}, "run", "--workload-file", "$D/w.json", "--deps")
 	add("run", "no such file", nil, "run", "--workload-file", "$D/missing.json")
 	calibrate := func(want string, args ...string) {
 		add("calibrate", want, nil, append([]string{"calibrate", "-o", "$D/p.toml"}, args...)...)
@@ -222,7 +224,7 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	starpu := "../hardware/testdata/starpu" // synthetic StarPU files (host synth2)
 	calibrate("--from-starpu needs --host NAME", "--from-starpu", starpu)
 	calibrate("--host synth2 without --from-starpu", "--host", "synth2")
-	calibrate("--gpus, --reps measure a GPU; they mean nothing with --from-starpu", "--from-starpu", starpu, "--host", "synth2", "--gpus", "1", "--reps", "3")
+	calibrate("--gpus, --reps apply only when measuring a GPU, not with --from-starpu: remove them", "--from-starpu", starpu, "--host", "synth2", "--gpus", "1", "--reps", "3")
 	calibrate("no bus/ directory", "--from-starpu", "$D", "--host", "synth2")
 	calibrate("synth3.config: no such file", "--from-starpu", starpu, "--host", "synth3")
 	calibrate(`host "../synth2"`, "--from-starpu", starpu, "--host", "../synth2")
@@ -236,7 +238,7 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	workload("Spec.N = -1 is out of range", "--n", "-1")
 	workload("outside (0,1]", "--kind", "sparse2d", "--keep", "1.5")
 	workload("outside (0,1]", "--kind", "sparse2d", "--keep", "-0.1")
-	workload("--keep is for --workload sparse2d", "--kind", "lu", "--keep", "0.5")
+	workload("--keep applies only to workload kind sparse2d, not to lu", "--kind", "lu", "--keep", "0.5")
 	workload("Spec.Tile = -5 is out of range", "--tile", "-5")
 	workload("Spec.Z = -1 is out of range", "--z", "-1")
 	workload("Spec.NZ = -2 is out of range", "--kind", "matmul3d", "--nz", "-2")
@@ -365,7 +367,7 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	suiteCase("[workload] has no n", suiteWith("n = 4", ""))
 	suiteCase("n = 0; N is a matrix size in tiles", suiteWith("n = 4", "n = 0"))
 	suiteCase("n: every value must be an integer", suiteWith("n = 4", "n = [2.5]"))
-	suiteCase("keep = 1.5; it is the probability", suiteWith("n = 4", "n = 4\nkeep = 1.5"))
+	suiteCase("keep = 1.5; it is the probability", suiteWith(`kind = "matmul2d"`, `kind = "sparse2d"`, "n = 4", "n = 4\nkeep = 1.5"))
 	suiteCase(`order = "rand"; use "submission" or "random"`, suiteWith("n = 4", "n = 4\norder = \"rand\""))
 	add("suite TOML", "kind is set with file", map[string]string{"w.json": badWorkload, "s.toml": suiteWith("n = 4", `file = "$D/w.json"`)},
 		"sweep", "$D/s.toml", "--dry-run", "-o", "$D/r.jsonl")
@@ -412,6 +414,132 @@ func badCases(t *testing.T, trace, results string) []badCase {
 		"$D/r.jsonl", "--figures", "$D/figs/inner")
 	sweep(`sbatch option "--comment=\"x": write options without quotes`, nil, "$D/s.toml", "--slurm", "--dry-run", "-o", "$D/r.jsonl", "--sbatch", "--comment=\"x")
 	suiteCase("charge_sched_time must be true or false", suiteWith(`name = "bad-input"`, `name = "bad-input"`+"\ncharge_sched_time = \"yes\""))
+
+	// A record is read as written or refused, naming its file and line: a
+	// missing metric is not 0, a newer schema is not guessed at, and a
+	// record whose content disagrees with its key is not filed under it.
+	edit := func(re, repl string) map[string]string {
+		return map[string]string{"r.jsonl": regexp.MustCompile(re).ReplaceAllString(results, repl), "s.toml": badSuite}
+	}
+	report(`r.jsonl:1: record of a successful run without "gflops": a reader would take it as 0`, edit(`"gflops":[^,]*,`, ""), "$D/r.jsonl")
+	report(`r.jsonl:1: record of a successful run without "loads"`, edit(`"loads":[^,]*,`, ""), "$D/r.jsonl")
+	report(`r.jsonl:1: record of a successful run without "makespan_s"`, edit(`"makespan_s":[^,]*,`, ""), "$D/r.jsonl")
+	report("r.jsonl:1: gflops = -5: want a finite number >= 0", edit(`"gflops":[^,]*,`, `"gflops":-5,`), "$D/r.jsonl")
+	report("r.jsonl:1: makespan_s = 0 for a successful run", edit(`"makespan_s":[^,]*,`, `"makespan_s":0,`), "$D/r.jsonl")
+	report("r.jsonl:1: makespan_s = -1 for a successful run", edit(`"makespan_s":[^,]*,`, `"makespan_s":-1,`), "$D/r.jsonl")
+	report("r.jsonl:1: loads = -3: a count is >= 0", edit(`"loads":[^,]*,`, `"loads":-3,`), "$D/r.jsonl")
+	report("r.jsonl:1: tasks_per_worker adds up to 15, but tasks = 16", edit(`"tasks_per_worker":\[16\]`, `"tasks_per_worker":[15]`), "$D/r.jsonl")
+	report("r.jsonl:1: schema 3 is newer than this memsched's (2)", edit(`"schema":2`, `"schema":3`), "$D/r.jsonl")
+	report("r.jsonl:1: key ", edit(`"scheduler_version":\d+`, `"scheduler_version":99`), "$D/r.jsonl")
+	report("under schema 2, model_version 99 and scheduler_version", edit(`"model_version":\d+`, `"model_version":99`), "$D/r.jsonl")
+	report(`r.jsonl:1: record of key `+"", edit(`"scheduler":"eager"`, `"scheduler":"dmda"`), "$D/r.jsonl", "--suite", "$D/s.toml")
+	report(`disagrees with that run of suite bad-input (`, edit(`"scheduler":"eager"`, `"scheduler":"dmda"`), "$D/r.jsonl", "--suites", "$D")
+	report(`it names scheduler "dmda", not "eager"`, edit(`"scheduler":"eager"`, `"scheduler":"dmda"`), "$D/r.jsonl", "--suite", "$D/s.toml")
+	report(`it names rep 1, not 0`, edit(`"rep":0`, `"rep":1`), "$D/r.jsonl", "--suite", "$D/s.toml")
+	add("sweep", `r.jsonl:1: record of a successful run without "gflops"`, edit(`"gflops":[^,]*,`, ""), "sweep", "$D/s.toml", "-o", "$D/r.jsonl", "-q")
+
+	// validate checks every total of the result, the fields of every
+	// event, and that the result is the header's run.
+	resultWith := func(old, new string) string {
+		re := regexp.MustCompile(old)
+		if !re.MatchString(result) {
+			panic("resultWith: no " + old)
+		}
+		return join(append(append([]string{header}, events...), re.ReplaceAllString(result, new))...)
+	}
+	eventWith := func(i int, old, new string) string {
+		evs := slices.Clone(events)
+		if !strings.Contains(evs[i], old) {
+			panic("eventWith: no " + old)
+		}
+		evs[i] = strings.Replace(evs[i], old, new, 1)
+		return join(append(append([]string{header}, evs...), result)...)
+	}
+	validate("result says gflops = 1, the trace's tasks give", resultWith(`"gflops":[^,]*`, `"gflops":1`))
+	validate("result says prefetches = 99, the trace gives", resultWith(`"prefetches":\d+`, `"prefetches":99`))
+	validate("result says fetches = 99, the trace gives", resultWith(`"fetches":\d+`, `"fetches":99`))
+	validate("result says pop_missing = 999; the trace has", resultWith(`"pop_missing":\d+`, `"pop_missing":999`))
+	validate("result says tasks_per_worker[0] = 99, the trace gives", resultWith(`"tasks_per_worker":\[\d+\]`, `"tasks_per_worker":[99]`))
+	validate("result says tasks_per_worker = [1 2], for 2 workers; the platform has 1", resultWith(`"tasks_per_worker":\[\d+\]`, `"tasks_per_worker":[1,2]`))
+	validate("event 1 (t=0 load_start): data 0 has 14745600 bytes, not 1", eventWith(0, `"bytes":14745600`, `"bytes":1`))
+	validate(`event 1 (t=0 load_start): kind "banana"; a load is a fetch or a prefetch`, eventWith(0, `"kind":"fetch"`, `"kind":"banana"`))
+	validate("result says prefetches = ", eventWith(0, `"kind":"fetch"`, `"kind":"prefetch"`))
+	validate(`event 2 (t=0.0012288 load_end): kind "fetch" on a load_end event`, eventWith(1, `"kind":""`, `"kind":"fetch"`))
+	validate("the header says scheduler = dmda, the result eager", join(append(append([]string{strings.Replace(header, `"scheduler":"eager"`, `"scheduler":"dmda"`, 1)}, events...), result)...))
+	validate("the header says seed = 7, the result 1", join(append(append([]string{strings.Replace(header, `"seed":1}`, `"seed":7}`, 1)}, events...), result)...))
+	batchWith := func(old, new string) string { // the trace of two SWF jobs (TestBadInputs)
+		out := strings.Replace(batchTrace, old, new, 1)
+		if out == batchTrace {
+			panic("batchWith: no " + old)
+		}
+		return out
+	}
+	validate("job 1 starts with 2 cores; it was submitted with 4", batchWith(`"cores":4,"core_ids":[0,1,2,3]`, `"cores":2,"core_ids":[0,1,2,3]`))
+	validate("job 1 asks for 4 cores and starts on 2 core ids", batchWith(`"core_ids":[0,1,2,3]`, `"core_ids":[0,1]`))
+	validate("job 1 starts with file 9; it was submitted with file 1", batchWith(`"ev":"start","job":1,"node":0,"cores":4,"core_ids":[0,1,2,3],"file":1`, `"ev":"start","job":1,"node":0,"cores":4,"core_ids":[0,1,2,3],"file":9`))
+	validate("job 1 loads file 1 of 1 GB, not its submitted file", batchWith(`"size_gb":25.6,"until"`, `"size_gb":1,"until"`))
+
+	// Nothing given is ignored: a flag or key where it does not apply (one
+	// declaration per command, flagScope; one per field for workload and
+	// batch kinds, workloads.Reads and batch.Workload.CheckGiven), and two
+	// inputs that contradict each other, are errors naming them.
+	run("--nz applies only to workload kind matmul3d, not to matmul2d: remove it", "--nz", "3")
+	run("--deps applies only to workload kind matmul3d, cholesky or lu, not to matmul2d", "--deps")
+	run("--deps applies only to workload kind matmul3d, cholesky or lu, not to matmul2d", "--deps=false")
+	run("--z applies only to workload kind matmul2d, sparse2d or randompairs, not to cholesky", "--workload", "cholesky", "--z", "100")
+	run("--tile applies only to workload kind matmul2d, matmul3d, cholesky, lu, sparse2d, randompairs or qrmumps, not to tree", "--workload", "tree", "--tile", "480")
+	run("--opt applies only to workload kind tree, fmm, qrmumps, spldlt or stencil, not to lu", "--workload", "lu", "--opt", "dim=2")
+	run("--kind and --workload both given: --kind is an alias of --workload; give one", "--kind", "lu", "--workload", "cholesky")
+	run(`invalid value "eviction=lru" for flag -param: eviction is already given (eviction=luf): give each key once`, "--scheduler", "darts", "--param", "eviction=luf", "--param", "eviction=lru")
+	run(`invalid value "dim=3" for flag -opt: dim is already given (dim=2)`, "--workload", "tree", "--opt", "dim=2", "--opt", "dim=3")
+	add("run", "--write-c applies only to a generated workload, not with --workload-file", map[string]string{"w.json": badWorkload}, "run", "--workload-file", "$D/w.json", "--write-c")
+	add("run", "--opt applies only to a generated workload", map[string]string{"w.json": badWorkload}, "run", "--workload-file", "$D/w.json", "--opt", "dim=2")
+	workload("--nz applies only to workload kind matmul3d, not to lu", "--kind", "lu", "--nz", "2")
+	workload("--kind and --workload both given", "--kind", "lu", "--workload", "lu")
+	add("optimum", "--memory-data and --memory-bytes both given; keep one", nil, "optimum", "--n", "2", "--memory-data", "2", "--memory-bytes", "100")
+	add("optimum", `unexpected argument "x"`, nil, "optimum", "--n", "2", "--memory-data", "2", "x")
+	suiteCase("s.toml:9: nz applies only to workload kind matmul3d, not to matmul2d: remove it", suiteWith("n = 4", "n = 4\nnz = 3"))
+	suiteCase("s.toml:9: keep applies only to workload kind sparse2d, not to matmul2d", suiteWith("n = 4", "n = 4\nkeep = 0.5"))
+	suiteCase("s.toml:9: deps applies only to workload kind matmul3d, cholesky or lu, not to matmul2d", suiteWith("n = 4", "n = 4\ndeps = true"))
+	suiteCase("s.toml:9: deps applies only to workload kind matmul3d, cholesky or lu", suiteWith("n = 4", "n = 4\ndeps = false"))
+	suiteCase("z applies only to workload kind matmul2d, sparse2d or randompairs, not to lu", suiteWith(`kind = "matmul2d"`, `kind = "lu"`, "n = 4", "n = 4\nz = 960"))
+	suiteCase(`label "E AGER" differs only by spaces from "EAGER" of [[scheduler]] #1 (line 9)`, suiteWith("", "[[scheduler]]\nname = \"dmdar\"\nlabel = \"E AGER\""))
+	suiteCase(`label "EAGER " starts or ends with a space`, suiteWith(`label = "EAGER"`, `label = "EAGER "`))
+	batchSuite := func(want, batchTable string) {
+		add("suite TOML", want, map[string]string{"a.swf": swfLine0, "s.toml": "[suite]\nname = \"b\"\n[batch]\n" + batchTable + "\n[[scheduler]]\nname = \"fcfs\"\n"},
+			"sweep", "$D/s.toml", "--dry-run", "-o", "$D/r.jsonl")
+	}
+	batchSuite("s.toml:5: lead_in applies only to a Rackham week, not to an SWF file: remove it", "swf = \"$D/a.swf\"\nlead_in = \"day\"")
+	batchSuite("s.toml:5: load applies only to a synthetic trace, not to a Rackham week", "weeks = [\"2022-09-05\"]\nload = 0.5")
+	batchSuite("s.toml:5: walltime_factor 0: 0 would silently become the default (30)", "weeks = [\"2022-09-05\"]\nwalltime_factor = 0")
+	batchSuite("s.toml:5: session_window applies only with sessions = window, not with sessions = release", "weeks = [\"2022-09-05\"]\nsession_window = 600")
+	batchSuite(`s.toml:11: label "F CFS" differs only by spaces from "FCFS"`, "weeks = [\"2022-09-05\"]\n[[scheduler]]\nname = \"fcfs\"\nlabel = \"FCFS\"\nbackfill = true\n[[scheduler]]\nname = \"eft\"\nlabel = \"F CFS\"")
+	batchCase := func(want string, args ...string) {
+		add("batch", want, map[string]string{"a.swf": swfLine0}, append([]string{"batch"}, args...)...)
+	}
+	batchCase("--lead-in applies only to a Rackham week, not to an SWF file: remove it", "--swf", "$D/a.swf", "--lead-in", "day")
+	batchCase("--walltime applies only to a Rackham week, not to an SWF file", "--swf", "$D/a.swf", "--walltime", "exact")
+	batchCase("--share applies only to an SWF file, not to a Rackham week", "--week", "2022-09-05", "--share", "user")
+	batchCase("--walltime-max applies only to a Rackham week, not to a synthetic trace", "--synthetic", "10", "--walltime-max", "5")
+	batchCase("--seed applies only to a synthetic trace, not to a Rackham week", "--week", "2022-09-05", "--seed", "3")
+	batchCase("--walltime-factor 0: 0 would silently become the default (30); give a positive value, or leave it out", "--week", "2022-09-05", "--walltime-factor", "0")
+	batchCase("--walltime-factor 0: 0 would silently become the default (1)", "--swf", "$D/a.swf", "--walltime-factor", "0")
+	batchCase("--window 0: 0 would silently become the default (800)", "--swf", "$D/a.swf", "--window", "0")
+	batchCase("--session-window applies only with sessions = window, not with sessions = release", "--week", "2022-09-05", "--session-window", "60")
+	batchCase("--trace-plans applies only with --trace, not without --trace: remove it", "--week", "2022-09-05", "--trace-plans")
+	batchCase("--backfill and --param backfill=false both given: --backfill is --param backfill=true; give one", "--week", "2022-09-05", "--backfill", "--param", "backfill=false")
+	batchCase(`invalid value "w=2" for flag -param: w is already given (w=1)`, "--week", "2022-09-05", "--scheduler", "lea", "--param", "w=1", "--param", "w=2")
+	batchCase("--phase applies only with the release loop (--rules release or --rule loop=release), not with loop = event", "--week", "2022-09-05", "--phase", "3")
+	batchCase("--week applies only to memsched batch, not to batch fit", "fit", "--week", "2022-02-07")
+	batchCase("--walltime-factor applies only to memsched batch, not to batch fit", "fit", "--walltime-factor", "3")
+	sweep("--wait applies only with --slurm, not without --slurm: remove it", nil, "$D/s.toml", "--wait", "-o", "$D/r.jsonl")
+	sweep("--shards, --sbatch apply only with --slurm, not without --slurm: remove them", nil, "$D/s.toml", "--sbatch", "--time=1:00:00", "--shards", "4", "-o", "$D/r.jsonl")
+	report("--headline applies only with --reproduction, not without it", map[string]string{"r.jsonl": results}, "$D/r.jsonl", "--headline", "$D/README.md")
+	report("--fit applies only with --reproduction", map[string]string{"r.jsonl": results}, "$D/r.jsonl", "--fit", "$D/f.toml")
+	report("--workload-file applies only with --order-plot", map[string]string{"r.jsonl": results}, "$D/r.jsonl", "--workload-file", "$D/w.json")
+	report("--format applies only to tables and reports, not with --order-plot", map[string]string{"t.jsonl": trace}, "--order-plot", "$D/t.jsonl", "-o", "$D/o.png", "--format", "csv")
+	report(`unexpected argument "`, map[string]string{"t.jsonl": trace, "r.jsonl": results}, "--order-plot", "$D/t.jsonl", "-o", "$D/o.png", "$D/r.jsonl")
+	report("--suite, -o apply only to a report on stdout or -o, not with --reproduction", map[string]string{"r.jsonl": results, "s.toml": badSuite}, "$D/r.jsonl", "--reproduction", "$D/R.md", "--suite", "$D/s.toml", "-o", "$D/x.md")
 
 	// Numbers read from files are bounded: times, counts and sizes that
 	// would overflow, wrap or exhaust memory are errors naming the line.
@@ -516,6 +644,18 @@ func badCases(t *testing.T, trace, results string) []badCase {
 	wjson("smaller than one task's inputs", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"bytes":4000000000}`), "--memory-mb", "100")
 	wjson("data 0 has 5000000000000000000 bytes; a datum has at most 2^50 bytes", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"bytes":5000000000000000000}`))
 	wjson("the flops of tasks 0 to 1 add up to more than 1.7976931348623157e+308", workloadWith(`"flops":1,"inputs":[0,1]`, `"flops":1e308,"inputs":[0,1]`, `"flops":1,"inputs":[1]`, `"flops":1e308,"inputs":[1]`))
+	wjson("the run took no time (makespan 0 s): every task of w has zero duration and reads no data", `{"name":"w","data":[{"id":0,"bytes":4}],"tasks":[{"id":0,"kernel":"gemm","flops":0,"inputs":[],"deps":[]}]}`)
+	// Keys are matched exactly (encoding/json would let "Flops" after
+	// "flops" win), and a race is found from the graph.
+	wjson(`tasks[0]: field "flops" is spelled "Flops": keys are case-sensitive`, workloadWith(`"flops":1,"inputs":[0,1]`, `"flops":1,"Flops":5,"inputs":[0,1]`))
+	wjson(`tasks[0]: field "flops" is spelled "FLOPS"`, workloadWith(`"flops":1,"inputs":[0,1]`, `"FLOPS":1,"inputs":[0,1]`))
+	wjson(`tasks[1]: field "deps" appears twice`, workloadWith(`"deps":[0]`, `"deps":[0],"deps":[]`))
+	wjson(`data[1]: field "bytes" is spelled "Bytes"`, workloadWith(`{"id":1,"bytes":4}`, `{"id":1,"Bytes":4}`))
+	wjson(`expected "{" at tasks[0]`, `{"name":"w","data":[{"id":0,"bytes":4}],"tasks":[null]}`)
+	wjson("task 0 writes data 0 and task 1 writes it, with no dependency path between them: a race",
+		`{"name":"w","data":[{"id":0,"bytes":4}],"tasks":[{"id":0,"kernel":"gemm","flops":1,"inputs":[0],"modes":["RW"],"deps":[]},{"id":1,"kernel":"gemm","flops":1,"inputs":[0],"modes":["RW"],"deps":[]}]}`)
+	wjson("task 0 writes data 0 and task 2 reads it, with no dependency path between them",
+		`{"name":"w","data":[{"id":0,"bytes":4},{"id":1,"bytes":4}],"tasks":[{"id":0,"kernel":"gemm","flops":1,"inputs":[0],"modes":["W"],"deps":[]},{"id":1,"kernel":"gemm","flops":1,"inputs":[0,1],"modes":["R","R"],"deps":[0]},{"id":2,"kernel":"gemm","flops":1,"inputs":[0],"modes":["R"],"deps":[]}]}`)
 	wjson("data[0]: unknown field \"size\"", workloadWith(`{"id":0,"bytes":4}`, `{"id":0,"size":4}`))
 	return cs
 }
@@ -534,8 +674,18 @@ func TestBadInputs(t *testing.T) {
 	}
 	trace, _ := os.ReadFile(tr)
 	results, _ := os.ReadFile(res)
+	swf := filepath.Join(dir, "a.swf")
+	os.WriteFile(swf, []byte("1 0 -1 100 4 -1 -1 4 200 -1 1 7 1 -1 1 -1 -1 -1\n2 10 -1 50 2 -1 -1 2 100 -1 1 8 1 -1 1 -1 -1 -1\n"), 0o644)
+	bt := filepath.Join(dir, "b.jsonl")
+	if code, _, errs := cli("batch", "--swf", swf, "--trace", bt); code != 0 {
+		t.Fatalf("making a batch trace: %s", errs)
+	}
+	batchTrace, _ := os.ReadFile(bt)
+	if code, out, errs := cli("validate", bt); code != 0 || !strings.Contains(out, "valid batch trace") {
+		t.Fatalf("the batch trace does not validate: %s%s", out, errs)
+	}
 
-	cases := badCases(t, string(trace), string(results))
+	cases := badCases(t, string(trace), string(results), string(batchTrace))
 	count := map[string]int{}
 	for i, c := range cases {
 		count[c.group]++

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/memsched/memsched/harness/batch"
@@ -54,7 +55,11 @@ func (b *batchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&b.phase, "phase", -2, "release loop: second (mod 30) of its passes; -1 = the first submission's; default: the release's, from its outputs")
 }
 
-func (b *batchFlags) setup() (batch.Setup, error) {
+// batchWorkloadFlags are the flags of batch.Workload's options, spelled
+// as the suites' keys with '-' for '_' (batch.Workload.CheckGiven).
+var batchWorkloadFlags = []string{"walltime", "walltime-factor", "walltime-max", "lead-in", "tail", "share", "window", "load", "seed", "sessions", "session-window"}
+
+func (b *batchFlags) setup(fs *flag.FlagSet) (batch.Setup, error) {
 	n := 0
 	for _, set := range []bool{b.w.Week != "", b.w.File != "", b.w.Jobs > 0} {
 		if set {
@@ -71,6 +76,15 @@ func (b *batchFlags) setup() (batch.Setup, error) {
 	default:
 		b.w.Kind = "synthetic"
 	}
+	var opts []string
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(batchWorkloadFlags, f.Name) {
+			opts = append(opts, strings.ReplaceAll(f.Name, "-", "_"))
+		}
+	})
+	if err := b.w.CheckGiven(opts, func(o string) string { return "--" + strings.ReplaceAll(o, "_", "-") }); err != nil {
+		return batch.Setup{}, err
+	}
 	b.cluster.BandwidthGBs = float32(b.bw)
 	r, err := batch.Preset(b.rules)
 	if err != nil {
@@ -80,6 +94,9 @@ func (b *batchFlags) setup() (batch.Setup, error) {
 		if err := r.Set(k, v); err != nil {
 			return batch.Setup{}, err
 		}
+	}
+	if err := checkScopes(fs, flagScope{[]string{"phase"}, r.Loop == "release", "with the release loop (--rules release or --rule loop=release)", "with loop = " + r.Loop}); err != nil {
+		return batch.Setup{}, err
 	}
 	s := batch.Setup{Workload: b.w, Cluster: b.cluster, Rules: r}
 	if b.phase != -2 {
@@ -111,11 +128,17 @@ func cmdBatch(args []string, stdout, stderr io.Writer) error {
 	if *list {
 		return listBatch(stdout)
 	}
-	s, err := b.setup()
+	if err := checkScopes(fs, flagScope{[]string{"trace-plans"}, *tracePath != "", "with --trace", "without --trace"}); err != nil {
+		return err
+	}
+	s, err := b.setup(fs)
 	if err != nil {
 		return err
 	}
 	if *backfill {
+		if v, ok := params["backfill"]; ok {
+			return fmt.Errorf("--backfill and --param backfill=%s both given: --backfill is --param backfill=true; give one", v)
+		}
 		params["backfill"] = "true"
 	}
 	s.Scheduler, s.Params = *scheduler, params
@@ -175,8 +198,16 @@ func cmdBatchFit(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (flags start with --)", fs.Arg(0))
+	}
+	// The fit runs the weeks --train and --test at each of --factors.
+	if err := checkScopes(fs, flagScope{[]string{"week", "swf", "synthetic", "load", "seed", "walltime-factor", "share", "window"}, false,
+		"to memsched batch", "to batch fit, which runs the weeks --train and --test at each of --factors"}); err != nil {
+		return err
+	}
 	b.w.Week = *train
-	base, err := b.setup()
+	base, err := b.setup(fs)
 	if err != nil {
 		return err
 	}

@@ -1,16 +1,12 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/cudaexec"
+	"github.com/memsched/memsched/internal/atomicfile"
 )
 
 func init() {
@@ -44,20 +40,17 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
 	if *fromStarPU != "" || *host != "" {
-		var given []string
-		fs.Visit(func(f *flag.Flag) {
-			if slices.Contains(gpuOnlyFlags, f.Name) {
-				given = append(given, "--"+f.Name)
-			}
-		})
 		switch {
 		case *fromStarPU == "":
 			return fmt.Errorf("--host %s without --from-starpu: give the StarPU sampling directory with --from-starpu DIR", *host)
 		case *host == "":
 			return fmt.Errorf("--from-starpu needs --host NAME: the StarPU host name the files are named after (bus/NAME.bandwidth, codelets/45/SYMBOL.NAME)")
-		case len(given) > 0:
-			return fmt.Errorf("%s measure a GPU; they mean nothing with --from-starpu: remove them", strings.Join(given, ", "))
 		}
+	}
+	if err := checkScopes(fs, flagScope{gpuOnlyFlags, *fromStarPU == "", "when measuring a GPU", "with --from-starpu"}); err != nil {
+		return err
+	}
+	if *fromStarPU != "" {
 		c, err := hardware.ImportStarPU(*fromStarPU, *host, hardware.StarPUOptions{Name: *name, MemoryMiB: *memMB, Tile: *tile, Z: *z})
 		if err != nil {
 			return err
@@ -84,8 +77,9 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 }
 
 // writePreset checks that a preset loads and writes it to stdout, or to out
-// through a temporary file renamed over it once it loads from there: an
-// interrupted or refused write never leaves a truncated or invalid preset.
+// through a temporary file renamed over it once it loads from there
+// (atomicfile): an interrupted or refused write never leaves a truncated or
+// invalid preset.
 func writePreset(data []byte, name, out string, stdout, stderr io.Writer) error {
 	// Never write a preset the loader would refuse.
 	if _, err := hardware.Parse(name, data); err != nil {
@@ -95,32 +89,13 @@ func writePreset(data []byte, name, out string, stdout, stderr io.Writer) error 
 		_, err := stdout.Write(data)
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp*.toml")
-	if err != nil {
+	if err := atomicfile.WriteFile(out, data, 0o644, func(tmp string) error {
+		if _, err := hardware.Load(tmp); err != nil {
+			return fmt.Errorf("the preset written for %s does not load: %w", out, err)
+		}
+		return nil
+	}); err != nil {
 		return err
-	}
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(fmt.Errorf("writing %s: %w", out, err))
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(fmt.Errorf("writing %s: %w", out, err))
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fail(fmt.Errorf("writing %s: %w", out, err))
-	}
-	if _, err := hardware.Load(tmp.Name()); err != nil {
-		return fail(fmt.Errorf("the preset written for %s does not load: %w", out, err))
-	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		return fail(err)
 	}
 	fmt.Fprintf(stderr, "wrote %s: use it with --platform %s (or rebuild to embed it as preset %q)\n", out, out, name)
 	return nil

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/memsched/memsched/internal/atomicfile"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
 )
@@ -56,13 +56,11 @@ func cmdWorkload(args []string, stdout, stderr io.Writer) error {
 	return writeFile(*out, buf.Bytes())
 }
 
-// writeFile writes a whole output file, reporting a failed write or close
-// (a full disk) instead of leaving a cut file behind silently.
+// writeFile writes a whole output file through a temporary file renamed
+// over it: a failed write or close (a full disk) is an error and leaves
+// the old file, never a cut one.
 func writeFile(path string, data []byte) error {
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(path, data, 0o644)
 }
 
 // kindOptionsText lists every kind's options for the usage text.

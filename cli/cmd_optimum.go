@@ -25,9 +25,15 @@ func cmdOptimum(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (flags start with --)", fs.Arg(0))
+	}
 	w, err := wf.build(fs, *seed)
 	if err != nil {
 		return err
+	}
+	if set := given(fs); set["memory-data"] && set["memory-bytes"] {
+		return fmt.Errorf("--memory-data and --memory-bytes both given; keep one")
 	}
 	capacity := *memBytes
 	if *memData > 0 {

@@ -17,6 +17,7 @@ import (
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/suite"
 	"github.com/memsched/memsched/harness/trace"
+	"github.com/memsched/memsched/internal/atomicfile"
 	"github.com/memsched/memsched/paper"
 	"github.com/memsched/memsched/workloads"
 )
@@ -53,6 +54,17 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
+	}
+	if err := checkScopes(fs,
+		flagScope{[]string{"workload-file"}, *orderPlot != "", "with --order-plot", "without it"},
+		flagScope{[]string{"headline", "fit"}, *repro != "", "with --reproduction", "without it"},
+		flagScope{[]string{"suite", "suites", "claims", "format", "average", "figures", "reproduction", "preview"}, *orderPlot == "", "to tables and reports", "with --order-plot, which draws one trace"},
+		flagScope{[]string{"suite", "format", "o"}, *repro == "", "to a report on stdout or -o", "with --reproduction, which writes its own file and finds each record's suite under --suites"},
+	); err != nil {
+		return err
+	}
+	if *orderPlot != "" && len(files) > 0 {
+		return fmt.Errorf("unexpected argument %q: --order-plot draws the trace it names", files[0])
 	}
 	stop, err := prof.start()
 	if err != nil {
@@ -96,7 +108,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 	if *format != "md" && *format != "csv" && *format != "html" {
 		return fmt.Errorf("--format %q: use md, csv or html", *format)
 	}
-	recs, src, err := report.LoadSourced(files...)
+	recs, src, at, err := report.LoadAt(files...)
 	if err != nil {
 		return err
 	}
@@ -120,13 +132,16 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 		if err != nil {
 			return err
 		}
+		if err := report.CheckSuite(s, recs, at); err != nil {
+			return err
+		}
 		set := report.NewSet(s, recs, src)
 		if set.Present == 0 {
 			fmt.Fprintf(stderr, "memsched report: no record of %s matches the current suite %s (other suite, or results of an older configuration); run memsched sweep %s\n", strings.Join(files, ", "), s.File, s.File)
 		}
 		sets = append(sets, set)
 	} else {
-		sets, err = setsByName(recs, src, files, *suitesDir, stderr)
+		sets, err = setsByName(recs, src, at, files, *suitesDir, stderr)
 		if err != nil {
 			return err
 		}
@@ -199,14 +214,15 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 		_, err = stdout.Write(buf.Bytes())
 		return err
 	}
-	return os.WriteFile(*out, buf.Bytes(), 0o644)
+	return atomicfile.WriteFile(*out, buf.Bytes(), 0o644)
 }
 
 // setsByName groups records by their suite name and finds each suite file
 // under dir; records of an unknown suite are reported as recorded.
-func setsByName(recs []run.Record, src, files []string, dir string, stderr io.Writer) ([]*report.Set, error) {
+func setsByName(recs []run.Record, src, at, files []string, dir string, stderr io.Writer) ([]*report.Set, error) {
 	byName := map[string][]run.Record{}
 	srcByName := map[string][]string{}
+	atByName := map[string][]string{}
 	var names []string
 	for i, r := range recs {
 		if _, ok := byName[r.Suite]; !ok {
@@ -214,6 +230,7 @@ func setsByName(recs []run.Record, src, files []string, dir string, stderr io.Wr
 		}
 		byName[r.Suite] = append(byName[r.Suite], r)
 		srcByName[r.Suite] = append(srcByName[r.Suite], src[i])
+		atByName[r.Suite] = append(atByName[r.Suite], at[i])
 	}
 	sort.Strings(names)
 	suites := loadSuites(dir, stderr)
@@ -227,6 +244,9 @@ func setsByName(recs []run.Record, src, files []string, dir string, stderr io.Wr
 		}
 		if s == nil && name != "" {
 			fmt.Fprintf(stderr, "memsched report: suite %q not found under %s; reporting its records as recorded (give --suite for labels, bounds and claims)\n", name, dir)
+		}
+		if err := report.CheckSuite(s, byName[name], atByName[name]); err != nil {
+			return nil, err
 		}
 		sets = append(sets, report.NewSet(s, byName[name], srcByName[name]))
 	}
@@ -304,7 +324,7 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFi
 	if err != nil {
 		return err
 	}
-	recs, src, err := report.LoadSourced(files...)
+	recs, src, at, err := report.LoadAt(files...)
 	if err != nil {
 		return err
 	}
@@ -339,6 +359,9 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFi
 	parallel(len(rels), func(i int) {
 		b := &done[i]
 		s := suites[rels[i]]
+		if b.err = report.CheckSuite(s, recs, at); b.err != nil {
+			return
+		}
 		set := report.NewSet(s, recs, src)
 		if set.Present == 0 {
 			set = nil
@@ -378,7 +401,7 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFi
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+	if err := atomicfile.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 		return err
 	}
 	counts, h := report.Counts(claims, results, average)
@@ -413,7 +436,11 @@ func writeHeadline(path, text string) error {
 		return fmt.Errorf("--headline %s: no %s ... %s markers; add them where the headline goes", path, begin, end)
 	}
 	s = s[:i+len(begin)] + text + s[j:]
-	return os.WriteFile(path, []byte(s), 0o644)
+	perm := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	return atomicfile.WriteFile(path, []byte(s), perm)
 }
 
 func orderPicture(tracePath, workloadFile, out string, stdout io.Writer) error {

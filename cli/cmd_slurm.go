@@ -16,6 +16,7 @@ import (
 	"github.com/memsched/memsched/harness/slurm"
 	"github.com/memsched/memsched/harness/suite"
 	"github.com/memsched/memsched/harness/sweep"
+	"github.com/memsched/memsched/internal/atomicfile"
 )
 
 func init() {
@@ -38,6 +39,12 @@ func (c *clusterFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.shards, "shards", 10, "with --slurm: number of shards (array tasks)")
 	fs.StringVar(&c.sbatch, "sbatch", "", `with --slurm: more sbatch options, e.g. "--partition=gpu --time=4:00:00 --mem=8G"`)
 	fs.BoolVar(&c.wait, "wait", false, "with --slurm: wait for the job to end, then merge its shards")
+}
+
+// checkScopes refuses the Slurm flags without --slurm: they would be
+// ignored.
+func (c *clusterFlags) checkScopes(fs *flag.FlagSet) error {
+	return checkScopes(fs, flagScope{[]string{"shards", "sbatch", "wait"}, c.slurm, "with --slurm", "without --slurm"})
 }
 
 // options checks the flags and sets the sweep's shard.
@@ -124,7 +131,7 @@ func (c *clusterFlags) submit(ctx context.Context, s *suite.Suite, suitePath str
 		return err
 	}
 	script := filepath.Join(dir, "job.sh")
-	if err := os.WriteFile(script, []byte(text), 0o755); err != nil {
+	if err := atomicfile.WriteFile(script, []byte(text), 0o755); err != nil {
 		return err
 	}
 	what := fmt.Sprintf("%s in array tasks %s of %d shards", plural(runs, "run"), slurm.Ranges(indices), c.shards)
@@ -136,7 +143,9 @@ func (c *clusterFlags) submit(ctx context.Context, s *suite.Suite, suitePath str
 	if err != nil {
 		return err
 	}
-	os.WriteFile(idFile, []byte(id+"\n"), 0o644)
+	if err := atomicfile.WriteFile(idFile, []byte(id+"\n"), 0o644); err != nil {
+		fmt.Fprintf(stderr, "%s: submitted Slurm job %s, but %v: a rerun cannot tell that the job runs\n", s.Name, id, err)
+	}
 	fmt.Fprintf(stderr, "%s: submitted Slurm job %s: %s (logs in %s)\n", s.Name, id, what, arr.Logs)
 	if !c.wait {
 		fmt.Fprintf(stderr, "%s: once it ends, rerun this command (or memsched merge %s): the shards are merged and only what is missing is resubmitted\n", s.Name, opt.Output)

@@ -89,6 +89,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := cluster.checkScopes(fs); err != nil {
+		return err
+	}
 	if len(pos) != 1 {
 		return fmt.Errorf("want exactly one suite file, got %d arguments (memsched sweep SUITE.toml [flags])", len(pos))
 	}

@@ -54,7 +54,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "violation:", b)
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%s: %d violation(s)", fs.Arg(0), len(bad))
+		return fmt.Errorf("%s: %d violation(s), the first: %s", fs.Arg(0), len(bad), bad[0])
 	}
 	fmt.Fprintf(stdout, "%s: valid (%d events, %d tasks, %d loads)\n", fs.Arg(0), len(t.Events), t.Result.Tasks, t.Result.Loads)
 	return nil
@@ -78,7 +78,7 @@ func validateBatch(name string, r io.Reader, stdout io.Writer) error {
 		fmt.Fprintln(stdout, "violation:", b)
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%s: %d violation(s)", name, len(bad))
+		return fmt.Errorf("%s: %d violation(s), the first: %s", name, len(bad), bad[0])
 	}
 	starts, plans := 0, 0
 	for _, e := range evs {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -90,23 +89,34 @@ func (w *workloadFlags) register(fs *flag.FlagSet, withFile bool) {
 
 // generatorFlags describe a generated workload; a workload file fixes the
 // task set, so they cannot come with --workload-file.
-var generatorFlags = []string{"workload", "kind", "n", "tile", "z", "nz", "order", "keep", "deps", "c-scratch"}
+var generatorFlags = []string{"workload", "kind", "n", "tile", "z", "nz", "order", "keep", "deps", "write-c", "c-scratch", "opt"}
+
+// kindFlags are the generator flags that only some kinds read, by their
+// workloads field (workloads.Reads).
+var kindFlags = map[string]string{"tile": workloads.FieldTile, "z": workloads.FieldZ, "nz": workloads.FieldNZ,
+	"keep": workloads.FieldKeep, "deps": workloads.FieldDeps, "write-c": workloads.FieldWriteC, "c-scratch": workloads.FieldNoC, "opt": workloads.FieldOpts}
 
 func (w *workloadFlags) build(fs *flag.FlagSet, seed uint64) (*workloads.Workload, error) {
+	set := given(fs)
+	if set["kind"] && set["workload"] {
+		return nil, fmt.Errorf("--kind and --workload both given: --kind is an alias of --workload; give one")
+	}
+	if err := checkScopes(fs, flagScope{generatorFlags, w.file == "", "to a generated workload", "with --workload-file (a workload file fixes the task set)"}); err != nil {
+		return nil, err
+	}
 	if w.file != "" {
-		var given []string
-		fs.Visit(func(f *flag.Flag) {
-			if slices.Contains(generatorFlags, f.Name) {
-				given = append(given, "--"+f.Name)
-			}
-		})
-		if len(given) > 0 {
-			return nil, fmt.Errorf("%s given with --workload-file: a workload file fixes the task set; remove %s or --workload-file", strings.Join(given, ", "), strings.Join(given, ", "))
-		}
 		return workloads.ReadJSONFile(w.file)
 	}
-	if w.spec.Keep != 0 && w.spec.Kind != workloads.KindSparse2D {
-		return nil, fmt.Errorf("--keep is for --workload sparse2d, not %s", w.spec.Kind)
+	var fields []string
+	flags := map[string]string{}
+	fs.Visit(func(f *flag.Flag) {
+		if field, ok := kindFlags[f.Name]; ok {
+			fields = append(fields, field)
+			flags[field] = "--" + f.Name
+		}
+	})
+	if err := workloads.CheckGiven(w.spec.Kind, fields, func(f string) string { return flags[f] }); err != nil {
+		return nil, err
 	}
 	w.spec.NoScratch = !w.scratch
 	s := w.spec
@@ -116,6 +126,55 @@ func (w *workloadFlags) build(fs *flag.FlagSet, seed uint64) (*workloads.Workloa
 	}
 	w.spec.Opts = s.Opts
 	return workloads.Generate(s)
+}
+
+// given is the set of flags the command line gave.
+func given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// A flagScope declares flags that apply only to some uses of a command:
+// given where they do not apply, they would be ignored. Each command
+// declares its scopes once and checkScopes refuses, in one place, the
+// flags given out of theirs, naming them.
+type flagScope struct {
+	flags   []string // names, without dashes
+	applies bool     // whether they apply to this command line
+	where   string   // where they apply: "with --slurm"
+	here    string   // what this command line has instead: "without --slurm"
+}
+
+// flagName spells a flag as README does: -o, -j, -q, --n, --slurm.
+func flagName(name string) string {
+	if name == "o" || name == "j" || name == "q" {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+func checkScopes(fs *flag.FlagSet, scopes ...flagScope) error {
+	set := given(fs)
+	for _, sc := range scopes {
+		if sc.applies {
+			continue
+		}
+		var out []string
+		for _, f := range sc.flags {
+			if set[f] {
+				out = append(out, flagName(f))
+			}
+		}
+		switch len(out) {
+		case 0:
+		case 1:
+			return fmt.Errorf("%s applies only %s, not %s: remove it", out[0], sc.where, sc.here)
+		default:
+			return fmt.Errorf("%s apply only %s, not %s: remove them", strings.Join(out, ", "), sc.where, sc.here)
+		}
+	}
+	return nil
 }
 
 // platformFlags select and size the platform.
@@ -146,8 +205,7 @@ func (p *platformFlags) build(fs *flag.FlagSet) (*hardware.Platform, error) {
 	if err != nil {
 		return nil, err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := given(fs)
 	if set["gpus"] {
 		pl.GPUs = p.gpus
 	}
@@ -199,10 +257,15 @@ func (p paramFlag) String() string {
 	return strings.Join(keys, ",")
 }
 
+// Set adds one key=value; a key given twice is refused (the flag package
+// names the flag), not silently resolved to the last value.
 func (p paramFlag) Set(s string) error {
 	k, v, ok := strings.Cut(s, "=")
 	if !ok || k == "" {
-		return fmt.Errorf("--param %q: want key=value, e.g. --param eviction=luf", s)
+		return fmt.Errorf("want key=value, e.g. eviction=luf")
+	}
+	if old, ok := p[k]; ok {
+		return fmt.Errorf("%s is already given (%s=%s): give each key once", k, k, old)
 	}
 	p[k] = v
 	return nil

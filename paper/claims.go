@@ -355,6 +355,23 @@ func decodeFile(path string) ([]Claim, error) {
 	if err != nil {
 		return nil, fmt.Errorf("paper: %w", err)
 	}
+	return decodeClaims(path, data)
+}
+
+// ParseClaims is LoadClaims on one file's content; name is the file's
+// name in claims and errors.
+func ParseClaims(name string, data []byte) ([]Claim, error) {
+	cs, err := decodeClaims(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := ValidateClaims(cs); err != nil {
+		return nil, err
+	}
+	return cs, nil
+}
+
+func decodeClaims(path string, data []byte) ([]Claim, error) {
 	var f claimsFile
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {

@@ -61,6 +61,11 @@ func LoadFit(path string, reference []RefPoint) (*FitSpec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fit: %w", err)
 	}
+	return ParseFit(path, data, reference)
+}
+
+// ParseFit is LoadFit on a declaration's content; path names it.
+func ParseFit(path string, data []byte, reference []RefPoint) (*FitSpec, error) {
 	var f FitSpec
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {

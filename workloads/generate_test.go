@@ -49,10 +49,9 @@ func TestMatmul2DN15(t *testing.T) {
 	if w.MaxInputBytes() != 2*14_745_600 {
 		t.Errorf("MaxInputBytes %d", w.MaxInputBytes())
 	}
-	// Deps is a no-op on 2D kinds and does not change the name.
-	wd := mustGen(t, Spec{Kind: "matmul2d", N: 15, Deps: true})
-	if !reflect.DeepEqual(w, wd) {
-		t.Error("Deps changed a matmul2d workload")
+	// Deps would add nothing to a 2D kind: it is refused, not ignored.
+	if _, err := Generate(Spec{Kind: "matmul2d", N: 15, Deps: true}); err == nil || !strings.Contains(err.Error(), "matmul2d does not read deps") {
+		t.Errorf("Deps on matmul2d: %v", err)
 	}
 }
 
@@ -394,6 +393,9 @@ func TestAllKindsValidate(t *testing.T) {
 		for n := 1; n <= 4; n++ {
 			for _, order := range []string{"", "submission", "random"} {
 				for _, deps := range []bool{false, true} {
+					if deps && !Reads(k, FieldDeps) {
+						continue
+					}
 					s := Spec{Kind: k, N: n, Order: order, Deps: deps, Seed: 9, Opts: smallOpts[k]}
 					w, err := Generate(s)
 					if err != nil {
@@ -486,5 +488,40 @@ func TestXgemmScratch(t *testing.T) {
 	}
 	if _, err := Generate(Spec{Kind: "matmul3d", N: 4, NoScratch: true}); err == nil {
 		t.Error("NoScratch accepted on matmul3d")
+	}
+}
+
+// A field a kind does not read is refused, not ignored: it would change
+// the workload's name (the run's key and seed) and nothing else. Each
+// field, set to a non-default value on every kind: Generate accepts it
+// exactly where Reads says the kind reads it.
+func TestFieldsAKindDoesNotReadAreRefused(t *testing.T) {
+	set := map[string]func(*Spec){
+		FieldTile: func(s *Spec) { s.Tile = 480 },
+		FieldZ:    func(s *Spec) { s.Z = 960 },
+		FieldNZ:   func(s *Spec) { s.NZ = 3 },
+		FieldKeep: func(s *Spec) { s.Keep = 0.5 },
+		FieldDeps: func(s *Spec) { s.Deps = true },
+	}
+	for _, k := range Kinds() {
+		for field, f := range set {
+			s := Spec{Kind: k, N: 2, Opts: smallOpts[k]}
+			f(&s)
+			_, err := Generate(s)
+			switch {
+			case Reads(k, field) && err != nil:
+				t.Errorf("%s with %s: %v", k, field, err)
+			case !Reads(k, field) && (err == nil || !strings.Contains(err.Error(), k+" does not read "+field)):
+				t.Errorf("%s with %s (not read): %v", k, field, err)
+			}
+		}
+		// The defaults WithDefaults fills are accepted on every kind.
+		if _, err := Generate(Spec{Kind: k, N: 2, Opts: smallOpts[k]}.WithDefaults()); err != nil {
+			t.Errorf("%s with its defaults: %v", k, err)
+		}
+	}
+	if err := CheckGiven(KindMatmul2D, []string{FieldNZ}, func(f string) string { return "--" + f }); err == nil ||
+		err.Error() != "--nz applies only to workload kind matmul3d, not to matmul2d: remove it" {
+		t.Errorf("CheckGiven: %v", err)
 	}
 }

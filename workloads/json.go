@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/memsched/memsched/internal/suggest"
@@ -135,7 +136,17 @@ func ReadJSON(r io.Reader) (*Workload, error) {
 		case "data":
 			if err := decodeArray(dec, "data", func(i int) error {
 				var d Data
-				if err := dec.Decode(&d); err != nil {
+				if err := decodeObject(dec, fmt.Sprintf("data[%d]", i), dataFields, func(k string) any {
+					switch k {
+					case "id":
+						return &d.ID
+					case "bytes":
+						return &d.Bytes
+					case "scratch":
+						return &d.Scratch
+					}
+					return &d.Strided
+				}); err != nil {
 					return err
 				}
 				w.Data = append(w.Data, d)
@@ -146,7 +157,25 @@ func ReadJSON(r io.Reader) (*Workload, error) {
 		case "tasks":
 			if err := decodeArray(dec, "tasks", func(i int) error {
 				var t taskJSON
-				if err := dec.Decode(&t); err != nil {
+				if err := decodeObject(dec, fmt.Sprintf("tasks[%d]", i), taskFields, func(k string) any {
+					switch k {
+					case "id":
+						return &t.ID
+					case "kernel":
+						return &t.Kernel
+					case "flops":
+						return &t.Flops
+					case "inputs":
+						return &t.Inputs
+					case "modes":
+						return &t.Modes
+					case "deps":
+						return &t.Deps
+					case "coords":
+						return &t.Coords
+					}
+					return &t.Priority
+				}); err != nil {
 					return err
 				}
 				if len(t.Inputs) == 0 {
@@ -203,6 +232,52 @@ func ReadJSONFile(path string) (*Workload, error) {
 	return w, nil
 }
 
+// The keys of a data and a task object.
+var (
+	dataFields = []string{"id", "bytes", "scratch", "strided"}
+	taskFields = []string{"id", "kernel", "flops", "inputs", "modes", "deps", "coords", "priority"}
+)
+
+// pathError is an error that already names its place in the JSON.
+type pathError struct{ msg string }
+
+func (e *pathError) Error() string { return e.msg }
+
+// decodeObject reads one object whose keys must be among fields, each at
+// most once, spelled exactly: encoding/json matches keys without regard to
+// case, so "Flops" after "flops" would silently win. field(k) gives where
+// key k's value goes.
+func decodeObject(dec *json.Decoder, path string, fields []string, field func(k string) any) error {
+	if err := expectDelim(dec, '{', path); err != nil {
+		return err
+	}
+	seen := make([]bool, len(fields))
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return decodeErr(dec, err, path)
+		}
+		key, _ := tok.(string)
+		i := slices.Index(fields, key)
+		if i < 0 {
+			for _, f := range fields {
+				if strings.EqualFold(f, key) {
+					return &pathError{fmt.Sprintf("workloads: JSON: %s: field %q is spelled %q: keys are case-sensitive", path, f, key)}
+				}
+			}
+			return &pathError{fmt.Sprintf("workloads: JSON: %s: unknown field %q%s; allowed: %s", path, key, suggest.Closest(key, fields), strings.Join(fields, ", "))}
+		}
+		if seen[i] {
+			return &pathError{fmt.Sprintf("workloads: JSON: %s: field %q appears twice", path, key)}
+		}
+		seen[i] = true
+		if err := dec.Decode(field(key)); err != nil {
+			return decodeErr(dec, err, path+"."+key)
+		}
+	}
+	return expectDelim(dec, '}', path)
+}
+
 // decodeArray reads '[' item, item, ... ']' calling item(i) for each
 // element so that errors carry the element's index.
 func decodeArray(dec *json.Decoder, field string, item func(i int) error) error {
@@ -230,6 +305,10 @@ func expectDelim(dec *json.Decoder, want json.Delim, where string) error {
 
 // decodeErr turns encoding/json errors into messages that name the path.
 func decodeErr(dec *json.Decoder, err error, path string) error {
+	var pe *pathError
+	if errors.As(err, &pe) {
+		return err
+	}
 	var typeErr *json.UnmarshalTypeError
 	var synErr *json.SyntaxError
 	switch {

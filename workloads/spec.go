@@ -3,6 +3,7 @@ package workloads
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/memsched/memsched/internal/suggest"
@@ -46,8 +47,10 @@ type Spec struct {
 	Keep  float64 // sparse2d: probability of keeping each task; default 0.1
 	// Deps adds the sequential-task-flow dependencies of the kinds that
 	// update data in place (matmul3d, cholesky, lu). The 2D kinds have an
-	// empty DAG (each C tile is written once and C is not modelled), so
-	// Deps is accepted there and adds nothing.
+	// empty DAG (each C tile is written once and C is not modelled) and
+	// the application kinds always carry theirs, so Deps is refused there
+	// (it would add nothing), as is every field a kind does not read
+	// (Reads).
 	Deps bool
 	// WriteC (2D kinds) adds each task's C tile, written in mode W and
 	// discarded after the task (scratch), as the sgemm codelet of the IPDPS
@@ -124,6 +127,20 @@ func (s Spec) check() error {
 	if s.WriteC && !is2D(s.Kind) {
 		return fmt.Errorf("workloads: %s: Spec.WriteC applies to the 2D kinds (matmul2d, sparse2d, randompairs); the other kinds update their tiles with Deps", s.Kind)
 	}
+	// A field the kind does not read would be ignored, yet enter the
+	// workload's name, the run's key and its seed. Defaults are allowed
+	// (WithDefaults fills them for every kind).
+	for _, f := range []struct {
+		name  string
+		given bool
+	}{
+		{FieldTile, s.Tile != DefaultTile}, {FieldZ, s.Z != DefaultZ}, {FieldNZ, s.NZ != s.N},
+		{FieldKeep, s.Keep != DefaultKeep}, {FieldDeps, s.Deps},
+	} {
+		if f.given && !Reads(s.Kind, f.name) {
+			return fmt.Errorf("workloads: %s does not read %s (only %s do); leave it out", s.Kind, f.name, strings.Join(KindsReading(f.name), ", "))
+		}
+	}
 	if err := s.checkOpts(); err != nil {
 		return err
 	}
@@ -131,6 +148,76 @@ func (s Spec) check() error {
 		return fmt.Errorf("workloads: %s with N=%d would have %d tasks, above the limit of %d; reduce N", s.Kind, s.N, n, maxTasks)
 	}
 	return nil
+}
+
+// The generator inputs of a Spec that only some kinds read, named as
+// suites write them ([workload] keys; the command line's flags are the
+// same with '-' for '_', and opt for opts). Kind, n, order and seed apply
+// to every kind.
+const (
+	FieldTile   = "tile"
+	FieldZ      = "z"
+	FieldNZ     = "nz"
+	FieldKeep   = "keep"
+	FieldDeps   = "deps"
+	FieldWriteC = "write_c"
+	FieldNoC    = "c_scratch" // Spec.NoScratch
+	FieldOpts   = "opts"
+)
+
+// fieldKinds lists, per field, the kinds whose generators read it: the
+// one declaration behind Spec checks, suites and the command line. The
+// 2D kinds have an empty DAG (Deps adds nothing), the application kinds
+// always carry their dependencies, and tree, fmm, spldlt and stencil size
+// their data otherwise than by tile.
+var fieldKinds = map[string][]string{
+	FieldTile:   {KindMatmul2D, KindMatmul3D, KindCholesky, KindLU, KindSparse2D, KindRandomPairs, KindQRMumps},
+	FieldZ:      {KindMatmul2D, KindSparse2D, KindRandomPairs},
+	FieldNZ:     {KindMatmul3D},
+	FieldKeep:   {KindSparse2D},
+	FieldDeps:   {KindMatmul3D, KindCholesky, KindLU},
+	FieldWriteC: {KindMatmul2D, KindSparse2D, KindRandomPairs},
+	FieldNoC:    {KindMatmul2D, KindSparse2D, KindRandomPairs},
+	FieldOpts:   {KindTree, KindFMM, KindQRMumps, KindSpLDLT, KindStencil},
+}
+
+// Reads reports whether kind's generator reads field (a Field constant;
+// other names, such as n, order and seed, apply to every kind).
+func Reads(kind, field string) bool {
+	kinds, ok := fieldKinds[field]
+	return !ok || slices.Contains(kinds, kind)
+}
+
+// KindsReading lists the kinds that read field (every kind for n, order
+// and seed).
+func KindsReading(field string) []string {
+	if kinds, ok := fieldKinds[field]; ok {
+		return kinds
+	}
+	return Kinds()
+}
+
+// CheckGiven refuses the fields given explicitly (by a suite or on the
+// command line, even at their zero value) that kind does not read: they
+// would be ignored. name spells a field as the caller's user wrote it
+// (e.g. "--nz"); the error names the first such field.
+func CheckGiven(kind string, given []string, name func(field string) string) error {
+	if !isKind(kind) {
+		return nil // reported as an unknown kind
+	}
+	for _, f := range given {
+		if !Reads(kind, f) {
+			return fmt.Errorf("%s applies only to workload kind %s, not to %s: remove it", name(f), orList(KindsReading(f)), kind)
+		}
+	}
+	return nil
+}
+
+func orList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }
 
 func isKind(k string) bool {

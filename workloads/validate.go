@@ -16,8 +16,9 @@ const (
 // Validate checks the invariants every consumer relies on: dense ids in
 // order, positive data sizes, finite non-negative flops, input and
 // dependency ids that exist, one valid access mode per input (or none), no
-// repeated input or dependency in a task, no self-dependency and no
-// dependency cycle. It returns the first problem
+// repeated input or dependency in a task, no self-dependency, no
+// dependency cycle, and no data race (two accesses to a datum, one a
+// write, without a dependency path between them). It returns the first problem
 // found, naming the task or data involved. Sizes and flops are bounded so
 // that their totals stay finite (MaxDataBytes, MaxTotalBytes).
 func (w *Workload) Validate() error {
@@ -109,18 +110,127 @@ func (w *Workload) Validate() error {
 	}
 	// Dependencies on earlier tasks only (every generator's, in submission
 	// order) cannot close a cycle.
-	if !forward {
+	if forward {
+		if cyc := w.findCycle(); cyc != nil {
+			parts := make([]string, len(cyc))
+			for k, t := range cyc {
+				parts[k] = fmt.Sprint(t)
+			}
+			return fmt.Errorf("workloads: dependency cycle through tasks %s (each task depends on the next); dependencies must form a DAG",
+				strings.Join(parts, " -> "))
+		}
+	}
+	return w.checkRaces(forward)
+}
+
+// checkRaces refuses two accesses to one datum, one of them a write, with
+// no dependency path between them: which comes first would be the
+// scheduler's choice, so the result would depend on it (a data race, as
+// StarPU's sequential consistency never leaves one). It is decided from
+// the graph, not from a schedule that happens to serialise them. In a
+// topological order, a datum's accesses are race-free exactly when each
+// write is reached from the previous write and from every read since,
+// and each read is reached from the previous write: these are the only
+// paths checked, a direct dependency first, then a search back from the
+// later task among the tasks in between. Scratch data (written and
+// discarded by one task) are no one's shared state.
+func (w *Workload) checkRaces(forward bool) error {
+	nd, nt := len(w.Data), len(w.Tasks)
+	var order []int // order[i] = the i-th task; pos is its inverse
+	if forward {
+		order = w.TopoOrder()
+	} else {
+		order = make([]int, nt)
+		for t := range order {
+			order[t] = t
+		}
+	}
+	// finalWrite[d]: the position of d's last write (-1: never written);
+	// reads after it need no keeping.
+	finalWrite := make([]int32, nd)
+	for d := range finalWrite {
+		finalWrite[d] = -1
+	}
+	pos := make([]int32, nt)
+	written := false
+	for i, t := range order {
+		pos[t] = int32(i)
+		for k, d := range w.Tasks[t].Inputs {
+			if w.Mode(t, k).Writes() && !w.Data[d].Scratch {
+				finalWrite[d], written = int32(i), true
+			}
+		}
+	}
+	if !written {
 		return nil
 	}
-	if cyc := w.findCycle(); cyc != nil {
-		parts := make([]string, len(cyc))
-		for k, t := range cyc {
-			parts[k] = fmt.Sprint(t)
+	lastWriter := make([]int32, nd)
+	for d := range lastWriter {
+		lastWriter[d] = -1
+	}
+	readers := make([][]int32, nd) // readers of a datum since its last write, before its final one
+	direct := make([]int32, nt)    // direct[u] == t+1: t depends on u
+	seen := make([]int32, nt)      // search marks, by generation
+	gen := int32(0)
+	var stack []int
+	// reaches reports a dependency path u -> ... -> t (pos[u] < pos[t]).
+	reaches := func(u, t int) bool {
+		if direct[u] == int32(t)+1 {
+			return true
 		}
-		return fmt.Errorf("workloads: dependency cycle through tasks %s (each task depends on the next); dependencies must form a DAG",
-			strings.Join(parts, " -> "))
+		gen++
+		stack = append(stack[:0], t)
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, y := range w.DepsOf(x) {
+				if y == u {
+					return true
+				}
+				if pos[y] > pos[u] && seen[y] != gen {
+					seen[y] = gen
+					stack = append(stack, y)
+				}
+			}
+		}
+		return false
+	}
+	for i, t := range order {
+		for _, u := range w.DepsOf(t) {
+			direct[u] = int32(t) + 1
+		}
+		for k, d := range w.Tasks[t].Inputs {
+			if finalWrite[d] < 0 || w.Data[d].Scratch {
+				continue
+			}
+			last := int(lastWriter[d])
+			if !w.Mode(t, k).Writes() {
+				if last >= 0 && !reaches(last, t) {
+					return raceErr(last, t, d, "writes", "reads")
+				}
+				if int32(i) < finalWrite[d] {
+					readers[d] = append(readers[d], int32(t))
+				}
+				continue
+			}
+			if last >= 0 && !reaches(last, t) {
+				return raceErr(last, t, d, "writes", "writes")
+			}
+			for _, r := range readers[d] {
+				if !reaches(int(r), t) {
+					return raceErr(int(r), t, d, "reads", "writes")
+				}
+			}
+			readers[d] = readers[d][:0]
+			lastWriter[d] = int32(t)
+		}
 	}
 	return nil
+}
+
+func raceErr(a, b, d int, aDoes, bDoes string) error {
+	return fmt.Errorf("workloads: task %d %s data %d and task %d %s it, with no dependency path between them: a race, whose outcome would be the scheduler's choice; add a dependency (task %d on task %d, or the other way round)",
+		a, aDoes, d, b, bDoes, b, a)
 }
 
 func (w *Workload) label() string {

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -79,5 +80,46 @@ func TestValidateLongChain(t *testing.T) {
 	w.Deps[0] = []int{n - 1}
 	if err := w.Validate(); err == nil || !strings.Contains(err.Error(), "cycle") {
 		t.Fatalf("long cycle not found: %v", err)
+	}
+}
+
+// A race (two accesses to a datum, one a write, with no dependency path
+// between them) is an error found from the graph, whatever order a
+// scheduler would run them in; a path through other tasks orders them.
+func TestRacesAreFoundFromTheGraph(t *testing.T) {
+	task := func(id int, inputs, modes string, deps string) string {
+		return fmt.Sprintf(`{"id":%d,"kernel":"gemm","flops":1,"inputs":[%s],"modes":[%s],"deps":[%s]}`, id, inputs, modes, deps)
+	}
+	wl := func(tasks ...string) string {
+		return `{"name":"w","data":[{"id":0,"bytes":4},{"id":1,"bytes":4},{"id":2,"bytes":4,"scratch":true}],"tasks":[` + strings.Join(tasks, ",") + `]}`
+	}
+	for _, c := range []struct {
+		name, json, want string
+	}{
+		{"two writers", wl(task(0, "0", `"RW"`, ""), task(1, "0", `"W"`, "")), "task 0 writes data 0 and task 1 writes it, with no dependency path"},
+		{"write then read", wl(task(0, "0", `"W"`, ""), task(1, "0,1", `"R","R"`, "")), "task 0 writes data 0 and task 1 reads it"},
+		{"read then write", wl(task(0, "0", `"R"`, ""), task(1, "0", `"RW"`, "")), "task 0 reads data 0 and task 1 writes it"},
+		{"a reader skipped", wl(task(0, "0", `"W"`, ""), task(1, "0", `"R"`, "0"), task(2, "0", `"R"`, "0"), task(3, "0", `"W"`, "0,1")),
+			"task 2 reads data 0 and task 3 writes it"},
+		{"forward dependencies", wl(task(0, "0", `"W"`, "2"), task(1, "0", `"W"`, ""), task(2, "1", `"R"`, "")), "task 1 writes data 0 and task 0 writes it"},
+		{"ordered through a path", wl(task(0, "0", `"W"`, ""), task(1, "1", `"R"`, "0"), task(2, "0", `"RW"`, "1")), ""},
+		{"ordered backwards", wl(task(0, "0", `"W"`, "2"), task(1, "1", `"R"`, ""), task(2, "0", `"RW"`, "1")), ""},
+		{"readers only", wl(task(0, "0", `"R"`, ""), task(1, "0", `"R"`, "")), ""},
+		{"scratch", wl(task(0, "2", `"W"`, ""), task(1, "2", `"W"`, "")), ""},
+	} {
+		_, err := ReadJSON(strings.NewReader(c.json))
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v; want %q", c.name, err, c.want)
+		}
+	}
+	// Every generated kind is race-free (Generate validates what it makes).
+	for _, k := range Kinds() {
+		s := Spec{Kind: k, N: 4, Opts: smallOpts[k], Deps: Reads(k, FieldDeps)}
+		if _, err := Generate(s); err != nil {
+			t.Errorf("%s: %v", k, err)
+		}
 	}
 }

@@ -64,6 +64,95 @@ func (w Workload) Defaults() Workload {
 	return w
 }
 
+// workloadFieldKinds lists the options that only some workload kinds read
+// (named as suites write them; the command line's flags are the same with
+// '-' for '_') and those kinds: given for another kind, an option would be
+// ignored, yet written into the record and the run's key. Sessions apply
+// to every kind, session_window with sessions = window only.
+var workloadFieldKinds = map[string][]string{
+	"walltime": {"rackham"}, "walltime_factor": {"rackham", "swf"}, "walltime_max": {"rackham"},
+	"lead_in": {"rackham"}, "tail": {"rackham"},
+	"share": {"swf"}, "window": {"swf"},
+	"load": {"synthetic"}, "seed": {"synthetic"},
+}
+
+// zeroIsDefault are the options whose zero value selects their default:
+// given as 0, they would silently become it.
+var zeroIsDefault = []string{"walltime_factor", "walltime_max", "window", "session_window"}
+
+var kindDescriptions = map[string]string{"rackham": "a Rackham week", "swf": "an SWF file", "synthetic": "a synthetic trace"}
+
+// CheckGiven refuses the options given explicitly (by a suite or on the
+// command line) that w's kind does not read, and those given as 0 where 0
+// means "the default". name spells an option as its user wrote it (e.g.
+// "--lead-in"); the error names the first such option.
+func (w Workload) CheckGiven(given []string, name func(option string) string) error {
+	d := w.Defaults()
+	for _, f := range given {
+		if kinds, ok := workloadFieldKinds[f]; ok && !slices.Contains(kinds, w.Kind) {
+			var ds []string
+			for _, k := range kinds {
+				ds = append(ds, kindDescriptions[k])
+			}
+			return fmt.Errorf("%s applies only to %s, not to %s: remove it", name(f), strings.Join(ds, " or "), kindDescriptions[w.Kind])
+		}
+		if f == "session_window" && d.Sessions != "window" {
+			return fmt.Errorf("%s applies only with sessions = window, not with sessions = %s: remove it", name(f), d.Sessions)
+		}
+		if slices.Contains(zeroIsDefault, f) {
+			var v, def float64
+			switch f {
+			case "walltime_factor":
+				v, def = w.WalltimeFactor, d.WalltimeFactor
+			case "walltime_max":
+				v, def = float64(w.WalltimeMax), float64(d.WalltimeMax)
+			case "window":
+				v, def = float64(w.Window), float64(d.Window)
+			case "session_window":
+				v, def = float64(w.SessionWindow), float64(d.SessionWindow)
+			}
+			if v == 0 {
+				return fmt.Errorf("%s 0: 0 would silently become the default (%g); give a positive value, or leave it out for the default", name(f), def)
+			}
+		}
+	}
+	return nil
+}
+
+// check refuses values of options that w's kind does not read (Defaults
+// fills only its own kind's options; seed is 1 by default for every kind,
+// and only synthetic traces draw from it).
+func (w Workload) check() error {
+	for f, kinds := range workloadFieldKinds {
+		if f == "seed" || slices.Contains(kinds, w.Kind) {
+			continue
+		}
+		var set bool
+		switch f {
+		case "walltime":
+			set = w.Walltime != ""
+		case "walltime_factor":
+			set = w.WalltimeFactor != 0
+		case "walltime_max":
+			set = w.WalltimeMax != 0
+		case "lead_in":
+			set = w.LeadIn != ""
+		case "tail":
+			set = w.Tail != ""
+		case "share":
+			set = w.Share != ""
+		case "window":
+			set = w.Window != 0
+		case "load":
+			set = w.Load != 0
+		}
+		if set {
+			return fmt.Errorf("batch workload %s: %s applies only to %s", w.Name(), f, strings.Join(kinds, " or "))
+		}
+	}
+	return nil
+}
+
 // Name is a short name for records: the week, the file or synthetic-N.
 func (w Workload) Name() string {
 	switch w.Kind {
@@ -84,6 +173,9 @@ func (w Workload) Trace(cl Cluster) (*jobs.Trace, error) {
 	key := fmt.Sprintf("%+v|%+v", w, cl)
 	if t, ok := traces.Load(key); ok {
 		return t.(*jobs.Trace), nil
+	}
+	if err := w.check(); err != nil {
+		return nil, err
 	}
 	var t *jobs.Trace
 	var err error

@@ -134,6 +134,9 @@ func (v *validator) run(evs []Event) {
 				v.fail("load of job %d without a node", e.Job)
 				continue
 			}
+			if j := v.jobs[e.Job]; j == nil || e.File != j.file || e.SizeGB != j.size {
+				v.fail("job %d loads file %d of %g GB, not its submitted file", e.Job, e.File, e.SizeGB)
+			}
 			if want := e.T + jobs.LoadSeconds(e.SizeGB, v.h.Cluster.BandwidthGBs); e.Until != want {
 				v.fail("job %d loads file %d on node %d at %d s until %d s; Size/Bandwidth gives %d s", e.Job, e.File, e.Node, e.T, e.Until, want)
 			}
@@ -210,6 +213,20 @@ func (v *validator) start(e Event) {
 		v.fail("job %d starts without a node", e.Job)
 		return
 	}
+	// A start restates the job's cores, file and walltime: they must be
+	// the submitted ones.
+	if e.Cores != j.cores {
+		v.fail("job %d starts with %d cores; it was submitted with %d", e.Job, e.Cores, j.cores)
+	}
+	if e.File != j.file {
+		v.fail("job %d starts with file %d; it was submitted with file %d", e.Job, e.File, j.file)
+	}
+	if e.Until != e.T+j.walltime {
+		v.fail("job %d starts at %d s with its walltime ending at %d s; its walltime of %d s ends at %d s", e.Job, e.T, e.Until, j.walltime, e.T+j.walltime)
+	}
+	if e.Transfer < 0 || e.Wait < 0 || e.Transfer > 0 && e.Wait > 0 {
+		v.fail("job %d starts loading %d s and waiting %d s: a job loads, waits or neither", e.Job, e.Transfer, e.Wait)
+	}
 	v.starts++
 	j.started, j.start, j.node, j.transfer, j.wait = true, e.T, e.Node, e.Transfer, e.Wait
 	k := e.Node
@@ -219,7 +236,7 @@ func (v *validator) start(e Event) {
 		v.fail("node %d runs %d cores at %d s (it has %d) when job %d starts", k, n.used, e.T, v.C, e.Job)
 	}
 	if len(e.CoreIDs) > 0 && len(e.CoreIDs) != j.cores {
-		v.fail("job %d asks for %d cores and starts on %d", e.Job, j.cores, len(e.CoreIDs))
+		v.fail("job %d asks for %d cores and starts on %d core ids", e.Job, j.cores, len(e.CoreIDs))
 	}
 	for _, c := range e.CoreIDs {
 		if c < 0 || c >= v.C {
@@ -301,6 +318,9 @@ func (v *validator) plan(e Event) {
 	}
 	if e.At < v.passT {
 		v.fail("pass at %d s plans job %d at %d s, in the past", v.passT, e.Job, e.At)
+	}
+	if j := v.jobs[e.Job]; j == nil || e.Cores != j.cores || e.Until != e.At+j.walltime {
+		v.fail("pass at %d s plans job %d with %d cores from %d s to %d s, not its submitted cores and walltime", v.passT, e.Job, e.Cores, e.At, e.Until)
 	}
 	p := vplan{node: e.Node, at: e.At, cores: e.Cores, until: e.Until}
 	v.plans[e.Job] = p

@@ -124,8 +124,11 @@ func checkTrace(t *testing.T, w *workloads.Workload, p *hardware.Platform, o out
 	if o.st.Tasks != len(w.Tasks) {
 		t.Fatalf("stats count %d tasks of %d", o.st.Tasks, len(w.Tasks))
 	}
-	rec := run.Record{Loads: o.st.Loads, Evictions: o.st.Evictions, Tasks: o.st.Tasks,
-		BytesH2D: o.st.BytesH2D, BytesD2D: o.st.BytesD2D, MakespanS: o.st.Makespan}
+	st := o.st
+	rec := run.Record{Loads: st.Loads, Prefetches: st.Prefetches, Fetches: st.Fetches, Evictions: st.Evictions,
+		WriteBacks: st.WriteBacks, Invalid: st.Invalidations, PopMissing: st.PopMissing, Tasks: st.Tasks, PerWorker: st.PerWorker,
+		BytesH2D: st.BytesH2D, BytesD2D: st.BytesD2D, BytesD2H: st.BytesD2H, MakespanS: st.Makespan, GFlops: st.Flops / st.Makespan / 1e9}
+	rec.GPUs, rec.MemoryBytes, rec.Workload = p.GPUs, p.MemoryBytes, w.Name
 	tr := &trace.Trace{Header: trace.Header{Ev: "run", Platform: p}, Events: o.events, Result: &rec}
 	if bad := trace.Validate(tr, w); len(bad) > 0 {
 		t.Fatalf("trace.Validate: %d violations, first: %s", len(bad), strings.Join(bad[:min(5, len(bad))], "; "))

@@ -31,6 +31,7 @@ import (
 	"github.com/memsched/memsched/harness/report"
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/suite"
+	"github.com/memsched/memsched/internal/atomicfile"
 	"github.com/memsched/memsched/paper"
 )
 
@@ -399,7 +400,7 @@ func WriteFitted(path string, res *Result, spec *paper.FitSpec) error {
 			fmt.Fprintf(&b, "\n[%s]\n%s\n", table, strings.Join(lines, "\n"))
 		}
 	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return atomicfile.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 func tomlValue(v any) string {
@@ -422,7 +423,7 @@ func WriteResult(path string, res *Result) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return atomicfile.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // clean replaces NaN (no measured transfers) by -1 so the JSON encodes.

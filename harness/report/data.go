@@ -240,38 +240,100 @@ func LoadRecords(files ...string) ([]run.Record, error) {
 
 // LoadSourced is LoadRecords that also returns each record's file.
 func LoadSourced(files ...string) ([]run.Record, []string, error) {
+	recs, src, _, err := LoadAt(files...)
+	return recs, src, err
+}
+
+// LoadAt is LoadSourced with each record's place, "file:line", for errors
+// about it (CheckSuite).
+func LoadAt(files ...string) ([]run.Record, []string, []string, error) {
 	var out []run.Record
-	var src []string
+	var src, at []string
 	index := map[string]int{}
 	for _, f := range files {
 		if strings.HasSuffix(f, ".toml") {
-			return nil, nil, fmt.Errorf("%s is a suite, not a results file: give it with --suite, and the results file (.jsonl) memsched sweep wrote", f)
+			return nil, nil, nil, fmt.Errorf("%s is a suite, not a results file: give it with --suite, and the results file (.jsonl) memsched sweep wrote", f)
 		}
 		if _, err := os.Stat(f); err != nil {
-			return nil, nil, fmt.Errorf("%w; run memsched sweep first", err)
+			return nil, nil, nil, fmt.Errorf("%w; run memsched sweep first", err)
 		}
 		// An interrupted last line is ignored here; the next sweep cuts it.
 		lines, _, err := sweep.ReadLines(f)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if err := sweep.Duplicates(f, lines); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		for _, l := range lines {
 			r := l.Rec
 			if i, ok := index[r.Key]; ok {
 				if r.Error == "" || out[i].Error != "" {
-					out[i], src[i] = r, f
+					out[i], src[i], at[i] = r, f, fmt.Sprintf("%s:%d", f, l.N)
 				}
 				continue
 			}
 			index[r.Key] = len(out)
 			out = append(out, r)
 			src = append(src, f)
+			at = append(at, fmt.Sprintf("%s:%d", f, l.N))
 		}
 	}
-	return out, src, nil
+	return out, src, at, nil
+}
+
+// CheckSuite refuses a record whose key is one of suite s's runs while
+// the record names another scheduler, scheduler version, repetition, seed
+// or executor than that run: its key and its content disagree (an edited
+// or mixed-up line), and a report would file its numbers under the run's
+// label. at gives each record's place (LoadAt).
+func CheckSuite(s *suite.Suite, recs []run.Record, at []string) error {
+	if s == nil {
+		return nil
+	}
+	expected := map[string]suite.Run{}
+	for _, r := range s.Runs() {
+		expected[r.Key] = r
+	}
+	for i, r := range recs {
+		er, ok := expected[r.Key]
+		if !ok {
+			continue
+		}
+		var bad []string
+		executor := r.Executor
+		if executor == "" {
+			executor = "sim"
+		}
+		wantExec := er.Executor
+		if wantExec == "" {
+			wantExec = "sim"
+		}
+		if r.Scheduler != er.Scheduler && !strings.HasPrefix(er.Scheduler, "exec:") {
+			bad = append(bad, fmt.Sprintf("scheduler %q, not %q", r.Scheduler, er.Scheduler))
+		}
+		if r.SchedVer != er.SchedulerVersion && !strings.HasPrefix(er.Scheduler, "exec:") {
+			bad = append(bad, fmt.Sprintf("scheduler_version %d, not %d", r.SchedVer, er.SchedulerVersion))
+		}
+		if r.Rep != er.Rep {
+			bad = append(bad, fmt.Sprintf("rep %d, not %d", r.Rep, er.Rep))
+		}
+		if r.Seed != er.Seed {
+			bad = append(bad, fmt.Sprintf("seed %d, not %d", r.Seed, er.Seed))
+		}
+		if executor != wantExec {
+			bad = append(bad, fmt.Sprintf("executor %q, not %q", executor, wantExec))
+		}
+		if len(bad) > 0 {
+			where := ""
+			if i < len(at) {
+				where = at[i] + ": "
+			}
+			return fmt.Errorf("%srecord of key %s disagrees with that run of suite %s (%s, label %s): it names %s; the line was edited or mixed up: delete it (the run is redone on the next sweep)",
+				where, r.Key, s.Name, s.File, er.Label, strings.Join(bad, ", "))
+		}
+	}
+	return nil
 }
 
 // NewSet groups records. With a suite, records are matched by key: they

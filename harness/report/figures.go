@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -17,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/internal/atomicfile"
 	"github.com/memsched/memsched/paper"
 	"github.com/memsched/memsched/workloads"
 )
@@ -109,15 +111,11 @@ func (f *fig) save(path string) error {
 	f.p.Draw(draw.Crop(dc, 0, -legW, 0, 0))
 	f.leg.Top, f.leg.Left = true, true
 	f.leg.Draw(draw.Crop(dc, w-legW+2*vg.Millimeter, 0, 0, -8*vg.Millimeter))
-	out, err := os.Create(path)
-	if err != nil {
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
 		return err
 	}
-	if _, err := c.WriteTo(out); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return atomicfile.WriteFile(path, buf.Bytes(), 0o644)
 }
 
 // palette: distinct colours for up to 12 labels (plotutil's has 7).

@@ -1,10 +1,10 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/internal/atomicfile"
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -191,15 +192,11 @@ func OrderPlot(evs []sim.Event, w *workloads.Workload, out string) error {
 			}
 		}
 	}
-	f, err := os.Create(out)
-	if err != nil {
+	var buf bytes.Buffer
+	if _, err := canvas.WriteTo(&buf); err != nil {
 		return err
 	}
-	if _, err := canvas.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.WriteFile(out, buf.Bytes(), 0o644)
 }
 
 // tileGrid draws one panel: one square per cell, row 0 at the top.

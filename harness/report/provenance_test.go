@@ -32,7 +32,8 @@ func TestMixedCommitsAreWarnedAbout(t *testing.T) {
 // A results file holding a key twice is refused, naming the key and lines.
 func TestDuplicateKeysAreRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.jsonl")
-	line := `{"schema":2,"key":"abc","scheduler":"eager","params":{},"workload":"w","working_set_mib":1,"platform":"p","platform_hash":"h","gpus":1,"memory_bytes":1,"seed":1,"executor":"sim","charge_sched_time":false,"rep":0,"makespan_s":1,"gflops":1}` + "\n"
+	line := `{"schema":2,"key":"abc","scheduler":"eager","params":{},"workload":"w","working_set_mib":1,"platform":"p","platform_hash":"h","gpus":1,"memory_bytes":1,"seed":1,"executor":"sim","charge_sched_time":false,"rep":0,"makespan_s":1,"gflops":1,` +
+		`"bytes_h2d":0,"bytes_d2d":0,"bytes_d2h":0,"loads":0,"prefetches":0,"fetches":0,"evictions":0,"writebacks":0,"invalidations":0,"pop_missing":0,"tasks":0,"tasks_per_worker":null,"sched_wall_s":0,"sim_wall_s":0}` + "\n"
 	os.WriteFile(path, []byte(line+strings.Replace(line, `"abc"`, `"abd"`, 1)+line), 0o644)
 	_, err := LoadRecords(path)
 	if err == nil || !strings.Contains(err.Error(), "abc (lines 1, 3)") {

@@ -385,6 +385,7 @@ func TestResultsAsReference(t *testing.T) {
 	for _, r := range real.Runs() {
 		rec := r.Record()
 		rec.GFlops = map[string][]float64{"EAGER": {80, 100}, "DMDAR": {100, 125}}[r.Label][idx[r.Label]]
+		rec.MakespanS = 1
 		idx[r.Label]++
 		b, err := json.Marshal(rec)
 		if err != nil {

@@ -141,7 +141,13 @@ func Run(cfg Config) (rec Record, err error) {
 		return rec, err
 	}
 	if c, ok := sch.(io.Closer); ok { // an external scheduler's process is reaped
-		defer c.Close()
+		defer func() {
+			// A program that broke the protocol at its end (an answer to no
+			// request) fails the run.
+			if cerr := c.Close(); err == nil && cerr != nil {
+				err = cerr
+			}
+		}()
 	}
 	p := cfg.Platform
 	rec.Identity = NewIdentity(cfg.Workload.Name, cfg.Workload.WorkingSetMiB(), p, spec.Name, params, cfg.Seed, cfg.Executor, cfg.ChargeSched)
@@ -170,9 +176,12 @@ func Run(cfg Config) (rec Record, err error) {
 	rec.SimWallS = (time.Since(t0) + st.WallAdjust).Seconds()
 	rec.Provenance.Device = device
 	rec.MakespanS = st.Makespan
-	if st.Makespan > 0 {
-		rec.GFlops = st.Flops / st.Makespan / 1e9
+	if !(st.Makespan > 0) {
+		// Every task took no time and read nothing: there is no rate to
+		// measure, and a record with makespan 0 is refused when read.
+		return rec, fmt.Errorf("the run took no time (makespan %v s): every task of %s has zero duration and reads no data; give its tasks flops or inputs", st.Makespan, cfg.Workload.Name)
 	}
+	rec.GFlops = st.Flops / st.Makespan / 1e9
 	rec.BytesH2D, rec.BytesD2D, rec.BytesD2H = st.BytesH2D, st.BytesD2D, st.BytesD2H
 	rec.WriteBacks, rec.Invalid = st.WriteBacks, st.Invalidations
 	rec.Loads, rec.Prefetches, rec.Fetches, rec.Evictions = st.Loads, st.Prefetches, st.Fetches, st.Evictions

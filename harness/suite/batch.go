@@ -104,9 +104,25 @@ func (s *Suite) parseBatch(top *tbl) {
 	default:
 		t.errf("", "[batch] names no workload; add weeks = [%q], swf = \"trace.swf\" or synthetic = 100000", jobs.Weeks()[0])
 	}
+	// An option the workload's kind does not read would be ignored, yet
+	// change the runs' keys; 0 where 0 means the default is refused too.
+	ignored := false
+	for _, x := range b.Workloads[:min(1, len(b.Workloads))] {
+		for _, k := range batchKeys {
+			if t.has(k) {
+				if err := x.CheckGiven([]string{k}, func(o string) string { return o }); err != nil {
+					t.errf(k, "%v", err)
+					ignored = true
+				}
+			}
+		}
+	}
 	// Each workload must be readable with these choices (a wrong option or
 	// an unreadable file shows now, not in the middle of a sweep).
 	for _, x := range b.Workloads {
+		if ignored {
+			break
+		}
 		if _, err := x.Trace(b.Cluster); err != nil {
 			t.errf("", "%s: %v", x.Defaults().Name(), err)
 			break

@@ -736,6 +736,15 @@ func (s *Suite) parseWorkload(t *tbl) {
 		}
 		w.Opts = workloads.FormatOpts(opts)
 	}
+	// A key the kind does not read would be ignored, yet change the runs'
+	// keys and seeds.
+	for _, k := range []string{workloads.FieldTile, workloads.FieldZ, workloads.FieldNZ, workloads.FieldKeep, workloads.FieldDeps, workloads.FieldWriteC, workloads.FieldNoC, workloads.FieldOpts} {
+		if t.has(k) {
+			if err := workloads.CheckGiven(w.Kind, []string{k}, func(f string) string { return f }); err != nil {
+				t.errf(k, "%v", err)
+			}
+		}
+	}
 	t.unknown("kind", "n", "nz", "keep", "tile", "z", "order", "deps", "write_c", "c_scratch", "seed", "file", "opts")
 }
 
@@ -804,10 +813,18 @@ func (s *Suite) parseScheduler(i int, t *tbl) {
 
 // checkLabel refuses a label that cannot be a table cell or a line.
 func checkLabel(t *tbl, label string) {
-	if err := checkText("label", label); err != nil || strings.Contains(label, "|") || strings.TrimSpace(label) == "" {
+	switch {
+	case checkText("label", label) != nil || strings.Contains(label, "|") || strings.TrimSpace(label) == "":
 		t.errf("label", "label %q: use a non-empty display name without '|' or newlines (or other control characters)", label)
+	case strings.TrimSpace(label) != label:
+		// --only trims what it is given: such a label could not be selected.
+		t.errf("label", "label %q starts or ends with a space; remove it", label)
 	}
 }
+
+// labelKey is what tells labels apart: labels differing only by spaces
+// ("DMDA R" and "DMDAR") would read as one in tables and figures.
+func labelKey(label string) string { return strings.Join(strings.Fields(label), "") }
 
 // Describe asks the external programs of the suite's schedulers (those of
 // labels, or every one when none is given) for their parameters and checks
@@ -875,10 +892,14 @@ func (t *tbl) rawParams(skip ...string) (map[string]string, []string) {
 // label.
 func (s *Suite) labelTaken(t *tbl, sc Scheduler, j int) bool {
 	o := s.Schedulers[j]
-	if o.Label != sc.Label {
+	switch {
+	case o.Label == sc.Label:
+		t.errf("label", "label %q is already used by [[scheduler]] #%d (line %d); give each [[scheduler]] a distinct label", sc.Label, j+1, o.Line)
+	case labelKey(o.Label) == labelKey(sc.Label):
+		t.errf("label", "label %q differs only by spaces from %q of [[scheduler]] #%d (line %d); give each [[scheduler]] a distinct label", sc.Label, o.Label, j+1, o.Line)
+	default:
 		return false
 	}
-	t.errf("label", "label %q is already used by [[scheduler]] #%d (line %d); give each [[scheduler]] a distinct label", sc.Label, j+1, o.Line)
 	return true
 }
 

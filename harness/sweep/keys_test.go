@@ -24,14 +24,16 @@ func TestSupersededRecordsAreRerunAndReplaced(t *testing.T) {
 	first := sweep(t, context.Background(), s, Options{Jobs: 2, Output: path})
 	want := canon(t, path)
 
-	// Pretend the EAGER records were made by eager v0: another key.
+	// Pretend the EAGER records were made by eager v0: another key (that
+	// of their configuration under version 0, as eager v0 made it).
 	data, _ := os.ReadFile(path)
 	var old bytes.Buffer
 	n := 0
 	for _, line := range strings.SplitAfter(string(data), "\n") {
 		if strings.Contains(line, `"scheduler":"eager"`) {
+			config := regexp.MustCompile(`"config":"([0-9a-f]+)"`).FindStringSubmatch(line)[1]
 			line = regexp.MustCompile(`"scheduler_version":[0-9]+`).ReplaceAllString(line, `"scheduler_version":0`)
-			line = regexp.MustCompile(`"key":"[0-9a-f]+"`).ReplaceAllString(line, `"key":"old`+string(rune('a'+n%26))+strings.Repeat("0", n/26)+`"`)
+			line = regexp.MustCompile(`"key":"[0-9a-f]+"`).ReplaceAllString(line, `"key":"`+run.Key(config, 0)+`"`)
 			n++
 		}
 		old.WriteString(line)

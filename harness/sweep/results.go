@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/internal/atomicfile"
 	"github.com/memsched/memsched/internal/filelock"
 )
 
@@ -94,6 +94,9 @@ func readLines(r io.Reader, name string) (lines []Line, truncated int64, err err
 		if rec.Key == "" {
 			return nil, -1, fmt.Errorf("%s:%d: result record without a key; results files are written by memsched sweep: delete that line", name, n)
 		}
+		if err := run.CheckRecord(&rec, b); err != nil {
+			return nil, -1, fmt.Errorf("%s:%d: %v; delete that line (the run is redone on the next sweep) or move the file away", name, n, err)
+		}
 		lines = append(lines, Line{Rec: rec, N: n, Raw: b})
 	}
 }
@@ -135,16 +138,15 @@ func Duplicates(name string, lines []Line) error {
 // rename, so the path never goes unlocked; it is returned, positioned at
 // its end, as the file to append to, and f is closed.
 func rewrite(f *os.File, path string, lines []Line) (*os.File, error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	tmp, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return f, err
 	}
 	fail := func(err error) (*os.File, error) {
-		tmp.Close()
-		os.Remove(tmp.Name())
+		tmp.Abort()
 		return f, fmt.Errorf("rewriting %s: %w", path, err)
 	}
-	if err := filelock.Lock(tmp); err != nil {
+	if err := filelock.Lock(tmp.File); err != nil {
 		return fail(err)
 	}
 	bw := bufio.NewWriter(tmp)
@@ -155,15 +157,9 @@ func rewrite(f *os.File, path string, lines []Line) (*os.File, error) {
 	if err := bw.Flush(); err != nil {
 		return fail(err)
 	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fail(err)
+	if err := tmp.Replace(); err != nil { // removes the temporary file on failure
+		return f, fmt.Errorf("rewriting %s: %w", path, err)
 	}
 	f.Close()
-	return tmp, nil
+	return tmp.File, nil
 }

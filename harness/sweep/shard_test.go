@@ -93,9 +93,9 @@ func TestShardResumeRunsOnlyWhatIsMissing(t *testing.T) {
 func TestMergePrefersSuccessesAndSkipsTornLines(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.jsonl")
-	os.WriteFile(out, []byte(`{"key":"a","error":"timeout after 1s"}`+"\n"+`{"key":"b","tasks":1}`+"\n"), 0o644)
+	os.WriteFile(out, []byte(`{"key":"a","error":"timeout after 1s"}`+"\n"+`{"key":"b","tasks":1,"makespan_s":1,"gflops":1}`+"\n"), 0o644)
 	shard := filepath.Join(dir, "s.jsonl")
-	os.WriteFile(shard, []byte(`{"key":"a","tasks":2}`+"\n"+`{"key":"b","error":"x"}`+"\n"+`{"key":"c","tas`), 0o644)
+	os.WriteFile(shard, []byte(`{"key":"a","tasks":2,"makespan_s":1,"gflops":1}`+"\n"+`{"key":"b","error":"x"}`+"\n"+`{"key":"c","tas`), 0o644)
 	n, err := Merge(out, []string{shard})
 	if err != nil || n != 1 {
 		t.Fatalf("merge: %d, %v; want 1 (a replaced)", n, err)

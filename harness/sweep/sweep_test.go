@@ -237,7 +237,7 @@ func TestExecutorNotReady(t *testing.T) {
 
 func TestCorruptLineIsAnError(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bad.jsonl")
-	os.WriteFile(path, []byte("{\"key\":\"a\"}\nnot json\n{\"key\":\"b\"}\n"), 0o644)
+	os.WriteFile(path, []byte("{\"key\":\"a\",\"makespan_s\":1,\"gflops\":1}\nnot json\n{\"key\":\"b\"}\n"), 0o644)
 	_, _, err := ReadFile(path)
 	if err == nil || !strings.Contains(err.Error(), "bad.jsonl:2:") {
 		t.Errorf("err = %v; want one naming line 2", err)

@@ -22,8 +22,14 @@ const (
 // it reads at its latest version (no stale copy: a write invalidates the
 // other copies, and the last valid copy is written back before it is
 // evicted), its dependencies finished; memory never exceeds a node's
-// capacity; no link carries more than its bandwidth; totals equal the
-// result.
+// capacity; no link carries more than its bandwidth; every event's fields
+// are those of its kind (a datum's bytes, fetch or prefetch on load_start
+// only); the result's totals (loads, prefetches, fetches, evictions,
+// write-backs, invalidations, bytes per direction, tasks and tasks per
+// worker, makespan and gflops) are the trace's, pop_missing within what
+// the trace allows (pop events are not traced), and the result is the
+// header's run (scheduler, versions, parameters, seed, platform size,
+// workload).
 func Validate(t *Trace, w *workloads.Workload) []string {
 	var bad []string
 	report := func(format string, a ...any) {
@@ -61,7 +67,11 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 		version    uint32
 		start, end float64
 		bytes      int64
+		prefetch   bool
 	}
+	var prefetches, fetches, allocs int
+	perWorker := make([]int, len(workers))
+	flops := 0.0
 	open := map[[2]int]*xfer{} // (node, data) -> copy in flight into, or write-back out of, the node
 	var xfers []*xfer
 	linkNames, down, up := linkPaths(p)
@@ -118,6 +128,25 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 			report("%s: unknown event kind %q", where, ev.Ev)
 			continue
 		}
+		// The fields an event kind does not use are zero; bytes are the
+		// datum's, kind says fetch or prefetch on load_start only.
+		switch ev.Ev {
+		case "task_start", "task_end":
+			if ev.Bytes != 0 || ev.Kind != "" {
+				report("%s: a task event with bytes %d and kind %q", where, ev.Bytes, ev.Kind)
+			}
+		default:
+			if ev.Bytes != w.Data[ev.Data].Bytes {
+				report("%s: data %d has %d bytes, not %d", where, ev.Data, w.Data[ev.Data].Bytes, ev.Bytes)
+			}
+			if ev.Ev == "load_start" {
+				if ev.Kind != "fetch" && ev.Kind != "prefetch" {
+					report("%s: kind %q; a load is a fetch or a prefetch", where, ev.Kind)
+				}
+			} else if ev.Kind != "" {
+				report("%s: kind %q on a %s event (only load_start has one)", where, ev.Kind, ev.Ev)
+			}
+		}
 		n, d := ev.Node, ev.Data
 		key := [2]int{n, d}
 		switch ev.Ev {
@@ -135,6 +164,7 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 			}
 			if ev.Ev == "alloc" {
 				state[n][d], ver[n][d] = valid, latest[d]
+				allocs++
 				continue
 			}
 			state[n][d] = copying
@@ -153,7 +183,7 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 					linkNames[links[0]] = nv
 				}
 			}
-			x := &xfer{links: links, src: src, version: ver[src][d], start: ev.T, bytes: w.Data[d].Bytes}
+			x := &xfer{links: links, src: src, version: ver[src][d], start: ev.T, bytes: w.Data[d].Bytes, prefetch: ev.Kind == "prefetch"}
 			open[key] = x
 			xfers = append(xfers, x)
 		case "load_end":
@@ -166,6 +196,11 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 			x.end = ev.T
 			state[n][d], ver[n][d] = valid, x.version
 			loads++
+			if x.prefetch {
+				prefetches++
+			} else {
+				fetches++
+			}
 			if x.src != home {
 				d2d += x.bytes
 			} else {
@@ -259,6 +294,8 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 			endTime[ev.Task] = ev.T
 			lastTask = ev.T
 			tasks++
+			perWorker[wi]++
+			flops += w.Tasks[ev.Task].Flops
 		}
 	}
 	for i := range w.Tasks {
@@ -301,6 +338,48 @@ func Validate(t *Trace, w *workloads.Workload) []string {
 		cmp("bytes_d2h", d2h, r.BytesD2H)
 		cmp("writebacks", int64(writeBacks), int64(r.WriteBacks))
 		cmp("invalidations", int64(invalidations), int64(r.Invalid))
+		cmp("prefetches", int64(prefetches), int64(r.Prefetches))
+		cmp("fetches", int64(fetches), int64(r.Fetches))
+		if len(r.PerWorker) != len(workers) {
+			report("result says tasks_per_worker = %v, for %d workers; the platform has %d", r.PerWorker, len(r.PerWorker), len(workers))
+		} else {
+			for wi, k := range perWorker {
+				cmp(fmt.Sprintf("tasks_per_worker[%d]", wi), int64(k), int64(r.PerWorker[wi]))
+			}
+		}
+		// A pop counts the task's inputs neither resident nor pinned; pop
+		// events are not in the trace, so only a bound is checked. The
+		// task keeps its inputs pinned until it ends and starts with them
+		// resident: each count is followed by its datum arriving on the
+		// node (a load, an allocation, or a write-back to home memory).
+		if most := loads + allocs + writeBacks; r.PopMissing < 0 || r.PopMissing > most {
+			report("result says pop_missing = %d; the trace has %d loads, allocations and write-backs, at most one per missing input", r.PopMissing, most)
+		}
+		if r.MakespanS > 0 {
+			if g := flops / r.MakespanS / 1e9; math.Abs(g-r.GFlops) > 1e-9*math.Max(1, g) {
+				report("result says gflops = %g, the trace's tasks give %g (%g flops in %g s)", r.GFlops, g, flops, r.MakespanS)
+			}
+		}
+		// The result is the header's run (a header written by memsched run
+		// names its scheduler; one assembled without it claims none).
+		h := t.Header
+		same := func(name string, header, result any) {
+			if fmt.Sprint(header) != fmt.Sprint(result) {
+				report("the header says %s = %v, the result %v", name, header, result)
+			}
+		}
+		if h.Scheduler != "" {
+			same("scheduler", h.Scheduler, r.Scheduler)
+			same("scheduler_version", h.SchedulerVersion, r.SchedVer)
+			same("seed", h.Seed, r.Seed)
+			same("params", h.Params, r.Params)
+		}
+		if h.ModelVersion != 0 {
+			same("model_version", h.ModelVersion, r.ModelVer)
+		}
+		same("gpus", p.GPUs, r.GPUs)
+		same("memory_bytes", p.MemoryBytes, r.MemoryBytes)
+		same("workload", w.Name, r.Workload)
 		end := lastTask
 		if p.Runtime.FlushInMakespan {
 			end = math.Max(lastTask, lastFlush)

@@ -158,16 +158,30 @@ func describe(name, path string, wait time.Duration) (*description, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer p.close()
 	line, err := p.call([]byte(fmt.Sprintf(`{"op":"describe","protocol":%d}`+"\n", Protocol)), "describe")
 	if err != nil {
 		return nil, err
 	}
+	if err := p.close(); err != nil {
+		return nil, err
+	}
+	d, err := parseDescription(line)
+	if err != nil {
+		return nil, p.fail("describe: %v", err)
+	}
+	return d, nil
+}
+
+// parseDescription decodes the answer to describe.
+func parseDescription(line []byte) (*description, error) {
 	var d description
 	dec := json.NewDecoder(strings.NewReader(string(line)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&d); err != nil {
-		return nil, p.fail("describe: want {\"doc\": ..., \"params\": [...], \"buffer\": 0, \"handles\": [...]} (docs/protocol.md): %v; got %s", err, quote(line))
+		return nil, fmt.Errorf("want {\"doc\": ..., \"params\": [...], \"buffer\": 0, \"handles\": [...]} (docs/protocol.md): %v; got %s", err, quote(line))
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("want one JSON object; got %s", quote(line))
 	}
 	return &d, nil
 }

@@ -75,6 +75,13 @@ func fifo() {
 			out.WriteString(`{"data":` + strconv.Itoa(req.Candidates[0]) + `}`)
 		}
 		out.WriteByte('\n')
+		if os.Getenv("MEMSCHED_TEST_FIFO_TWICE") == req.Op { // a second answer, in the same write
+			out.WriteString(`{"ok":true}` + "\n")
+		}
+		out.Flush()
+	}
+	if os.Getenv("MEMSCHED_TEST_FIFO_TWICE") == "end" { // an answer to no request, after the last one
+		out.WriteString(`{"task":null}` + "\n")
 		out.Flush()
 	}
 }
@@ -442,4 +449,34 @@ func BenchmarkRun(b *testing.B) {
 		}
 		bench(b, s)
 	})
+}
+
+// Exactly one answer per request: a program writing two answers to one
+// request fails the run (its later answers would be taken for the next
+// requests'), whether the extra line is already there at the next request
+// or comes after the last answer; so does a second answer to describe.
+func TestTwoAnswersToOneRequestFailTheRun(t *testing.T) {
+	spec := fifoSpec(t)
+	w := generate(t, workloads.Spec{Kind: "matmul2d", N: 3})
+	cfg := config(t, w, 1, 100)
+	cfg.Scheduler = spec.Name
+	if _, err := run.Run(cfg); err != nil {
+		t.Fatalf("the FIFO program: %v", err)
+	}
+	for twice, want := range map[string]string{
+		"init": `pull: before this request, the program wrote "{\"ok\":true}", which answers no request (two answers to one request?`,
+		"pull": "which answers no request (two answers to one request?",
+		"end":  `after its last answer (to request `,
+	} {
+		t.Setenv("MEMSCHED_TEST_FIFO_TWICE", twice)
+		_, err := run.Run(cfg)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("two answers to %s: %v; want it to say %q", twice, err, want)
+		}
+	}
+	prog := filepath.Join(t.TempDir(), "twice.sh")
+	os.WriteFile(prog, []byte("#!/bin/sh\nread -r l; printf '{\"doc\":\"a\"}\\n{\"doc\":\"b\"}\\n'\n"), 0o755)
+	if _, err := Lookup(prog); err == nil || !strings.Contains(err.Error(), `after its last answer (to request 1), the program wrote "{\"doc\":\"b\"}", which answers no request`) {
+		t.Errorf("two answers to describe: %v", err)
+	}
 }

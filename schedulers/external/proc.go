@@ -2,6 +2,7 @@ package external
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -76,6 +77,13 @@ func start(name, path string, timeout time.Duration) (*proc, error) {
 func (p *proc) call(req []byte, op string) ([]byte, error) {
 	if p.closed {
 		return nil, fmt.Errorf("%s: %s after the program was stopped", p.name, op)
+	}
+	// Exactly one answer per request: a line already waiting answers no
+	// request (a second answer to the previous one), and would be taken
+	// as the answer to this one.
+	if n := p.r.Buffered(); n > 0 {
+		extra, _ := p.r.Peek(min(n, 200))
+		return nil, p.fail("%s: before this request, the program wrote %s, which answers no request (two answers to one request? docs/protocol.md: exactly one answer line per request)", op, quote(extra))
 	}
 	deadline := time.Now().Add(p.timeout)
 	p.in.SetWriteDeadline(deadline)
@@ -156,18 +164,27 @@ func (p *proc) kill() {
 }
 
 // close ends a run: the program reads end of file on its stdin and should
-// exit; after a grace period it is killed. Either way it is reaped.
-func (p *proc) close() {
+// exit; after a grace period it is killed. Either way it is reaped. What
+// it wrote after its last answer answers no request (two answers to one
+// request): that is an error, as the run's answers may have been shifted.
+func (p *proc) close() error {
 	if p.closed {
-		return
+		return nil
 	}
 	p.w.Flush()
 	p.in.Close()
+	end := time.Now().Add(grace)
+	p.out.SetReadDeadline(end) // its stdout ends when it exits
+	rest, _ := io.ReadAll(io.LimitReader(p.r, 200))
+	if len(bytes.TrimSpace(rest)) > 0 {
+		return p.fail("after its last answer (to request %d), the program wrote %s, which answers no request (two answers to one request? docs/protocol.md: exactly one answer line per request)", p.requests, quote(rest))
+	}
 	select {
 	case <-p.exited:
-	case <-time.After(grace):
+	case <-time.After(time.Until(end)):
 	}
 	p.kill()
+	return nil
 }
 
 // tail keeps the last max bytes written to it.

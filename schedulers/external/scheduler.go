@@ -109,10 +109,11 @@ func (s *Scheduler) Init(v schedulers.View) error {
 	return nil
 }
 
-// Close ends the program (run.Run calls it after every run).
+// Close ends the program (run.Run calls it after every run); output the
+// program wrote after its last answer is an error, which fails the run.
 func (s *Scheduler) Close() error {
 	if s.p != nil {
-		s.p.close()
+		return s.p.close()
 	}
 	return nil
 }
@@ -252,6 +253,17 @@ func (s *Scheduler) ask(op, field, want string) json.RawMessage {
 	if err != nil {
 		s.abort(err)
 	}
+	raw, err := parseAnswer(line, op, field, want)
+	if err != nil {
+		s.abort(s.p.fail("%v", err))
+	}
+	return raw
+}
+
+// parseAnswer decodes an answer line to op: the named field's value (nil
+// for null), or an error saying what is wrong with the line (not JSON,
+// the program's own {"error": ...}, the field missing).
+func parseAnswer(line []byte, op, field, want string) (json.RawMessage, error) {
 	var a struct {
 		Error *string         `json:"error"`
 		Task  json.RawMessage `json:"task"`
@@ -259,10 +271,10 @@ func (s *Scheduler) ask(op, field, want string) json.RawMessage {
 		Data  json.RawMessage `json:"data"`
 	}
 	if err := json.Unmarshal(line, &a); err != nil {
-		s.abort(s.p.fail("%s: the answer is not JSON (%v): %s", op, err, quote(line)))
+		return nil, fmt.Errorf("%s: the answer is not JSON (%v): %s", op, err, quote(line))
 	}
 	if a.Error != nil {
-		s.abort(s.p.fail("%s: the program says: %s", op, *a.Error))
+		return nil, fmt.Errorf("%s: the program says: %s", op, *a.Error)
 	}
 	raw := a.Task
 	switch field {
@@ -272,18 +284,27 @@ func (s *Scheduler) ask(op, field, want string) json.RawMessage {
 		raw = a.Data
 	}
 	if raw == nil {
-		s.abort(s.p.fail("%s wants %s; got %s", op, want, quote(line)))
+		return nil, fmt.Errorf("%s wants %s; got %s", op, want, quote(line))
 	}
 	if string(raw) == "null" {
-		return nil
+		return nil, nil
 	}
-	return raw
+	return raw, nil
+}
+
+// parseInt reads an answer's id or index.
+func parseInt(raw json.RawMessage, op, want string) (int, error) {
+	i, err := strconv.Atoi(string(raw))
+	if err != nil {
+		return 0, fmt.Errorf("%s wants %s; got %s", op, want, quote(raw))
+	}
+	return i, nil
 }
 
 func (s *Scheduler) integer(raw json.RawMessage, op, want string) int {
-	i, err := strconv.Atoi(string(raw))
+	i, err := parseInt(raw, op, want)
 	if err != nil {
-		s.abort(s.p.fail("%s wants %s; got %s", op, want, quote(raw)))
+		s.abort(s.p.fail("%v", err))
 	}
 	return i
 }
