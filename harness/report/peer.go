@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/memsched/memsched/harness/run"
 )
@@ -24,7 +25,8 @@ type PeerRow struct {
 
 // PeerComparison is a suite against StarPU+SimGrid.
 type PeerComparison struct {
-	File string
+	File     string
+	Platform string // the StarPU host (the preset imported from its calibration)
 	Rows []PeerRow
 	// Ranking: pairs of labels at a point that StarPU separates by more
 	// than RankGap, and how many of them the simulation orders the same way.
@@ -73,6 +75,7 @@ func comparePeer(s *Set, file string, recs []run.Record) *PeerComparison {
 		if r.Error != "" || r.Suite != s.Name || r.Label == "" || r.Executor != "starpu" || last[[2]string{r.Label, pointID(r)}] != i {
 			continue
 		}
+		pc.Platform = r.Platform
 		row := rows[r.Label]
 		if row == nil {
 			row = &PeerRow{Label: r.Label}
@@ -211,8 +214,12 @@ func peerSummary(peers map[string]*PeerComparison) Section {
 	}
 	sort.Strings(keys)
 	var rankPairs, rankAgree, bestPoints, bestSame int
+	hosts := map[string]bool{}
 	for _, k := range keys {
 		pc := peers[k]
+		if pc.Platform != "" {
+			hosts[pc.Platform] = true
+		}
 		rankPairs, rankAgree, bestPoints, bestSame = rankPairs+pc.RankPairs, rankAgree+pc.RankAgree, bestPoints+pc.BestPoints, bestSame+pc.BestSame
 		for _, r := range pc.Rows {
 			a := by[r.Label]
@@ -263,8 +270,8 @@ func peerSummary(peers map[string]*PeerComparison) Section {
 		t.Rows = append(t.Rows, []string{l, strconv.Itoa(a.suites), strconv.Itoa(a.points), pct1(mape), signedPct(a.bias / float64(a.points)), pct1(bytes),
 			fmt.Sprintf("%d / %d (%.0f %%)", a.equal, a.points, share*100), goals})
 	}
-	para := fmt.Sprintf("memsched against the authors' StarPU (tag papers/ICPP2023) run in SimGrid with their calibration of the V100 machine (preset gemini-2-ipdps), the same suites swept by `memsched sweep --executor starpu` (`make reproduce-starpu`; results checked in). Ranking: %d of %d pairs that StarPU separates by more than %.0f %% in the same order; the same best scheduler at %d of %d points.",
-		rankAgree, rankPairs, RankGap*100, bestSame, bestPoints)
+	para := fmt.Sprintf("memsched against the authors' StarPU (tag papers/ICPP2023) run in SimGrid with their calibrations of their V100 machines (StarPU hosts %s, each imported as the preset of that name by `memsched calibrate --from-starpu`), the same suites swept by `memsched sweep --executor starpu` (`make reproduce-starpu`; results checked in). Ranking: %d of %d pairs that StarPU separates by more than %.0f %% in the same order; the same best scheduler at %d of %d points.",
+		strings.Join(sortedKeys(hosts), ", "), rankAgree, rankPairs, RankGap*100, bestSame, bestPoints)
 	return Section{Title: "Against StarPU+SimGrid", Paras: []string{para}, Tables: []Table{t}}
 }
 
