@@ -198,6 +198,16 @@ type Runtime struct {
 	// StarPU refreshes them when a fetch or prefetch request finds them
 	// already on the GPU, i.e. when a task is popped or buffered).
 	TouchAtStart bool `toml:"touch_at_start" json:"touch_at_start,omitempty"`
+	// LRUAtAlloc lists a loaded datum in LRU order when its memory is
+	// allocated, before its copy, as StarPU does (memalloc.c
+	// register_mem_chunk, called by _starpu_allocate_memory_on_node when a
+	// request is handled, appends the chunk to mc_list; coherency.c
+	// _starpu_create_request_to_fetch_data refreshes only valid data, and a
+	// chunk in flight cannot be evicted). False (the model so far, which
+	// matches StarPU's load counts better on the static orders, issue 33):
+	// when its copy ends. Off by default until the rule that compensates it
+	// in StarPU (the push timing of the static schedulers) is modelled.
+	LRUAtAlloc bool `toml:"lru_at_alloc" json:"lru_at_alloc,omitempty"`
 	// ReclaimFactor: a load that finds memory full evicts, in LRU order,
 	// ReclaimFactor times its own size (StarPU: 2); 0 or 1 evicts only what
 	// it needs.
