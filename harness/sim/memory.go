@@ -627,7 +627,7 @@ func (e *Engine) enqueue(ni int, r request) {
 		e.release(r.src, d)
 		e.fetchHome(d)
 	default:
-		if e.rt.LRUAtAlloc {
+		if !e.rt.LRUAtLoad {
 			n.lruAppend(d) // memalloc.c register_mem_chunk: listed at allocation
 		}
 		r.at = e.driverSpend(n, e.copyIssue)

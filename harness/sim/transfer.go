@@ -180,7 +180,7 @@ func (e *Engine) loadDone(ni, d int, prefetch bool, src int) {
 	n := e.nodes[ni]
 	n.busyIn = false
 	n.set(d, resident)
-	if !e.rt.LRUAtAlloc {
+	if e.rt.LRUAtLoad {
 		n.lruAppend(d)
 	}
 	bytes := e.w.Data[d].Bytes

@@ -57,4 +57,10 @@ package sim
 // 11 (issue 33): the 2D tasks read their blocks in xgemm.c's handle order,
 // the inner loop's block first (workloads add2D): a task's requests, and
 // so ties between its loads, come in StarPU's order.
-const ModelVersion = 11
+// 12 (issue 33): a GPU's driver handles its node's data requests before it
+// pops (Runtime.PopBeforeProgress false, driver_cuda.c
+// _starpu_cuda_driver_run_once), and a loaded datum takes its LRU place at
+// allocation, not at the copy's end (Runtime.LRUAtLoad false, memalloc.c
+// register_mem_chunk): the victims of the static orders on one GPU become
+// StarPU's.
+const ModelVersion = 12
