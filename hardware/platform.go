@@ -190,6 +190,14 @@ type Runtime struct {
 	// popped task still waits for its inputs (false: StarPU's driver pops
 	// only when no popped task is transferring).
 	PopWhileFetching bool `toml:"pop_while_fetching" json:"pop_while_fetching,omitempty"`
+	// PopBeforeProgress has a GPU's driver pop before it handles its node's
+	// data requests when an event wakes it (the former model). False:
+	// StarPU's CUDA driver handles the requests first (driver_cuda.c
+	// _starpu_cuda_driver_run_once calls __starpu_datawizard_progress
+	// before _starpu_get_multi_worker_task), so a load's allocation and
+	// its evictions precede the LRU refresh of the task popped then and of
+	// the task the pop lets the scheduler push (prefetch at push).
+	PopBeforeProgress bool `toml:"pop_before_progress" json:"pop_before_progress,omitempty"`
 	// Reprefetch requests a prefetch again for data evicted while a buffered
 	// task still reads it (false: StarPU prefetches a task's inputs once,
 	// when the task is pushed to the worker; the task fetches them later).
@@ -198,6 +206,14 @@ type Runtime struct {
 	// StarPU refreshes them when a fetch or prefetch request finds them
 	// already on the GPU, i.e. when a task is popped or buffered).
 	TouchAtStart bool `toml:"touch_at_start" json:"touch_at_start,omitempty"`
+	// LRUAtLoad lists a loaded datum in LRU order when its copy ends (the
+	// former model). False: StarPU's memalloc.c register_mem_chunk (called
+	// by _starpu_allocate_memory_on_node when a request is handled) appends
+	// the chunk to mc_list at allocation, before its copy; a request that
+	// finds the datum still in flight does not refresh it (coherency.c
+	// _starpu_create_request_to_fetch_data refreshes valid data only), and
+	// a chunk in flight is never a victim.
+	LRUAtLoad bool `toml:"lru_at_load" json:"lru_at_load,omitempty"`
 	// ReclaimFactor: a load that finds memory full evicts, in LRU order,
 	// ReclaimFactor times its own size (StarPU: 2); 0 or 1 evicts only what
 	// it needs.

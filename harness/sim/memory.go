@@ -627,6 +627,9 @@ func (e *Engine) enqueue(ni int, r request) {
 		e.release(r.src, d)
 		e.fetchHome(d)
 	default:
+		if !e.rt.LRUAtLoad {
+			n.lruAppend(d) // memalloc.c register_mem_chunk: listed at allocation
+		}
 		r.at = e.driverSpend(n, e.copyIssue)
 		e.copySeq++
 		r.seq = e.copySeq
@@ -668,7 +671,7 @@ func (e *Engine) candidates(ni int, prefetch bool) []int {
 func (e *Engine) keepPrefetched(prefetch bool) bool { return prefetch && !e.rt.EvictPrefetched }
 
 func (n *node) evictable(d int32, keepPrefetched bool) bool {
-	return n.pin[d] == 0 && (!keepPrefetched || n.want[d] == 0) && n.reading[d] == 0 && n.held[d] == 0
+	return n.state[d] == resident && n.pin[d] == 0 && (!keepPrefetched || n.want[d] == 0) && n.reading[d] == 0 && n.held[d] == 0
 }
 
 // firstCandidate is the first of candidates, -1 when there is none,
@@ -761,7 +764,7 @@ func (e *Engine) makeRoom(ni int, size int64, prefetch, head bool) bool {
 		}
 		if victim < 0 && head && freed < need {
 			for d := n.lruHead; d >= 0; d = n.lruNext[d] {
-				if n.reading[d] == 0 && !e.usedNow(n, int(d)) {
+				if n.state[d] == resident && n.reading[d] == 0 && !e.usedNow(n, int(d)) {
 					victim = int(d)
 					break
 				}

@@ -51,6 +51,10 @@ func inOrder(n int) [][]int {
 // runtime settings changed by set.
 func runtimePlatform(t *testing.T, mem int64, set func(*hardware.Runtime)) *hardware.Platform {
 	p := platform(t, 1, mem)
+	// These cases were built, event by event, on a driver that pops before
+	// it handles requests and an LRU listing data at their copy's end; they
+	// test other rules, so they keep that order (TestDriverOrder tests it).
+	p.Runtime.PopBeforeProgress, p.Runtime.LRUAtLoad = true, true
 	if set != nil {
 		set(&p.Runtime)
 	}

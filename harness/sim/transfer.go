@@ -180,7 +180,9 @@ func (e *Engine) loadDone(ni, d int, prefetch bool, src int) {
 	n := e.nodes[ni]
 	n.busyIn = false
 	n.set(d, resident)
-	n.lruAppend(d)
+	if e.rt.LRUAtLoad {
+		n.lruAppend(d)
+	}
 	bytes := e.w.Data[d].Bytes
 	e.stats.Loads++
 	if src != e.home {

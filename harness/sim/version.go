@@ -62,4 +62,10 @@ package sim
 // (Runtime.NodeAfterNode false); the former order, each node pulling all
 // it could before the next, is node_after_node = true. Runs on several
 // memory nodes change.
-const ModelVersion = 12
+// 13 (issue 33): a GPU's driver handles its node's data requests before it
+// pops (Runtime.PopBeforeProgress false, driver_cuda.c
+// _starpu_cuda_driver_run_once), and a loaded datum takes its LRU place at
+// allocation, not at the copy's end (Runtime.LRUAtLoad false, memalloc.c
+// register_mem_chunk): the victims of the static orders on one GPU become
+// StarPU's.
+const ModelVersion = 13

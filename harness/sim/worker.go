@@ -170,6 +170,15 @@ func (e *Engine) step(w int, issue bool) {
 		// _starpu_cuda_driver_run_once).
 		e.launch(w)
 	}
+	if issue && n.gpu && !e.rt.PopBeforeProgress {
+		// ... and it handles the node's data requests (allocating, and
+		// evicting for, the next copies) before it pops: a task popped now
+		// and the task its pop lets the scheduler push refresh their data
+		// in LRU order only after those evictions (driver_cuda.c
+		// _starpu_cuda_driver_run_once: __starpu_datawizard_progress, then
+		// _starpu_get_multi_worker_task).
+		e.startTransfer(wk.node)
+	}
 	for {
 		e.fill(w)
 		if wk.blockedT > e.now {
