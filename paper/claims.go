@@ -59,6 +59,9 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
+// sensitiveRe is a sensitive_to entry: kind.option=lo..hi.
+var sensitiveRe = regexp.MustCompile(`^[a-z0-9]+\.[a-z_]+=-?[0-9.]+\.\.-?[0-9.]+$`)
+
 // Claim kinds.
 const (
 	// KindImprovement is the improvement of Scheduler over Baseline on Metric, averaged over a
@@ -242,7 +245,16 @@ type Claim struct {
 	// shows it in one line: a run, a file of the authors, a number.
 	Cause    string `toml:"cause"`
 	Evidence string `toml:"evidence"`
-	Notes    string `toml:"notes"` // ambiguities: averaging formula, points, ...
+	// SensitiveTo names the invented workload options (workloads: an
+	// Option marked Invented, with its plausible Range) whose range moves
+	// the claim's outcome: "kind.option=lo..hi", each end run as the
+	// claim's suites are. Sensitivity is the one line of evidence of that
+	// check (the outcome at each end, or that no end moves it); a claim
+	// on a workload with invented options gives it, SensitiveTo empty when
+	// nothing moved.
+	SensitiveTo []string `toml:"sensitive_to"`
+	Sensitivity string   `toml:"sensitivity"`
+	Notes       string   `toml:"notes"` // ambiguities: averaging formula, points, ...
 
 	// File is the claims file the claim was loaded from (set by LoadClaims, not a TOML key).
 	File string `toml:"-"`
@@ -570,6 +582,17 @@ func (c Claim) problems() []string {
 		p = append(p, "evidence without a cause")
 	case strings.Contains(c.Evidence, "\n"):
 		p = append(p, "evidence must be one line")
+	}
+	for _, o := range c.SensitiveTo {
+		if !sensitiveRe.MatchString(o) {
+			p = append(p, fmt.Sprintf("sensitive_to %q: want kind.option=lo..hi (an invented option of workloads and its declared range)", o))
+		}
+	}
+	switch {
+	case len(c.SensitiveTo) > 0 && strings.TrimSpace(c.Sensitivity) == "":
+		p = append(p, "sensitive_to without sensitivity: give one line of evidence (the outcome at each end of the range)")
+	case strings.Contains(c.Sensitivity, "\n"):
+		p = append(p, "sensitivity must be one line")
 	}
 	if c.Check != "" && !slices.Contains(checks, c.Check) {
 		p = append(p, fmt.Sprintf("check %q is not one of %s", c.Check, strings.Join(checks, ", ")))

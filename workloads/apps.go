@@ -35,28 +35,33 @@ type Option struct {
 	Default  float64
 	Doc      string
 	Invented bool // not stated by the paper: a choice of this project
+	// Range is an invented option's plausible range [lo, hi], declared
+	// beside it: the claims on its kind are run at both ends (the
+	// sensitive_to and sensitivity fields of paper/*.toml record what
+	// moved). Zero for the options the papers state.
+	Range [2]float64
 }
 
 var kindOptions = map[string][]Option{
 	KindTree: {
-		{"dim", 3, "space dimension of the n-body domain: 3 (octree) or 2 (quadtree); n is the height of the tree (leaves at level n)", true},
+		{"dim", 3, "space dimension of the n-body domain: 3 (octree) or 2 (quadtree); n is the height of the tree (leaves at level n)", true, [2]float64{2, 3}}, // plausible: a quadtree (2D) to an octree (3D): the n-body methods
 	},
 	KindFMM: {
-		{"dim", 3, "space dimension: 3 (octree) or 2 (quadtree); n is the height of the tree (leaves at level n; far field from level 2)", true},
-		{"group", 64, "cells per group of the group-tree FMM (consecutive Morton cells of one level; ScalFMM's task-based FMM works on groups): M2L and P2P act inside a group, M2L' and P2P' between two groups", true},
+		{"dim", 3, "space dimension: 3 (octree) or 2 (quadtree); n is the height of the tree (leaves at level n; far field from level 2)", true, [2]float64{2, 3}},                                                                            // plausible: 2D to 3D FMM
+		{"group", 64, "cells per group of the group-tree FMM (consecutive Morton cells of one level; ScalFMM's task-based FMM works on groups): M2L and P2P act inside a group, M2L' and P2P' between two groups", true, [2]float64{16, 256}}, // plausible: ScalFMM's group sizes in its task-based papers' experiments span tens to hundreds of cells
 	},
 	KindQRMumps: {
-		{"branching", 2, "children per front of the emulated assembly tree (n is its depth; the TF18 matrix's tree is not modelled)", true},
-		{"root_cols", 12, "columns of the root front, in tiles", true},
-		{"shrink", 0.7, "ratio of a child front's columns to its parent's", true},
-		{"aspect", 1.5, "rows per column of a leaf front", true},
+		{"branching", 2, "children per front of the emulated assembly tree (n is its depth; the TF18 matrix's tree is not modelled)", true, [2]float64{2, 4}}, // plausible: binary to 4-ary assembly trees (nested dissection gives 2)
+		{"root_cols", 12, "columns of the root front, in tiles", true, [2]float64{8, 16}},                                                                     // plausible: a root front of 8 to 16 tile columns
+		{"shrink", 0.7, "ratio of a child front's columns to its parent's", true, [2]float64{0.5, 0.9}},                                                       // plausible: children half to nine tenths of their parent
+		{"aspect", 1.5, "rows per column of a leaf front", true, [2]float64{1, 3}},                                                                            // plausible: square to tall-and-skinny leaf fronts
 	},
 	KindSpLDLT: {
-		{"matrix", 20000, "order of the dense symmetric matrix (PeerJ 2019: \"Cholesky factorization of a 20,000 × 20,000 matrix\"), cut into n × n tiles of ⌈matrix/n⌉ elements (tile is ignored)", false},
+		{"matrix", 20000, "order of the dense symmetric matrix (PeerJ 2019: \"Cholesky factorization of a 20,000 × 20,000 matrix\"), cut into n × n tiles of ⌈matrix/n⌉ elements (tile is ignored)", false, [2]float64{}},
 	},
 	KindStencil: {
-		{"size", 1024, "edge of the cubic grid (PeerJ 2019: \"a grid of dimension 1,024³\"); n is the number of blocks along z (StarPU's stencil example: nbz = 64 by default)", false},
-		{"iterations", 32, "iterations (PeerJ 2019: \"executed for 32 iterations\")", false},
+		{"size", 1024, "edge of the cubic grid (PeerJ 2019: \"a grid of dimension 1,024³\"); n is the number of blocks along z (StarPU's stencil example: nbz = 64 by default)", false, [2]float64{}},
+		{"iterations", 32, "iterations (PeerJ 2019: \"executed for 32 iterations\")", false, [2]float64{}},
 	},
 }
 

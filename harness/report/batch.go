@@ -1,7 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -361,9 +363,63 @@ func BatchSections(sr *SuiteResults, claims []paper.Claim) ([]Section, error) {
 		}
 	}
 	if len(ft.Rows) > 0 {
-		secs = append(secs, Section{Title: "Fidelity against the release", Level: 3, Tables: []Table{ft}})
+		tables := []Table{ft}
+		if at := agreementTable(set, ws); len(at.Rows) > 0 {
+			tables = append([]Table{at}, ft)
+		}
+		secs = append(secs, Section{Title: "Fidelity against the release", Level: 3, Tables: tables})
 	}
 	return secs, nil
+}
+
+// agreementTable is the job-by-job agreement with the release, one row per
+// scheduler and one column per week that has the release's outcomes: the
+// share of jobs whose stretch is within 1% of the release's (within 10% in
+// parentheses). The caption says which history before the week the suite
+// stands in for the release's (its 7 days of Rackham's jobs), as run.
+func agreementTable(set *Set, ws []*batchWeek) Table {
+	leadIns := map[string]bool{}
+	for _, w := range ws {
+		for _, r := range w.by {
+			if r.Fidelity != nil {
+				leadIns[cmp.Or(r.Workload.LeadIn, "none")] = true
+			}
+		}
+	}
+	leadIn := strings.Join(slices.Sorted(maps.Keys(leadIns)), ", ")
+	t := Table{Caption: "Job-by-job agreement with the release, per week and scheduler: the share of jobs whose stretch is within 1% of the release's (within 10%). History before the week: lead_in = " + leadIn + " (the release starts from 7 days of Rackham's jobs; see the suite).",
+		Header: []string{"scheduler"}}
+	var cols []*batchWeek
+	for _, w := range ws {
+		for _, l := range set.Labels {
+			if r := w.by[l]; r != nil && r.Fidelity != nil {
+				cols = append(cols, w)
+				break
+			}
+		}
+	}
+	for _, w := range cols {
+		t.Header = append(t.Header, w.title())
+	}
+	for range t.Header {
+		t.Right = append(t.Right, len(t.Right) >= 1)
+	}
+	for _, l := range set.Labels {
+		row := []string{l}
+		any := false
+		for _, w := range cols {
+			cell := ""
+			if r := w.by[l]; r != nil && r.Fidelity != nil {
+				cell = pct1(100*r.Fidelity.Within1) + " (" + pct1(100*r.Fidelity.Within10) + ")"
+				any = true
+			}
+			row = append(row, cell)
+		}
+		if any {
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
 }
 
 // missingWeeks names what the release's tree lists but this project cannot

@@ -27,7 +27,7 @@ type PeerRow struct {
 type PeerComparison struct {
 	File     string
 	Platform string // the StarPU host (the preset imported from its calibration)
-	Rows []PeerRow
+	Rows     []PeerRow
 	// Ranking: pairs of labels at a point that StarPU separates by more
 	// than RankGap, and how many of them the simulation orders the same way.
 	RankPairs, RankAgree int

@@ -219,8 +219,8 @@ const PreviewBanner = "**PREVIEW**: made from a quick sweep (`memsched sweep --q
 func claimTable(rows [][]string, withSuite bool, average string) Table {
 	t := Table{
 		Caption: fmt.Sprintf("Improvement claims are recomputed as the %s over exactly the claim's points (as the papers' numbers are; paper/reference/README.md), with both means shown in the last column; value claims are the metric at the claim's point. Status: reproduced when |reproduced − published| ≤ the claim's tolerance and the tolerance excludes no difference (0 %%); within noise when it does not.", averageName(average)),
-		Header:  []string{"claim", "where", "statement", "published", "reproduced", "diff", "status", "cause", "evidence", "how"},
-		Right:   []bool{false, false, false, true, true, true, false, false, false, false},
+		Header:  []string{"claim", "where", "statement", "published", "reproduced", "diff", "invented options", "status", "cause", "evidence", "how"},
+		Right:   []bool{false, false, false, true, true, true, false, false, false, false, false},
 	}
 	if withSuite {
 		t.Header = append(t.Header, "suite")
@@ -243,11 +243,25 @@ func claimRow(r ClaimResult, withSuite bool) []string {
 	if NeedsCause(r.Status) {
 		cause, evidence = orMissing(c.Cause), c.Evidence
 	}
-	row := []string{c.ID, c.Where, c.Statement, pub, rep, diff, r.Status, cause, evidence, r.Detail}
+	row := []string{c.ID, c.Where, c.Statement, pub, rep, diff, sensitivityCell(c), r.Status, cause, evidence, r.Detail}
 	if withSuite {
 		row = append(row, c.Suite)
 	}
 	return row
+}
+
+// sensitivityCell says, beside a claim's status, whether its outcome moves
+// with an invented workload option across the option's declared range
+// (workloads.Option.Range): the options that move it, then the check's
+// evidence; empty for a claim on no invented option.
+func sensitivityCell(c paper.Claim) string {
+	switch {
+	case len(c.SensitiveTo) > 0:
+		return "moves with " + strings.Join(c.SensitiveTo, ", ") + ": " + c.Sensitivity
+	case c.Sensitivity != "":
+		return "steady: " + c.Sensitivity
+	}
+	return ""
 }
 
 // publishedCell writes a claim's published number with its tolerance, a

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,7 +123,11 @@ func Reproduction(claims []paper.Claim, suites map[string]*SuiteResults, opt Opt
 	if opt.Preview {
 		intro = append([]string{PreviewBanner}, intro...)
 	}
-	d.Sections = append(d.Sections, Section{Title: "Summary", Paras: intro, Tables: []Table{sum, causeTable(results, pubOrder)}})
+	tables := []Table{sum, causeTable(results, pubOrder)}
+	if st := sensitivityTable(results, pubOrder); len(st.Rows) > 0 {
+		tables = append(tables, st)
+	}
+	d.Sections = append(d.Sections, Section{Title: "Summary", Paras: intro, Tables: tables})
 	fitPairs, err := FitPairs(suites, opt.Fit)
 	if err != nil {
 		return nil, err
@@ -298,6 +303,41 @@ func causeTable(results []ClaimResult, pubOrder []string) Table {
 		total = append(total, strconv.Itoa(n))
 	}
 	t.Rows = append(t.Rows, total)
+	return t
+}
+
+// sensitivityTable counts, per publication, the claims on emulated
+// applications checked across their invented options' ranges
+// (paper/*.toml sensitivity), and those whose outcome moved (sensitive_to).
+func sensitivityTable(results []ClaimResult, pubOrder []string) Table {
+	t := Table{Caption: "Claims on workloads generated with invented options (workloads: each invented option declares its plausible range): how many were run at both ends of every range, and how many changed status at an end (sensitive_to, in the claim's row). A claim that moves depends on a choice of this project, not only on the paper.",
+		Header: []string{"publication", "checked", "steady", "moves"}, Right: []bool{false, true, true, true}}
+	var all [3]int
+	for _, p := range append(slices.Clone(pubOrder), "") {
+		var n [3]int
+		for _, r := range results {
+			c := r.Claim
+			if c.Sensitivity == "" || (p != "" && c.Publication != p) {
+				continue
+			}
+			n[0]++
+			if len(c.SensitiveTo) > 0 {
+				n[2]++
+			} else {
+				n[1]++
+			}
+		}
+		if p == "" {
+			all = n
+			continue
+		}
+		if n[0] > 0 {
+			t.Rows = append(t.Rows, []string{p, strconv.Itoa(n[0]), strconv.Itoa(n[1]), strconv.Itoa(n[2])})
+		}
+	}
+	if len(t.Rows) > 0 {
+		t.Rows = append(t.Rows, []string{"**total**", strconv.Itoa(all[0]), strconv.Itoa(all[1]), strconv.Itoa(all[2])})
+	}
 	return t
 }
 
