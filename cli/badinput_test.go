@@ -461,8 +461,10 @@ func badCases(t *testing.T, trace, results, batchTrace string) []badCase {
 	validate("result says pop_missing = 999; the trace has", resultWith(`"pop_missing":\d+`, `"pop_missing":999`))
 	validate("result says tasks_per_worker[0] = 99, the trace gives", resultWith(`"tasks_per_worker":\[\d+\]`, `"tasks_per_worker":[99]`))
 	validate("result says tasks_per_worker = [1 2], for 2 workers; the platform has 1", resultWith(`"tasks_per_worker":\[\d+\]`, `"tasks_per_worker":[1,2]`))
-	validate("event 1 (t=0 load_start): data 2 has 14745600 bytes, not 1", eventWith(0, `"bytes":14745600`, `"bytes":1`)) // B_0 first: xgemm's handle order
-	firstKind := `"kind":"fetch"`                                                                                         // the first load's kind, whichever the rules give it
+	// B_0 (data 2) loads first: xgemm's handle order.
+	validate("event 1 (t=0 load_start): data 2 has 14745600 bytes, not 1", eventWith(0, `"bytes":14745600`, `"bytes":1`))
+	// The first load's kind, whichever the runtime rules give it.
+	firstKind := `"kind":"fetch"`
 	if strings.Contains(events[0], `"kind":"prefetch"`) {
 		firstKind = `"kind":"prefetch"`
 	}
