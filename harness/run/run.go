@@ -116,7 +116,7 @@ func Ready(name string) error {
 // CheckExecutor says whether an executor name is known ("" is the simulator).
 func CheckExecutor(name string) error {
 	if _, ok := executors[name]; !ok && name != "" {
-		return fmt.Errorf("unknown executor %q (%s)", name, strings.Join(Executors(), ", "))
+		return fmt.Errorf("unknown executor %q%s; use one of %s", name, schedulers.Suggest(name, Executors()), strings.Join(Executors(), ", "))
 	}
 	return nil
 }
