@@ -177,19 +177,22 @@ type FitSensitivity struct {
 // FitResult is the record of a fit (memsched fit): the values found, how,
 // and every pair's error at them and under each rule's alternatives.
 type FitResult struct {
-	Spec      string           `json:"spec"`
-	Command   string           `json:"command"`
-	Train     []string         `json:"train"`
-	Fitted    []FitSetting     `json:"fitted"`
-	Measured  []FitSetting     `json:"measured"` // measured from the reference, held fixed during the fit
-	Why       []string         `json:"measured_how"`
-	History   []FitStep        `json:"history"`
-	Pairs     []FitPair        `json:"pairs"` // every pair at the fitted values
-	TrainMAPE float64          `json:"train_gflops_mape"`
-	TestMAPE  float64          `json:"test_gflops_mape"`
-	TrainTr   float64          `json:"train_transfers_mape"`
-	TestTr    float64          `json:"test_transfers_mape"`
-	Sensitive []FitSensitivity `json:"sensitivity,omitempty"`
+	Spec     string       `json:"spec"`
+	Command  string       `json:"command"`
+	Train    []string     `json:"train"`
+	Fitted   []FitSetting `json:"fitted"`
+	Measured []FitSetting `json:"measured"` // measured from the reference, held fixed during the fit
+	Why      []string     `json:"measured_how"`
+	History  []FitStep    `json:"history"`
+	Pairs    []FitPair    `json:"pairs"` // every pair at the fitted values
+	// ModelVersion is the simulator's model (sim.ModelVersion) the fit ran
+	// under; 0 in records older than the field.
+	ModelVersion int              `json:"model_version,omitempty"`
+	TrainMAPE    float64          `json:"train_gflops_mape"`
+	TestMAPE     float64          `json:"test_gflops_mape"`
+	TrainTr      float64          `json:"train_transfers_mape"`
+	TestTr       float64          `json:"test_transfers_mape"`
+	Sensitive    []FitSensitivity `json:"sensitivity,omitempty"`
 }
 
 // Settings are the measured and the fitted values together.

@@ -30,6 +30,7 @@ import (
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/report"
 	"github.com/memsched/memsched/harness/run"
+	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/suite"
 	"github.com/memsched/memsched/internal/atomicfile"
 	"github.com/memsched/memsched/paper"
@@ -344,6 +345,7 @@ func (e *Evaluator) Fit(ctx context.Context, measured []Setting, why []string, s
 	}
 	res.TrainMAPE, res.TestMAPE = Mean(tr), Mean(te)
 	res.TrainTr, res.TestTr = MeanTransfers(tr), MeanTransfers(te)
+	res.ModelVersion = sim.ModelVersion
 	return res, nil
 }
 

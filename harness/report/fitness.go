@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/memsched/memsched/harness/sim"
 	"math"
 	"sort"
 	"strconv"
@@ -126,7 +127,15 @@ func fidelitySections(pairs []paper.FitPair, spec *paper.FitSpec, fit *paper.Fit
 		for _, st := range fit.Fitted {
 			desc += fmt.Sprintf("`%s`, ", st)
 		}
-		paras = append(paras, fmt.Sprintf("Values fitted by `%s`: %s; at them the fit computed training %s and test %s GFlop/s MAPE (its record: %s).", fit.Command, trimComma(desc), pct1(fit.TrainMAPE), pct1(fit.TestMAPE), spec.Results))
+		para := fmt.Sprintf("Values fitted by `%s`: %s; at them the fit computed training %s and test %s GFlop/s MAPE (its record: %s).", fit.Command, trimComma(desc), pct1(fit.TrainMAPE), pct1(fit.TestMAPE), spec.Results)
+		if fit.ModelVersion != sim.ModelVersion {
+			fitted := "an older simulator model"
+			if fit.ModelVersion > 0 {
+				fitted = fmt.Sprintf("simulator model %d", fit.ModelVersion)
+			}
+			para += fmt.Sprintf(" That fit ran under %s; these results are model %d's, whose runtime rules differ (sim.ModelVersion): the errors above are today's at the old values, and `make fit` refits them.", fitted, sim.ModelVersion)
+		}
+		paras = append(paras, para)
 	}
 	t := Table{Caption: "Every (series, scheduler) pair of the reference that a suite simulates.",
 		Header: []string{"set", "reference series", "scheduler", "suite", "points", "GFlop/s MAPE", "bias", "transfers MAPE", "within goal"},
