@@ -168,22 +168,15 @@ func measuredSeries(set *Set) (measurements, error) {
 	if set.Suite == nil {
 		return ms, nil
 	}
-	if set.Suite.Report.Peer != "" {
-		recs, err := LoadRecords(set.Suite.Path(set.Suite.Report.Peer))
-		if err != nil {
-			return ms, fmt.Errorf("%s: [report] peer: %w", set.Suite.File, err)
-		}
+	if runs, err := set.peerRuns(); err != nil || runs != nil {
 		ms.name = "StarPU+SimGrid"
-		for _, r := range recs {
-			if r.Error != "" || r.Suite != set.Name || r.Executor != "starpu" {
-				continue
-			}
+		for _, r := range runs {
 			n, _ := r.Point["n"].(float64)
 			ms.byLabel[r.Label] = append(ms.byLabel[r.Label], paper.RefPoint{Scheduler: r.Label, GPUs: r.GPUs, N: int(n),
 				MemoryMB: float64(r.MemoryBytes) / mib, WorkingSetMiB: r.WorkingSet, GFlops: r.GFlops, GFlopsDev: math.NaN(),
 				TransfersMB: float64(r.BytesH2D+r.BytesD2D) / mib, Iterations: 1})
 		}
-		return ms, nil
+		return ms, err
 	}
 	if IsResultsReference(set.Suite.Report.ReferenceCSV) {
 		ms.name = "real runs"

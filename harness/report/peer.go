@@ -45,6 +45,16 @@ const RankGap = 0.02
 // Peer compares the set with its suite's peer results, nil when the suite
 // names none.
 func (s *Set) Peer() (*PeerComparison, error) {
+	runs, err := s.peerRuns()
+	if runs == nil || err != nil {
+		return nil, err
+	}
+	return comparePeer(s, s.Suite.Report.Peer, runs), nil
+}
+
+// peerRuns reads the suite's peer file (nil when it names none): the
+// successful StarPU runs of this suite, one per label and point.
+func (s *Set) peerRuns() ([]run.Record, error) {
 	if s.Suite == nil || s.Suite.Report.Peer == "" {
 		return nil, nil
 	}
@@ -52,29 +62,34 @@ func (s *Set) Peer() (*PeerComparison, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: [report] peer: %w", s.Suite.File, err)
 	}
-	return comparePeer(s, s.Suite.Report.Peer, recs), nil
+	return latestPeerRuns(s.Name, recs), nil
 }
 
-type peerPair struct {
-	label     string
-	sim, peer run.Record
-}
-
-func comparePeer(s *Set, file string, recs []run.Record) *PeerComparison {
-	pc := &PeerComparison{File: file}
-	rows := map[string]*PeerRow{}
-	byPoint := map[string][]peerPair{}
-	var order []string
-	// One run per label and point: the last in the file (a rerun of a
-	// point supersedes the one before it).
+// latestPeerRuns keeps a suite's successful StarPU runs, the last of each
+// label and point in the file (a rerun of a point supersedes the one
+// before it). The slice is never nil.
+func latestPeerRuns(suite string, recs []run.Record) []run.Record {
 	last := map[[2]string]int{}
 	for i, r := range recs {
 		last[[2]string{r.Label, pointID(r)}] = i
 	}
+	out := []run.Record{}
 	for i, r := range recs {
-		if r.Error != "" || r.Suite != s.Name || r.Label == "" || r.Executor != "starpu" || last[[2]string{r.Label, pointID(r)}] != i {
-			continue
+		if r.Error == "" && r.Suite == suite && r.Label != "" && r.Executor == run.StarPU && last[[2]string{r.Label, pointID(r)}] == i {
+			out = append(out, r)
 		}
+	}
+	return out
+}
+
+type peerPair struct{ sim, peer run.Record }
+
+func comparePeer(s *Set, file string, runs []run.Record) *PeerComparison {
+	pc := &PeerComparison{File: file}
+	rows := map[string]*PeerRow{}
+	byPoint := map[string][]peerPair{}
+	var order []string
+	for _, r := range runs {
 		pc.Platform = r.Platform
 		row := rows[r.Label]
 		if row == nil {
@@ -82,7 +97,8 @@ func comparePeer(s *Set, file string, recs []run.Record) *PeerComparison {
 			rows[r.Label] = row
 			order = append(order, r.Label)
 		}
-		c := s.Cells[r.Label][pointID(r)]
+		id := pointID(r)
+		c := s.Cells[r.Label][id]
 		if c == nil || len(c.Records) == 0 || !(r.GFlops > 0) {
 			row.Unmatched++
 			continue
@@ -99,8 +115,7 @@ func comparePeer(s *Set, file string, recs []run.Record) *PeerComparison {
 		if sim.Loads == r.Loads {
 			row.EqualLoads++
 		}
-		id := pointID(r)
-		byPoint[id] = append(byPoint[id], peerPair{r.Label, sim, r})
+		byPoint[id] = append(byPoint[id], peerPair{sim, r})
 	}
 	sort.SliceStable(order, func(i, j int) bool { return labelIndex(s.Labels, order[i]) < labelIndex(s.Labels, order[j]) })
 	for _, l := range order {

@@ -31,7 +31,7 @@ func TestComparePeer(t *testing.T) {
 	peer = append([]run.Record{peerRec("starpu", "A", 10, 1, 1)}, peer...) // superseded by the rerun below it
 	set := NewSet(nil, sim, nil)
 	set.Name = "s"
-	pc := comparePeer(set, "x.starpu.jsonl", peer)
+	pc := comparePeer(set, "x.starpu.jsonl", latestPeerRuns("s", peer))
 	if len(pc.Rows) != 3 {
 		t.Fatalf("rows %+v", pc.Rows)
 	}

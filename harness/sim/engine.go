@@ -231,6 +231,10 @@ type Engine struct {
 	// task each in turn (Runtime.NodeAfterNode false): fill stops after one
 	// pull and says, in pullsLeft, that the worker may pull more.
 	inTurn, pullsLeft bool
+	// pullInTurn: workers of several memory nodes pull in turn (kickAll;
+	// Runtime.NodeAfterNode false); alone, a node's workers keep their
+	// order.
+	pullInTurn bool
 
 	now      float64
 	seq      uint64
@@ -635,6 +639,7 @@ func (e *Engine) Begin() error {
 	if pp, ok := e.sched.(schedulers.PushPrefetcher); ok && !e.rt.PrefetchAtBuffer && pp.PrefetchesAtPush() {
 		e.pushNode = e.singleNode()
 	}
+	e.pullInTurn = !e.rt.NodeAfterNode && e.singleNode() < 0
 	sel, selective := e.obs.(schedulers.SelectiveObserver)
 	for k := range e.follows {
 		e.follows[k] = e.obs != nil && (!selective || sel.Observes(schedulers.EventKind(k)))

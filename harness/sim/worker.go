@@ -43,7 +43,7 @@ var check func(e *Engine, n *node)
 // component_eager.c eager_can_push). NodeAfterNode kicks each node once,
 // its workers pulling all they can before the next node's.
 func (e *Engine) kickAll() {
-	if e.rt.NodeAfterNode || e.inTurn || !e.severalDrivers() {
+	if !e.pullInTurn || e.inTurn {
 		for n := range e.nodes {
 			e.kick(n)
 		}
@@ -60,18 +60,6 @@ func (e *Engine) kickAll() {
 	}
 	e.inTurn = false
 	e.pullsLeft = false
-}
-
-// severalDrivers says more than one memory node has workers: alone, a
-// node's workers keep the order they had.
-func (e *Engine) severalDrivers() bool {
-	k := 0
-	for _, n := range e.nodes {
-		if len(n.workers) > 0 {
-			k++
-		}
-	}
-	return k > 1
 }
 
 // kick makes the workers of a memory node progress as far as they can now.
