@@ -34,6 +34,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -160,7 +161,7 @@ func (in Install) Run(cfg sim.Config, job run.Job) (*sim.Stats, string, error) {
 		}
 	}
 	bus := filepath.Join(dir, "bus-stats.txt")
-	env := append(pt.Env, "STARPU_PERF_MODEL_DIR="+in.PerfModels, "STARPU_HOSTNAME="+host,
+	env := append(slices.Clone(pt.Env), "STARPU_PERF_MODEL_DIR="+in.PerfModels, "STARPU_HOSTNAME="+host,
 		"STARPU_BUS_STATS=1", "STARPU_BUS_STATS_FILE="+bus, "STARPU_SILENT=1",
 		"PATH=/usr/bin:/bin", "HOME="+dir)
 	ctx := cfg.Context
@@ -502,7 +503,11 @@ func ParseBusStats(s string) (Transfers, error) {
 			if err != nil || !(avg >= 0) || avg > 1<<40 {
 				return t, fmt.Errorf("average size %q MB out of range", m[6])
 			}
-			bytes = int64(math.Round(float64(n) * avg * hardware.MiB))
+			b := math.Round(float64(n) * avg * hardware.MiB)
+			if b > 1<<60 {
+				return t, fmt.Errorf("%d transfers of %s MB: %g bytes, out of range", n, m[6], b)
+			}
+			bytes = int64(b)
 		}
 		switch {
 		case m[1] == "NUMA" && m[3] == "CUDA":

@@ -117,7 +117,8 @@ func TestParseBusStats(t *testing.T) {
 	if tr != want {
 		t.Errorf("got %+v, want %+v", tr, want)
 	}
-	for _, bad := range []string{"", "Data transfer stats:\n", "\tNUMA 0 -> CUDA 0\t0.5 GB\t1 MB/s\t(transfers : 4 - avg 1e999 MB)"} {
+	for _, bad := range []string{"", "Data transfer stats:\n", "\tNUMA 0 -> CUDA 0\t0.5 GB\t1 MB/s\t(transfers : 4 - avg 1e999 MB)",
+		"\tNUMA 0 -> CUDA 0\t0.5 GB\t1 MB/s\t(transfers : 1099511627776 - avg 1099511627776 MB)"} { // 2^80 bytes
 		if _, err := ParseBusStats(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
