@@ -23,6 +23,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"github.com/memsched/memsched/workloads"
 	"io"
 	"io/fs"
 	"math"
@@ -70,10 +71,10 @@ func (o StarPUOptions) withDefaults(host string) StarPUOptions {
 		o.MemoryMiB = 500
 	}
 	if o.Tile == 0 {
-		o.Tile = 960
+		o.Tile = workloads.DefaultTile
 	}
 	if o.Z == 0 {
-		o.Z = 3840
+		o.Z = workloads.DefaultZ
 	}
 	return o
 }

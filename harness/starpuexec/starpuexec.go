@@ -43,6 +43,7 @@ import (
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
+	"github.com/memsched/memsched/workloads"
 )
 
 // Name is the executor's name in suites and records.
@@ -232,6 +233,10 @@ type Point struct {
 	Env  []string // sorted
 }
 
+// tile is the edge of the tiles memsched's default workloads have and
+// xgemm's blocks take from -xy / -nblocks.
+const tile = workloads.DefaultTile
+
 var (
 	name2D = regexp.MustCompile(`^matmul2d-n([0-9]+)$`)
 	name3D = regexp.MustCompile(`^matmul3d-n([0-9]+)(-nz([0-9]+))?$`)
@@ -244,9 +249,10 @@ func Translate(job run.Job, p *hardware.Platform) (Point, error) {
 	switch {
 	case name2D.MatchString(job.Workload):
 		n, _ := strconv.Atoi(name2D.FindStringSubmatch(job.Workload)[1])
-		// xgemm.c: -xy sets both matrix edges, z stays 960×4 = the 2D
-		// block-row width (workloads.DefaultZ).
-		pt.Args = []string{"-xy", strconv.Itoa(960 * n), "-nblocks", strconv.Itoa(n), "-iter", "1"}
+		// xgemm.c: -xy sets both matrix edges, z stays at its default, 960×4
+		// = the 2D block-row width (workloads.DefaultZ): the names matched
+		// have the default tile and z.
+		pt.Args = []string{"-xy", strconv.Itoa(tile * n), "-nblocks", strconv.Itoa(n), "-iter", "1"}
 	case name3D.MatchString(job.Workload):
 		m := name3D.FindStringSubmatch(job.Workload)
 		n, _ := strconv.Atoi(m[1])
@@ -254,7 +260,7 @@ func Translate(job run.Job, p *hardware.Platform) (Point, error) {
 		if m[3] != "" {
 			nz, _ = strconv.Atoi(m[3])
 		}
-		pt.Args = []string{"-3d", "-xy", strconv.Itoa(960 * n), "-z", strconv.Itoa(960 * nz), "-nblocks", strconv.Itoa(n), "-nblocksz", strconv.Itoa(nz), "-iter", "1"}
+		pt.Args = []string{"-3d", "-xy", strconv.Itoa(tile * n), "-z", strconv.Itoa(tile * nz), "-nblocks", strconv.Itoa(n), "-nblocksz", strconv.Itoa(nz), "-iter", "1"}
 	default:
 		return pt, fmt.Errorf("workload %s: StarPU's sgemm runs matmul2d and matmul3d in submission order with the default tiles (960, z = 3840), not this one", job.Workload)
 	}
