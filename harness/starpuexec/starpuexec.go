@@ -413,10 +413,10 @@ var policies = map[string]policy{
 		"eviction":        choice("EVICTION_STRATEGY_DYNAMIC_DATA_AWARE", map[string]string{"luf": "1", "lru": "0"}),
 		"3inputs":         flag("APP"),
 		"planned_present": flag("SIMULATE_MEMORY"),
-		// StarPU's DARTS draws from glibc's rand() after srandom(SEED)
-		// whatever memsched draws from (rng=run only changes memsched's
-		// draws); SEED is left unset for 0, its default.
-		"rng": func(v string) (string, string, error) { return "", "", nil },
+		// StarPU's DARTS draws from glibc's rand() after srandom(SEED):
+		// a record saying rng=run would not be the run StarPU made. SEED
+		// is left unset for 0, its default.
+		"rng": only("glibc", "dynamic_data_aware.c draws from glibc's rand() after srandom(SEED)"),
 		"srandom": func(v string) (string, string, error) {
 			if v == "0" {
 				return "", "", nil

@@ -30,7 +30,7 @@ func platform(t *testing.T, gpus int, mib float64) *hardware.Platform {
 
 func TestTranslateScripts(t *testing.T) {
 	p := platform(t, 2, 500)
-	pt, err := Translate(run.Job{Scheduler: "darts", Params: map[string]string{"eviction": "luf"}, Workload: "matmul2d-n20"}, p)
+	pt, err := Translate(run.Job{Scheduler: "darts", Params: map[string]string{"eviction": "luf", "rng": "glibc"}, Workload: "matmul2d-n20"}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +69,9 @@ func TestTranslateRefuses(t *testing.T) {
 		want string
 	}{
 		{run.Job{Scheduler: "dmdar", Workload: "matmul2d-n10"}, "penalty=inmem"}, // memsched's default is the thesis' rule
-		{run.Job{Scheduler: "darts", Params: map[string]string{"threshold": "110"}, Workload: "matmul2d-n10"}, "threshold=110"},
-		{run.Job{Scheduler: "darts", Params: map[string]string{"app_draws": "2"}, Workload: "matmul2d-n10"}, "app_draws=2"},
+		{run.Job{Scheduler: "darts", Params: map[string]string{"threshold": "110", "rng": "glibc"}, Workload: "matmul2d-n10"}, "threshold=110"},
+		{run.Job{Scheduler: "darts", Workload: "matmul2d-n10"}, "rng=run"}, // StarPU draws from glibc whatever memsched would
+		{run.Job{Scheduler: "darts", Params: map[string]string{"app_draws": "2", "rng": "glibc"}, Workload: "matmul2d-n10"}, "app_draws=2"},
 		{run.Job{Scheduler: "darts", Params: map[string]string{"plan_order": "pool"}, Workload: "matmul2d-n10"}, "plan_order=pool"},
 		{run.Job{Scheduler: "lws", Workload: "matmul2d-n10"}, "no StarPU policy"},
 		{run.Job{Scheduler: "eager", Workload: "matmul2d-n10-random-s1"}, "workload matmul2d-n10-random-s1"},
