@@ -156,6 +156,44 @@ func (r Rate) ok() bool { return r.GFlops > 0 || r.Seconds > 0 }
 type Kernel struct {
 	Rate
 	CPU *Rate `toml:"cpu" json:"cpu,omitempty"`
+	// History is StarPU's per-device history of the kernel, for presets
+	// imported from a StarPU calibration: SimGrid gives a task the mean
+	// its device's model holds for the task's footprint
+	// (src/core/simgrid.c _starpu_simgrid_submit_job; one model per CUDA
+	// device, perfmodel_history.c ignore_devid = 0), so GPUs of one host
+	// run one shape at different speeds and shapes do not scale with their
+	// flops. A GPU task whose flops match a shape (±1 %) takes that GPU's
+	// duration; a task of no listed shape, or a GPU without an entry,
+	// takes the Rate.
+	History []Shape `toml:"history" json:"history,omitempty"`
+}
+
+// Shape is one task shape of a kernel's history: its flops and the mean
+// duration of its tasks on each GPU, in µs (0: no entry for that GPU).
+type Shape struct {
+	Flops float64   `toml:"flops" json:"flops"`
+	GPUUs []float64 `toml:"gpu_us" json:"gpu_us"`
+}
+
+// shapeTolerance is how far (relative) a task's flops may be from a
+// shape's and still match it: StarPU's footprint is a hash of the sizes,
+// memsched's tasks carry flops, and the two count the same task to well
+// within 1 % (e.g. potrf: t³/3 against t³/3 + t²/2 + t/6).
+const shapeTolerance = 0.01
+
+// OnGPU is the duration of a GPU task of the given flops on GPU g: its
+// shape's entry for g in the history, else the GPU rate's (ok false: the
+// kernel does not run on a GPU).
+func (k Kernel) OnGPU(g int, flops float64) (secs float64, ok bool) {
+	for _, s := range k.History {
+		if math.Abs(flops-s.Flops) <= shapeTolerance*s.Flops && g < len(s.GPUUs) && s.GPUUs[g] > 0 {
+			return s.GPUUs[g] * 1e-6, true
+		}
+	}
+	if !k.Rate.ok() {
+		return 0, false
+	}
+	return k.Rate.Duration(flops), true
 }
 
 // Worker kinds.
@@ -522,7 +560,7 @@ func closestKey(k toml.Key) string {
 	case k[0] == "runtime":
 		typ = reflect.TypeOf(Runtime{})
 	case k[0] == "kernel":
-		return suggest.Closest(k[len(k)-1], append(tomlKeys(reflect.TypeOf(Rate{})), "cpu"))
+		return suggest.Closest(k[len(k)-1], append(tomlKeys(reflect.TypeOf(Rate{})), "cpu", "history", "flops", "gpu_us"))
 	default:
 		return ""
 	}
@@ -653,6 +691,52 @@ func (p *Platform) Check() error {
 		case v.CPU != nil && (bad(*v.CPU) || !v.CPU.ok()):
 			return fmt.Errorf("platform %s: kernel %s has cpu = {gflops = %g, seconds = %g}; give gflops > 0 or seconds > 0 (finite)", p.Name, k, v.CPU.GFlops, v.CPU.Seconds)
 		}
+		if err := checkHistory(v, p.MaxGPUs); err != nil {
+			return fmt.Errorf("platform %s: kernel %s: %v", p.Name, k, err)
+		}
+	}
+	return nil
+}
+
+// Bounds of a kernel's history: shapes per kernel, and GPUs per shape (the
+// most GPUs a platform may have).
+const (
+	maxShapes    = 64
+	maxShapeGPUs = 1024
+)
+
+func checkHistory(k Kernel, gpus int) error {
+	if len(k.History) == 0 {
+		return nil
+	}
+	if !k.Rate.ok() {
+		return errors.New("history needs the GPU rate (gflops or seconds) that shapes and GPUs without an entry take")
+	}
+	if len(k.History) > maxShapes {
+		return fmt.Errorf("history has %d shapes; at most %d", len(k.History), maxShapes)
+	}
+	for i, s := range k.History {
+		if !(s.Flops > 0 && s.Flops < 1e21) {
+			return fmt.Errorf("history shape %d has flops = %g; give the task's flops, > 0 and < 1e21", i+1, s.Flops)
+		}
+		if n := min(gpus, maxShapeGPUs); len(s.GPUUs) == 0 || len(s.GPUUs) > n {
+			return fmt.Errorf("history shape %d (flops %g) has %d gpu_us; give one duration per GPU of the platform (1 to %d, 0 for none)", i+1, s.Flops, len(s.GPUUs), n)
+		}
+		some := false
+		for g, us := range s.GPUUs {
+			if !(us >= 0 && us <= 1e9) {
+				return fmt.Errorf("history shape %d (flops %g) has gpu_us[%d] = %g; give µs in [0, 1e9] (0: no entry)", i+1, s.Flops, g, us)
+			}
+			some = some || us > 0
+		}
+		if !some {
+			return fmt.Errorf("history shape %d (flops %g) has no GPU with a duration: remove it", i+1, s.Flops)
+		}
+		for j, o := range k.History[:i] {
+			if math.Abs(s.Flops-o.Flops) <= shapeTolerance*max(s.Flops, o.Flops) {
+				return fmt.Errorf("history shapes %d and %d (flops %g and %g) are within %g %% of each other: a task would match both", j+1, i+1, o.Flops, s.Flops, shapeTolerance*100)
+			}
+		}
 	}
 	return nil
 }
@@ -683,6 +767,10 @@ func (p *Platform) Clone() *Platform {
 		if v.CPU != nil {
 			c := *v.CPU
 			v.CPU = &c
+		}
+		v.History = slices.Clone(v.History)
+		for i := range v.History {
+			v.History[i].GPUUs = slices.Clone(v.History[i].GPUUs)
 		}
 		q.Kernels[k] = v
 	}
@@ -1095,7 +1183,9 @@ func (p *Platform) set(table string, kv map[string]any, dst any, keys []string) 
 }
 
 // SetKernel sets a kernel's GPU rate ("gflops" or "seconds", the other
-// cleared), as a [kernel.NAME] table of a preset does.
+// cleared), as a [kernel.NAME] table of a preset does; the rate then times
+// every GPU task of the kernel (its history, if any, is dropped: a rate
+// given by hand replaces the imported model rather than only its gaps).
 func (p *Platform) SetKernel(name, key string, v float64) error {
 	k, ok := p.Kernels[name]
 	if !ok {
@@ -1109,6 +1199,7 @@ func (p *Platform) SetKernel(name, key string, v float64) error {
 	default:
 		return fmt.Errorf("kernel %s: key %q; use gflops or seconds", name, key)
 	}
+	k.History = nil
 	p.Kernels[name] = k
 	return p.Check()
 }

@@ -230,3 +230,68 @@ func mustLoad(t *testing.T, name string) *Platform {
 	}
 	return p
 }
+
+// A kernel's history is checked like every number of a preset: a shape a
+// task could not match, or two a task would match both, are refused; a rate
+// given by hand replaces it.
+func TestKernelHistory(t *testing.T) {
+	p, err := Load("gemini-2-ipdps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := p.Kernels["gemm"]
+	if s, ok := g.OnGPU(1, 7.077888e9); !ok || !near(s, 570.7416e-6) {
+		t.Errorf("the 2D task on CUDA1 takes %g s, want 570.7416 µs (its history mean)", s)
+	}
+	if s, ok := g.OnGPU(5, 7.077888e9); !ok || s != g.Rate.Duration(7.077888e9) {
+		t.Errorf("the 2D task on CUDA5 (no entry) takes %g s, want the rate's %g", s, g.Rate.Duration(7.077888e9))
+	}
+	for _, c := range []struct {
+		h    []Shape
+		want string
+	}{
+		{[]Shape{{Flops: 0, GPUUs: []float64{1}}}, "flops = 0"},
+		{[]Shape{{Flops: 1e9, GPUUs: make([]float64, 9)}}, "9 gpu_us; give one duration per GPU of the platform (1 to 8"},
+		{[]Shape{{Flops: 1e9, GPUUs: []float64{0, 0}}}, "no GPU with a duration"},
+		{[]Shape{{Flops: 1e9, GPUUs: []float64{-1}}}, "gpu_us[0] = -1"},
+		{[]Shape{{Flops: 1e9, GPUUs: []float64{1}}, {Flops: 1.005e9, GPUUs: []float64{2}}}, "shapes 1 and 2"},
+	} {
+		q := p.Clone()
+		k := q.Kernels["gemm"]
+		k.History = c.h
+		q.Kernels["gemm"] = k
+		if err := q.Check(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("history %+v: got %v, want %q", c.h, err, c.want)
+		}
+	}
+	q := p.Clone()
+	k := q.Kernels["gemm"]
+	k.Rate = Rate{}
+	k.CPU = &Rate{GFlops: 1}
+	q.Kernels["gemm"] = k
+	if err := q.Check(); err == nil || !strings.Contains(err.Error(), "history needs the GPU rate") {
+		t.Errorf("a history without a GPU rate: %v", err)
+	}
+	// Clone copies the history; SetKernel drops it.
+	q = p.Clone()
+	q.Kernels["gemm"].History[0].GPUUs[0] = 1
+	if p.Kernels["gemm"].History[0].GPUUs[0] == 1 {
+		t.Error("Clone shares the history")
+	}
+	if err := q.SetKernel("gemm", "gflops", 10000); err != nil || q.Kernels["gemm"].History != nil {
+		t.Errorf("SetKernel: %v, history %v; want the rate alone", err, q.Kernels["gemm"].History)
+	}
+	bad := strings.Replace(mustRead(t, "presets/gemini-2-ipdps.toml"), "gpu_us = [563", "gpu_ms = [563", 1)
+	if _, err := Parse("typo", []byte(bad)); err == nil || !strings.Contains(err.Error(), "gpu_us") {
+		t.Errorf("a typo in a history key: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, name string) string {
+	t.Helper()
+	data, err := presetFS.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

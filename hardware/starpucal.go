@@ -1255,10 +1255,11 @@ func (c *StarPUImport) TOML() []byte {
 		p("]\n\n")
 	}
 
-	p("# Kernels: one throughput per kernel, from the history mean (µs) SimGrid gives the task shape on each\n")
-	p("# CUDA device (src/core/simgrid.c _starpu_simgrid_submit_job: no variance), the entry matched by its\n")
-	p("# flops (±%g %%), the footprint with the most samples, averaged over the devices with an entry.\n", starpuFlopsTol*100)
-	p("# The rate gives memsched's task of that shape the mean duration; other shapes scale with their flops.\n")
+	p("# Kernels: SimGrid gives a task the history mean (µs) of its shape on its own CUDA device\n")
+	p("# (src/core/simgrid.c _starpu_simgrid_submit_job: no variance; one model per device), the entry matched\n")
+	p("# by its flops (±%g %%), the footprint with the most samples. history lists those means per GPU for\n", starpuFlopsTol*100)
+	p("# the shapes of the codelet (0: the device has no entry); the rate is the kernel's shape averaged over\n")
+	p("# the devices with an entry, for a GPU without one and for other shapes (which scale with their flops).\n")
 	for _, k := range c.Kernels {
 		var devs []int
 		var per []string
@@ -1283,6 +1284,7 @@ func (c *StarPUImport) TOML() []byte {
 			p("; no entry for %s (StarPU keeps one model per CUDA device, perfmodel_history.c ignore_devid = 0: SimGrid has no duration for the task there), given this rate", devList(none))
 		}
 		p("\n")
+		c.writeHistory(p, k)
 		var others []string
 		for _, ch := range k.Choices {
 			for _, e := range ch.Others {
@@ -1302,8 +1304,13 @@ func (c *StarPUImport) TOML() []byte {
 				devs = append(devs, ch.Dev)
 			}
 			at := a.Map.flops / (k.GFlops * 1e9) * 1e6
-			p("# %s: %s footprint %s mean %.2f µs over %s = %.1f GFlop/s; this rate gives it %.2f µs (%+.1f %%).\n",
-				a.Map.shape, a.Rel, a.Choices[0].Entry.Footprint, a.MeanUS, devList(devs), a.Map.flops/(a.MeanUS*1e-6)/1e9, at, (at/a.MeanUS-1)*100)
+			if a.Map.symbol == k.Map.symbol {
+				p("# %s: %s footprint %s mean %.2f µs over %s = %.1f GFlop/s, in history (the rate would give it %.2f µs, %+.1f %%).\n",
+					a.Map.shape, a.Rel, a.Choices[0].Entry.Footprint, a.MeanUS, devList(devs), a.Map.flops/(a.MeanUS*1e-6)/1e9, at, (at/a.MeanUS-1)*100)
+				continue
+			}
+			p("# %s: %s footprint %s mean %.2f µs over %s = %.1f GFlop/s; not in history (another codelet: memsched's gemm tasks of that shape take the %s codelet's entry); the rate gives it %.2f µs (%+.1f %%).\n",
+				a.Map.shape, a.Rel, a.Choices[0].Entry.Footprint, a.MeanUS, devList(devs), a.Map.flops/(a.MeanUS*1e-6)/1e9, k.Map.symbol, at, (at/a.MeanUS-1)*100)
 		}
 	}
 	for _, m := range c.Missing {
@@ -1342,6 +1349,34 @@ func (c *StarPUImport) TOML() []byte {
 	p("task_issue_us      = 10     # source: src/core/simgrid.c _starpu_simgrid_submit_job: \"Sleep 10µs for the GPU task queueing\" before queueing each kernel (the same variable)\n")
 	p("fetch_input_us     = 1      # source: src/datawizard/coherency.c _starpu_fetch_task_input: 1 µs after requesting each input of a popped task (STARPU_SIMGRID_FETCHING_INPUT_COST, default 1)\n")
 	return b.Bytes()
+}
+
+// writeHistory writes a kernel's history: its own shape and the other
+// shapes of the same codelet, each with its mean per CUDA device. Shapes of
+// another codelet (the Cholesky gemm of chol_model_22) stay in comments:
+// memsched names kernels, not codelets, so a gemm task of that shape takes
+// the first codelet's entry.
+func (c *StarPUImport) writeHistory(p func(string, ...any), k starpuKernelResult) {
+	row := func(flops float64, ch []starpuChoice, shape string) string {
+		us := make([]string, c.CUDA)
+		for g := range us {
+			us[g] = "0"
+		}
+		var lines []string
+		for _, x := range ch {
+			us[x.Dev] = strconv.FormatFloat(x.Entry.Mean, 'g', -1, 64)
+			lines = append(lines, strconv.Itoa(x.Entry.Line))
+		}
+		return fmt.Sprintf("  {flops = %s, gpu_us = [%s]},  # the %s: footprint %s, line %s\n", strconv.FormatFloat(flops, 'g', -1, 64), strings.Join(us, ", "), shape, ch[0].Entry.Footprint, strings.Join(lines, ", "))
+	}
+	p("history = [  # source: %s, each CUDA device's mean (µs, 0: no entry) for the shape's footprint\n", k.Rel)
+	p("%s", row(k.Map.flops, k.Choices, k.Map.shape))
+	for _, a := range k.Also {
+		if a.Note == "" && a.Map.symbol == k.Map.symbol {
+			p("%s", row(a.Map.flops, a.Choices, a.Map.shape))
+		}
+	}
+	p("]\n")
 }
 
 func mean(v []float64) float64 {

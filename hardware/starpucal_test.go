@@ -59,6 +59,27 @@ func TestImportStarPU(t *testing.T) {
 			t.Errorf("%s = %v, want %v", g.what, g.got, g.want)
 		}
 	}
+	// SimGrid times a task by its own device's entry: the history keeps
+	// each GPU's mean for the codelet's shapes (the 3D task's entry is
+	// CUDA0's alone), and potrf's one device.
+	gemm := p.Kernels["gemm"]
+	for _, c := range []struct {
+		gpu   int
+		flops float64
+		want  float64
+	}{
+		{0, 2 * 960 * 960 * 3840, 500e-6}, {1, 2 * 960 * 960 * 3840, 520e-6},
+		{0, 2 * 960 * 960 * 960, 140e-6},
+		{1, 2 * 960 * 960 * 960, 2 * 960 * 960 * 960 / 13878.2e9}, // no entry on CUDA1: the rate
+		{1, 3 * 960 * 960 * 960, 3 * 960 * 960 * 960 / 13878.2e9}, // no such shape: the rate
+	} {
+		if got, ok := gemm.OnGPU(c.gpu, c.flops); !ok || !near(got, c.want) {
+			t.Errorf("gemm of %g flops on GPU %d takes %g s (ok %v), want %g", c.flops, c.gpu, got, ok, c.want)
+		}
+	}
+	if h := p.Kernels["potrf"].History; len(h) != 1 || !slices.Equal(h[0].GPUUs, []float64{20000, 0}) {
+		t.Errorf("potrf history %+v; want CUDA0's 20000 µs", h)
+	}
 	if !tp.NVLink || len(p.NVLinkPairs) != 1 || !slices.Equal(p.NVLinkPairs[0], []int{0, 1, 1}) {
 		t.Errorf("nvlink %v, pairs %v; want on, [[0 1 1]]", tp.NVLink, p.NVLinkPairs)
 	}
@@ -92,8 +113,9 @@ func TestImportStarPU(t *testing.T) {
 		`link "Host" bandwidth 13500000000 Bps`,
 		"footprint aaaa0001 (size 29491200 bytes",
 		"CUDA0 footprint aaaa0002 (size 33177600) 600.00 µs (n 10",
-		// The 3D entry is cited with what the one rate implies for it.
-		"# 3D task 960x960x960: codelets/45/starpu_sgemm_gemm.synth2 footprint aaaa0003 mean 140.00 µs over CUDA0",
+		// The 3D entry is cited with what the one rate would imply for it.
+		"# 3D task 960x960x960: codelets/45/starpu_sgemm_gemm.synth2 footprint aaaa0003 mean 140.00 µs over CUDA0 = 12639.1 GFlop/s, in history",
+		"{flops = 7.077888e+09, gpu_us = [500, 520]},  # the 2D task 960x960x3840: footprint aaaa0001, line",
 		"GPU->GPU over NVLink 20.50 µs",
 		"bus/synth2.config ",
 	} {

@@ -69,6 +69,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"time"
 
@@ -246,6 +247,7 @@ type Engine struct {
 	tasks    []taskRec   // per task
 	spill    []int32     // the inputs of tasks with more than inlineInputs
 	compute  [][]float64 // per kind index from 1, per task: seconds (NaN: cannot run); kind 0's are in tasks
+	gpuDur   [][]float64 // per GPU node, per task: kind 0's seconds where a kernel's history times GPUs apart (hardware.Kernel.History); nil: every GPU takes tasks' dur
 	version  []uint32    // per data: bumped by each writing task
 	children *workloads.Successors
 	done     int
@@ -456,7 +458,18 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	noise := durationNoise(cfg.Seed, p.Runtime.DurationCV)
 	rates := make([]hardware.Rate, len(e.kinds)) // of the last kernel looked up
 	canRun := make([]bool, len(e.kinds))
+	var kern hardware.Kernel
 	lastKernel := ""
+	gpuNodes := 0 // GPU g's memory is node g
+	for gpuNodes < len(e.nodes) && e.nodes[gpuNodes].gpu {
+		gpuNodes++
+	}
+	if e.kinds[0] == hardware.GPU && gpuNodes > 0 && hasHistory(p, w) {
+		e.gpuDur = make([][]float64, gpuNodes)
+		for g := range e.gpuDur {
+			e.gpuDur[g] = make([]float64, len(w.Tasks))
+		}
+	}
 	for i := range w.Tasks {
 		t := &w.Tasks[i]
 		if i == 0 || t.Kernel != lastKernel { // tasks come in runs of one kernel
@@ -467,7 +480,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 			for ki, kind := range e.kinds {
 				rates[ki], canRun[ki] = k.On(kind)
 			}
-			lastKernel = t.Kernel
+			kern, lastKernel = k, t.Kernel
 		}
 		runnable := false
 		factor := noise(i)
@@ -483,6 +496,13 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 				e.compute[k][i] = s * factor
 			}
 		}
+		for g, d := range e.gpuDur {
+			if s, ok := kern.OnGPU(g, t.Flops); ok {
+				d[i] = s * factor
+			} else {
+				d[i] = math.NaN()
+			}
+		}
 		if !runnable {
 			return nil, fmt.Errorf("no worker of platform %s can run kernel %q (task %d): the platform's workers are %v", p.Name, t.Kernel, i, e.kinds)
 		}
@@ -495,6 +515,17 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e.children = w.Successors()
 	e.stats.PerWorker = make([]int, len(e.workers))
 	return e, nil
+}
+
+// hasHistory reports whether a kernel of the workload has a per-GPU
+// history on p, so that GPUs may run one task at different speeds.
+func hasHistory(p *hardware.Platform, w *workloads.Workload) bool {
+	for name, k := range p.Kernels {
+		if len(k.History) > 0 && slices.ContainsFunc(w.Tasks, func(t workloads.Task) bool { return t.Kernel == name }) {
+			return true
+		}
+	}
+	return false
 }
 
 // durationNoise returns, per task id, the factor its kernel times are

@@ -92,10 +92,14 @@ func (e *Engine) reads(task, d int) bool {
 	return false
 }
 
-// duration is a task's compute time on a worker kind (NaN: cannot run).
-func (e *Engine) duration(kind, task int) float64 {
-	if kind == 0 {
-		return e.tasks[task].dur
+// duration is a task's compute time on a worker (NaN: cannot run).
+func (e *Engine) duration(w, task int) float64 {
+	wk := e.workers[w]
+	switch {
+	case wk.kind != 0:
+		return e.compute[wk.kind][task]
+	case e.gpuDur != nil:
+		return e.gpuDur[wk.node][task]
 	}
-	return e.compute[kind][task]
+	return e.tasks[task].dur
 }

@@ -101,11 +101,11 @@ func (e *Engine) Buffer(w int) []int   { return e.workers[w].buffer.dense() }
 func (e *Engine) Pipeline(w int) []int { return e.workers[w].pipe }
 
 // CanRun reports whether the worker's kind has a rate for the task's kernel.
-func (e *Engine) CanRun(w, t int) bool { return !math.IsNaN(e.duration(e.workers[w].kind, t)) }
+func (e *Engine) CanRun(w, t int) bool { return !math.IsNaN(e.duration(w, t)) }
 
 // ComputeSeconds is the task's duration on the worker (NaN when it cannot
 // run it).
-func (e *Engine) ComputeSeconds(w, t int) float64 { return e.duration(e.workers[w].kind, t) }
+func (e *Engine) ComputeSeconds(w, t int) float64 { return e.duration(w, t) }
 
 // TransferSeconds is the uncontended time to bring data to the worker's
 // memory from where the runtime would copy it (source: the fastest valid

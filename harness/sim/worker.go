@@ -306,7 +306,7 @@ func (e *Engine) addToBuffer(w, task int) {
 		e.faultf("scheduler returned task %d whose dependencies are not done (or which was already returned)", task)
 	}
 	wk := e.workers[w]
-	if math.IsNaN(e.duration(wk.kind, task)) {
+	if math.IsNaN(e.duration(w, task)) {
 		e.faultf("scheduler gave task %d (kernel %s) to worker %d, a %s, which cannot run it", task, e.w.Tasks[task].Kernel, w, e.kinds[wk.kind])
 	}
 	r.waiting = -1 // taken
@@ -448,7 +448,7 @@ func (e *Engine) startCompute(w int) {
 		e.be.StartTask(w, task, i)
 		return
 	}
-	e.push(e.now+e.duration(wk.kind, task), w, task)
+	e.push(e.now+e.duration(w, task), w, task)
 	for _, o := range freed {
 		e.kick(o) // invalidation freed memory there
 	}

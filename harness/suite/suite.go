@@ -530,6 +530,9 @@ func (s *Suite) parsePlatform(t *tbl) {
 				if kk.has("seconds") {
 					kern.Rate = hardware.Rate{Seconds: kk.number("seconds")}
 				}
+				if kk.has("gflops") || kk.has("seconds") {
+					kern.History = nil // the rate given replaces an imported history (Platform.SetKernel)
+				}
 				if kern.GFlops <= 0 && kern.Seconds <= 0 {
 					kk.errf("gflops", "kernel %s needs gflops > 0 or seconds > 0", k)
 				}
