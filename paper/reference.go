@@ -40,7 +40,9 @@ type RefPoint struct {
 	// NaN when no transfer file exists for the series.
 	TransfersMB float64
 	// Iterations is how many iterations TransfersMB sums: 0 means the
-	// papers' 11; a run of memsched's (a peer's, a real GPU's) has 1.
+	// papers' 11; a run of memsched's (a peer's, a real GPU's) has 1, and
+	// so has a series whose script ran its program once (the CSV's
+	// iterations column).
 	Iterations int
 	// SchedulerEnv is the environment of the run as written in the experiment script.
 	SchedulerEnv string
@@ -162,7 +164,8 @@ var referenceWorkloads = map[string]string{
 func (p RefPoint) ProjectWorkload() string { return referenceWorkloads[p.Workload] }
 
 // refColumns are the CSV columns LoadReference reads; others (tile, x, y, z, time_ms) are
-// ignored, and the column order does not matter.
+// ignored, and the column order does not matter. The column iterations is optional (empty or
+// absent: the papers' 11).
 var refColumns = []string{
 	"source_file", "figure", "workload", "ngpu", "gpu_mem_mb", "N", "working_set_mib",
 	"scheduler", "scheduler_env", "gflops", "gflops_dev", "transfers_mb", "mapping_confidence",
@@ -292,6 +295,11 @@ func parseRefRow(rec []string, col map[string]int) (RefPoint, error) {
 		GFlopsDev:     number("gflops_dev", true, math.NaN()),
 		TransfersMB:   number("transfers_mb", true, math.NaN()),
 		Confidence:    text("mapping_confidence"),
+	}
+	if _, ok := col["iterations"]; ok && get("iterations") != "" {
+		if p.Iterations = integer("iterations"); p.Iterations > 1000 {
+			errs = append(errs, fmt.Errorf("column iterations: %d; at most 1000", p.Iterations))
+		}
 	}
 	return p, errors.Join(errs...)
 }
