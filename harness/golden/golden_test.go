@@ -112,6 +112,10 @@ var configs = []config{
 	{"laheteroprio-stencil-2gpu-k40", "laheteroprio", nil, 2, 0, workloads.Spec{Kind: "stencil", N: 1}, false},
 	{"laheteroprio-spldlt-1gpu-p100", "laheteroprio", map[string]string{"dlaf": "auto"}, 1, 0, workloads.Spec{Kind: "spldlt", N: 2}, false},
 	{"heteroprio-qrmumps-2gpu-k40", "heteroprio", nil, 2, 0, workloads.Spec{Kind: "qrmumps", N: 1, Opts: "root_cols=4"}, false},
+	// StarPU's SimGrid hosts (imported presets): each GPU timed by its own
+	// history entry, which DMDA's predictions read too.
+	{"dmda-2d-2gpu-gemini2", "dmda", nil, 2, 50, mm2d, false},
+	{"eager-3d-4gpu-gemini1", "eager", nil, 4, 12, mm3d, false},
 }
 
 // presets name the platform of configurations run elsewhere than on the
@@ -129,6 +133,8 @@ var presets = map[string]string{
 	"laheteroprio-stencil-2gpu-k40":           "plafrim-k40",
 	"laheteroprio-spldlt-1gpu-p100":           "plafrim-p100",
 	"heteroprio-qrmumps-2gpu-k40":             "plafrim-k40",
+	"dmda-2d-2gpu-gemini2":                    "gemini-2-ipdps",
+	"eager-3d-4gpu-gemini1":                   "gemini-1-fgcs",
 }
 
 // setups change the platform of the configurations that need more than a
