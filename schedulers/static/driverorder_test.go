@@ -31,7 +31,7 @@ func TestStaticOrdersEvictAsStarPU(t *testing.T) {
 		{"mst", 20, 250, 249, 229},
 		{"mst", 40, 500, 1289, 1170},
 		{"cm", 20, 250, 211, 204},
-		{"rcm", 30, 400, 435, 404},
+		{"rcm", 30, 400, 435, 403},
 	}
 	for _, c := range cases {
 		for _, former := range []bool{false, true} {
