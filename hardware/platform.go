@@ -374,9 +374,23 @@ type Runtime struct {
 	// STARPU_SIMGRID_QUEUE_MALLOC_COST=0, and 1 µs per input fetched
 	// (coherency.c _starpu_fetch_task_input, STARPU_SIMGRID_FETCHING_INPUT_COST);
 	// on a real GPU they are the driver's measured reaction times. 0: free.
-	CopyIssueUs  float64 `toml:"copy_issue_us" json:"copy_issue_us,omitempty"`
-	TaskIssueUs  float64 `toml:"task_issue_us" json:"task_issue_us,omitempty"`
-	FetchInputUs float64 `toml:"fetch_input_us" json:"fetch_input_us,omitempty"`
+	// PopDuringDriverTime lets a GPU's driver pop its next task (and so
+	// pull the next one from the scheduler) at once, while its thread still
+	// spends the host time of what it did before (CopyIssueUs, TaskIssueUs,
+	// FetchInputUs): the former model, where a driver whose inputs arrived
+	// popped several tasks at one instant. False: StarPU's. In SimGrid each
+	// CUDA worker is an actor whose thread sleeps those costs
+	// (coherency.c _starpu_fetch_task_input: STARPU_SIMGRID_FETCHING_INPUT_COST;
+	// simgrid.c _starpu_simgrid_submit_job: "for the GPU task queueing";
+	// _starpu_simgrid_transfer), and driver_cuda.c _starpu_cuda_driver_run_once
+	// pops (_starpu_get_multi_worker_task) only in its next iteration, once
+	// awake: two GPUs whose copies end together then pop in turn (traced at
+	// papers/ICPP2023, EAGER on 2 GPUs, N = 30: pops of one driver 14 µs
+	// apart, alternating with the other's).
+	PopDuringDriverTime bool    `toml:"pop_during_driver_time" json:"pop_during_driver_time,omitempty"`
+	CopyIssueUs         float64 `toml:"copy_issue_us" json:"copy_issue_us,omitempty"`
+	TaskIssueUs         float64 `toml:"task_issue_us" json:"task_issue_us,omitempty"`
+	FetchInputUs        float64 `toml:"fetch_input_us" json:"fetch_input_us,omitempty"`
 	// FlushInMakespan counts the final write-back of modified data in the
 	// makespan (false: the timed region ends with the last task, as the
 	// papers' benchmarks stop their clock at starpu_task_wait_for_all and

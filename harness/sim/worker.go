@@ -26,6 +26,7 @@ type worker struct {
 	pulling  bool    // the scheduler has nothing for it for now
 	blockedT float64 // busy with charged scheduling time until then
 	wakeT    float64 // its pending wake-up event (0: none)
+	popWakeT float64 // its pending wake-up at its driver's end of host time (driverHeld)
 }
 
 // check, set by tests, holds a node's candidates (kick) and head against
@@ -201,7 +202,23 @@ func (e *Engine) step(w int, issue bool) {
 // only then, so that its loop ends.
 func (e *Engine) mayPopNow(w int) bool {
 	wk := e.workers[w]
-	return wk.blockedT <= e.now && mayPop(wk, e.nodes[wk.node]) && e.popReady(w)
+	n := e.nodes[wk.node]
+	return wk.blockedT <= e.now && mayPop(wk, n) && e.popReady(w) && !e.driverHeld(w, wk, n)
+}
+
+// driverHeld says a GPU's driver thread still spends host time
+// (Node.driverT), so that it pops nothing before then, and wakes the worker
+// then, once (Runtime.PopDuringDriverTime false: StarPU's driver pops in
+// its next iteration, after its SimGrid sleeps).
+func (e *Engine) driverHeld(w int, wk *worker, n *node) bool {
+	if e.rt.PopDuringDriverTime || !n.gpu || n.driverT <= e.now {
+		return false
+	}
+	if wk.popWakeT != n.driverT {
+		wk.popWakeT = n.driverT
+		e.push(n.driverT, w, -1)
+	}
+	return true
 }
 
 // popReady says no popped task of the worker is still transferring (or the
@@ -264,6 +281,9 @@ func (e *Engine) fill(w int) {
 		}
 		ready := e.popReady(w)
 		for ready && mayPop(wk, n) {
+			if e.driverHeld(w, wk, n) {
+				break
+			}
 			task := e.pop(w)
 			e.popTask(w, task)
 			ready = e.rt.PopWhileFetching || n.holds(e.inputs(task))

@@ -43,7 +43,7 @@ func TestStaticOrdersEvictAsStarPU(t *testing.T) {
 			if err := p.SetMemoryCap(float64(c.mib)); err != nil {
 				t.Fatal(err)
 			}
-			p.Runtime.PopBeforeProgress, p.Runtime.LRUAtLoad = former, former
+			p.Runtime.PopBeforeProgress, p.Runtime.LRUAtLoad, p.Runtime.PopDuringDriverTime = former, former, former
 			w, err := workloads.Generate(workloads.Spec{Kind: workloads.KindMatmul2D, N: c.n, Tile: workloads.DefaultTile, Seed: 1})
 			if err != nil {
 				t.Fatal(err)
