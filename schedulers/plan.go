@@ -32,7 +32,8 @@ type Planned struct {
 	Window     int // Ready looks at the first Window tasks, of the plan or the buffer (0 = all)
 	Belady     bool
 	// BeladyUses is where Belady reads the next uses: BeladyUsesStarPU
-	// (HFP.c's next_use_tab, the default) or BeladyUsesRemaining.
+	// (HFP.c's next_use_tab, hfp's and mhfp's default) or, when
+	// BeladyUsesRemaining or empty, the remaining order.
 	BeladyUses string
 
 	v       View
@@ -94,7 +95,7 @@ func (s *Planned) Init(v View) error {
 			s.index.AddAll(w, l)
 		}
 	}
-	if s.Belady && s.BeladyUses != BeladyUsesRemaining {
+	if s.Belady && s.BeladyUses == BeladyUsesStarPU {
 		s.uses = newNextUses(v.Workload(), s.initial)
 	} else if s.Belady {
 		s.lists.CountInputs(v.Workload())

@@ -73,15 +73,17 @@ func init() {
 		}})
 
 	on := func(pp schedulers.Param) schedulers.Param { pp.Default = "true"; return pp }
-	schedulers.Register(schedulers.Spec{Name: "mhfp", Version: 3,
+	// Version 4: Belady reads StarPU's next uses by default (belady_uses):
+	// HFP.c's multi-GPU path fills one next_use_tab per GPU package.
+	schedulers.Register(schedulers.Spec{Name: "mhfp", Version: 4,
 		Doc: "multi-GPU HFP (thesis Alg. 8): HFP stopped at K packages, tail tasks moved to balance expected compute time, package k on GPU k, stealing half of the most loaded GPU's remaining tasks from its tail, Ready, Belady",
-		Params: []schedulers.Param{on(flip), on(ready), readyAt, on(belady), fast, window,
+		Params: []schedulers.Param{on(flip), on(ready), readyAt, on(belady), schedulers.BeladyUsesParam, fast, window,
 			{Name: "balance", Kind: "bool", Default: "true", Doc: "load balancing toward the average compute time"},
 			{Name: "steal", Kind: "bool", Default: "true", Doc: "work stealing when a GPU runs out of planned tasks"}},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
 			opts := order.HFPOptions{Flip: p.Bool("flip"), FastStart: p.Bool("fast_start")}
 			balance := p.Bool("balance")
-			return &schedulers.Planned{Name: "mhfp", Ready: p.Bool("ready"), ReadyBelow: p.String("ready_at") == schedulers.ReadyAtBuffer, Window: p.Int("window"), Belady: p.Bool("belady"), Steal: p.Bool("steal"),
+			return &schedulers.Planned{Name: "mhfp", Ready: p.Bool("ready"), ReadyBelow: p.String("ready_at") == schedulers.ReadyAtBuffer, Window: p.Int("window"), Belady: p.Bool("belady"), BeladyUses: p.String("belady_uses"), Steal: p.Bool("steal"),
 				Plan: func(v schedulers.View) ([][]int, error) {
 					opts.Memory = v.Platform().MemoryBytes
 					opts.Packages = v.Workers()
