@@ -236,6 +236,19 @@ type Runtime struct {
 	// its evictions precede the LRU refresh of the task popped then and of
 	// the task the pop lets the scheduler push (prefetch at push).
 	PopBeforeProgress bool `toml:"pop_before_progress" json:"pop_before_progress,omitempty"`
+	// PopAtOnce has a GPU's driver pop, at one wake, every task its
+	// pipeline takes before the scheduler refills the buffer and before the
+	// node's data requests are handled again (the former model). False:
+	// StarPU's CUDA driver pops one task per iteration
+	// (driver_cuda.c _starpu_cuda_driver_run_once calls
+	// __starpu_datawizard_progress, then _starpu_get_multi_worker_task,
+	// which pops at most one task per worker); the FIFO below the
+	// scheduler asks its parents to push into the place the pop left
+	// before handing the task over (component_fifo.c fifo_pull_task:
+	// starpu_sched_component_send_can_push_to_parents), so the next pop,
+	// Ready's choice included, sees the buffer refilled and the prefetches
+	// that refill and the pop made possible requested.
+	PopAtOnce bool `toml:"pop_at_once" json:"pop_at_once,omitempty"`
 	// Reprefetch requests a prefetch again for data evicted while a buffered
 	// task still reads it (false: StarPU prefetches a task's inputs once,
 	// when the task is pushed to the worker; the task fetches them later).

@@ -31,11 +31,16 @@ type Planned struct {
 	ReadyBelow bool
 	Window     int // Ready looks at the first Window tasks, of the plan or the buffer (0 = all)
 	Belady     bool
+	// BeladyUses is where Belady reads the next uses: BeladyUsesStarPU
+	// (HFP.c's next_use_tab, hfp's and mhfp's default) or, when
+	// BeladyUsesRemaining or empty, the remaining order.
+	BeladyUses string
 
 	v       View
 	lists   *Lists
 	index   *ReadyIndex // Ready over the whole plan, when Window is 0
 	belady  *belady
+	uses    *nextUses // Belady with BeladyUsesStarPU
 	head    []int     // scratch: the first Window planned tasks
 	initial [][]int32 // the plan as computed, for ModelPlan (4 bytes a task)
 }
@@ -90,7 +95,9 @@ func (s *Planned) Init(v View) error {
 			s.index.AddAll(w, l)
 		}
 	}
-	if s.Belady {
+	if s.Belady && s.BeladyUses == BeladyUsesStarPU {
+		s.uses = newNextUses(v.Workload(), s.initial)
+	} else if s.Belady {
 		s.lists.CountInputs(v.Workload())
 		s.belady = newBelady(v.Workload(), s.lists)
 	}
@@ -145,11 +152,18 @@ func (s *Planned) Pop(worker int, buffer []int) int {
 	return ReadyStarPU(s.v, worker, buffer, s.Window)
 }
 
-// Observes is what the Ready index follows, nothing without it.
-func (s *Planned) Observes(kind EventKind) bool { return s.index != nil && s.index.Observes(kind) }
+// Observes is what the Ready index follows, and the tasks' ends for
+// StarPU's next uses; nothing without them.
+func (s *Planned) Observes(kind EventKind) bool {
+	return (s.index != nil && s.index.Observes(kind)) || (s.uses != nil && kind == Finished)
+}
 
-// Observe keeps the Ready index current.
+// Observe keeps the Ready index current, and pops the next uses of a task
+// that ended (HFP.c get_task_done_HFP).
 func (s *Planned) Observe(kind EventKind, where, id int) {
+	if s.uses != nil && kind == Finished {
+		s.uses.ended(where, id)
+	}
 	if s.index != nil {
 		s.index.Observe(kind, where, id)
 	}
@@ -164,13 +178,18 @@ func (s *Planned) ModelPlan() (plans [][]int32, belady bool) { return s.initial,
 func (s *Planned) Remaining(worker int) iter.Seq[int] { return s.lists.Remaining(worker) }
 
 // ChoosesVictims says Belady chooses, when the plan runs with it.
-func (s *Planned) ChoosesVictims() bool { return s.belady != nil }
+func (s *Planned) ChoosesVictims() bool { return s.belady != nil || s.uses != nil }
 
 // Victim is LRU, or Belady over what the worker will run: its pipeline
 // (not yet started), its buffer, then its remaining plan in plan order.
 // Ready may take planned tasks out of order; Belady is not told (thesis
 // §3.5.3 lists adapting Belady to Ready as future work).
 func (s *Planned) Victim(worker int, candidates []int, prefetch bool) int {
+	if s.uses != nil {
+		victim, ops := s.uses.victim(worker, candidates)
+		s.v.Count(ops)
+		return victim
+	}
 	if s.belady == nil {
 		return candidates[0]
 	}

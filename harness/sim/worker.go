@@ -168,8 +168,11 @@ func (e *Engine) step(w int, issue bool) {
 		// _starpu_get_multi_worker_task).
 		e.startTransfer(wk.node)
 	}
+	// One pop per driver iteration (Runtime.PopAtOnce false): the driver
+	// handles the node's requests between pops.
+	one := issue && n.gpu && !e.rt.PopAtOnce
 	for {
-		e.fill(w)
+		e.fill(w, one)
 		if wk.blockedT > e.now {
 			e.wakeUp(w, wk)
 			return
@@ -183,6 +186,9 @@ func (e *Engine) step(w int, issue bool) {
 			continue // the driver got unblocked: it pops and launches again
 		}
 		e.startCompute(w)
+		if one && e.mayPopNow(w) {
+			continue // its next iteration pops again
+		}
 		if !n.allocated {
 			return
 		}
@@ -240,11 +246,12 @@ func (e *Engine) wakeUp(w int, wk *worker) {
 }
 
 // fill refills the worker's buffer from the scheduler and its pipeline from
-// the buffer.
-func (e *Engine) fill(w int) {
+// the buffer; with one, it pops at most one task and refills the buffer
+// after it.
+func (e *Engine) fill(w int, one bool) {
 	wk := e.workers[w]
 	n := e.nodes[wk.node]
-	pulled := false
+	pulled, popped := false, false
 	for changed := true; changed; {
 		changed = false
 		for e.mayPull(wk) {
@@ -276,7 +283,7 @@ func (e *Engine) fill(w int) {
 		// Popping changes no residency: once the popped tasks are known to
 		// be ready, only the task just popped needs checking. Most steps of
 		// a node's many CPU workers pop nothing: they skip the check.
-		if !mayPop(wk, n) {
+		if popped || !mayPop(wk, n) {
 			continue // changed says whether the buffer grew
 		}
 		ready := e.popReady(w)
@@ -288,6 +295,10 @@ func (e *Engine) fill(w int) {
 			e.popTask(w, task)
 			ready = e.rt.PopWhileFetching || n.holds(e.inputs(task))
 			changed = true
+			if one {
+				popped = true
+				break
+			}
 		}
 	}
 }

@@ -19,7 +19,7 @@ import (
 // its LRU place when it is allocated (memalloc.c register_mem_chunk), not
 // when its copy ends. StarPU's runs load 249 blocks at N = 20 and 1289 at
 // N = 40, 500 MiB (results/starpu/*.starpu.jsonl); the former order (pop,
-// then requests; LRU at the copy's end) loaded 229 and 1170.
+// then requests; LRU at the copy's end; every pop at once) loaded 229 and 1170.
 func TestStaticOrdersEvictAsStarPU(t *testing.T) {
 	cases := []struct {
 		sched  string
@@ -43,7 +43,8 @@ func TestStaticOrdersEvictAsStarPU(t *testing.T) {
 			if err := p.SetMemoryCap(float64(c.mib)); err != nil {
 				t.Fatal(err)
 			}
-			p.Runtime.PopBeforeProgress, p.Runtime.LRUAtLoad, p.Runtime.PopDuringDriverTime = former, former, former
+			rt := &p.Runtime
+			rt.PopBeforeProgress, rt.LRUAtLoad, rt.PopDuringDriverTime, rt.PopAtOnce = former, former, former, former
 			w, err := workloads.Generate(workloads.Spec{Kind: workloads.KindMatmul2D, N: c.n, Tile: workloads.DefaultTile, Seed: 1})
 			if err != nil {
 				t.Fatal(err)
