@@ -1344,6 +1344,7 @@ func (c *StarPUImport) TOML() []byte {
 	p("requests_per_node  = false  # source: data_request.c counts pending requests per pair of nodes (data_requests_npending[handling_node][peer_node][inout])\n")
 	p("node_after_node    = false  # source: the CUDA workers are SimGrid actors that pull in turn, one task each (driver_cuda.c _starpu_cuda_worker, component_fifo.c fifo_pull_task, component_eager.c eager_can_push)\n")
 	p("pop_before_progress = false # source: driver_cuda.c _starpu_cuda_driver_run_once handles the node's data requests (__starpu_datawizard_progress) before it pops (_starpu_get_multi_worker_task)\n")
+	p("pop_at_once = false # source: driver_cuda.c _starpu_cuda_driver_run_once pops at most one task per iteration (_starpu_get_multi_worker_task), after handling the node's requests; component_fifo.c fifo_pull_task lets the scheduler refill the freed place first\n")
 	p("pop_during_driver_time = false # source: each CUDA worker is a SimGrid actor that sleeps its host costs (coherency.c _starpu_fetch_task_input, simgrid.c _starpu_simgrid_submit_job) and pops again in its next driver_cuda.c _starpu_cuda_driver_run_once\n")
 	p("lru_at_load        = false  # source: memalloc.c register_mem_chunk appends a chunk to mc_list when a request allocates it, before its copy; a chunk in flight is never a victim\n")
 	p("copy_issue_us      = 10     # source: src/core/simgrid.c _starpu_simgrid_transfer: \"Sleep 10µs for the GPU transfer queueing\" before each copy (STARPU_SIMGRID_QUEUE_MALLOC_COST, default 1; the scripts leave it)\n")
