@@ -249,6 +249,20 @@ type Runtime struct {
 	// Ready's choice included, sees the buffer refilled and the prefetches
 	// that refill and the pop made possible requested.
 	PopAtOnce bool `toml:"pop_at_once" json:"pop_at_once,omitempty"`
+	// LockFree lets a GPU's worker request a datum's copy whatever the
+	// other workers are doing (the former model). False: StarPU's
+	// _starpu_fetch_data_on_node (datawizard/coherency.c) takes the datum's
+	// header lock, spinning with _starpu_spin_trylock and calling
+	// _starpu_datawizard_progress while it fails; the worker that last
+	// created a request for the datum holds that lock while it posts the
+	// request (_starpu_post_data_request locks the node's request list: a
+	// SimGrid simcall, where the actors woken together take their turns),
+	// until its next turn. A worker pushed a task reading the datum meanwhile
+	// (starpu_prefetch_task_input_for from dynamic_data_aware.c's pull)
+	// handles its node's requests instead, and pulls its next task only
+	// once its driver has issued them: under DARTS the GPU that asks second
+	// for a datum several GPUs take at once drops out of the round.
+	LockFree bool `toml:"lock_free" json:"lock_free,omitempty"`
 	// Reprefetch requests a prefetch again for data evicted while a buffered
 	// task still reads it (false: StarPU prefetches a task's inputs once,
 	// when the task is pushed to the worker; the task fetches them later).

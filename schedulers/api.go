@@ -184,6 +184,24 @@ type Idler interface {
 	Idle(worker int) bool
 }
 
+// Pumper is implemented by schedulers that are pulled once more when a
+// worker's buffer is full, as StarPU's pump does (starpu_sched_component_
+// pump_to pulls until the worker's FIFO refuses a task; DARTS keeps the
+// refused task, dynamic_data_aware_can_push). The engine calls Pumped, timed
+// like Pull, when a worker that pulled a task since the last call finds its
+// buffer full: after the prefetches of that task's inputs, and after what
+// they made the worker wait for (hardware.Runtime.LockFree).
+type Pumper interface {
+	Pumped(worker int)
+}
+
+// PumpView is implemented by a View whose engine calls Pumped (the
+// simulator's): a Pumper whose view lacks it (a unit test's) decides at the
+// end of Pull instead.
+type PumpView interface {
+	Pumps() bool
+}
+
 // Evictor is implemented by schedulers that choose eviction victims
 // themselves (Belady for HFP, LUF for DARTS). Candidates are the node's
 // evictable data, least recently used first (node = the GPU on GPU-only

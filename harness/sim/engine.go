@@ -222,6 +222,7 @@ type Engine struct {
 	popper  schedulers.Popper
 	byTask  schedulers.TaskPopper // popper, when it names the tasks it pops
 	idler   schedulers.Idler
+	pumper  schedulers.Pumper
 	obs     schedulers.Observer
 	follows [schedulers.EventKinds]bool // the kinds of events obs follows
 	rng     *rand.Rand
@@ -370,6 +371,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e.popper, _ = cfg.Scheduler.(schedulers.Popper)
 	e.obs, _ = cfg.Scheduler.(schedulers.Observer)
 	e.idler, _ = cfg.Scheduler.(schedulers.Idler)
+	e.pumper, _ = cfg.Scheduler.(schedulers.Pumper)
 	e.links, e.down, e.up = p.Links()
 	e.linkIndex = map[string]int{}
 	e.rateMemo64 = map[uint64][]float64{}
@@ -442,7 +444,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 			buffer = e.workers[mates[0]].buffer
 		}
 		slot := len(e.nodes[ws.Node].workers)
-		e.workers = append(e.workers, &worker{id: i, node: ws.Node, slot: slot, kind: k, depth: depth, buffer: buffer})
+		e.workers = append(e.workers, &worker{id: i, node: ws.Node, slot: slot, kind: k, depth: depth, buffer: buffer, lockD: -1})
 		e.nodes[ws.Node].workers = append(e.nodes[ws.Node].workers, i)
 	}
 	for _, n := range e.nodes {

@@ -18,7 +18,10 @@ func (e *Engine) Workload() *workloads.Workload { return e.w }
 func (e *Engine) Platform() *hardware.Platform  { return e.p }
 func (e *Engine) Workers() int                  { return len(e.workers) }
 func (e *Engine) Now() float64                  { return e.now }
-func (e *Engine) Rand() *rand.Rand              { return e.rng }
+
+// Pumps says the engine calls schedulers.Pumper's Pumped (fill).
+func (e *Engine) Pumps() bool      { return e.pumper != nil }
+func (e *Engine) Rand() *rand.Rand { return e.rng }
 
 // Share is schedulers.Sharer: what compute returns, computed once among the
 // runs that share Config.Share. The operations compute counts are kept with

@@ -27,6 +27,11 @@ type worker struct {
 	blockedT float64 // busy with charged scheduling time until then
 	wakeT    float64 // its pending wake-up event (0: none)
 	popWakeT float64 // its pending wake-up at its driver's end of host time (driverHeld)
+	pumpDue  bool    // it pulled since the scheduler's last Pumped call
+	// lockD is the datum whose header lock the worker holds, having posted
+	// its request at lockT, until its next pull (Runtime.LockFree); -1: none.
+	lockD int32
+	lockT float64
 }
 
 // check, set by tests, holds a node's candidates (kick) and head against
@@ -272,6 +277,15 @@ func (e *Engine) fill(w int, one bool) {
 			}
 			e.addToBuffer(w, task)
 			changed, pulled = true, true
+			wk.pumpDue = e.pumper != nil
+			if wk.blockedT > e.now {
+				return
+			}
+		}
+		if wk.pumpDue && !e.mayPull(wk) && wk.blockedT <= e.now {
+			// The pump's pull that the full buffer refuses.
+			wk.pumpDue = false
+			e.timed(w, func() error { e.pumper.Pumped(w); return nil })
 			if wk.blockedT > e.now {
 				return
 			}
@@ -344,8 +358,37 @@ func (e *Engine) addToBuffer(w, task int) {
 	wk.buffer.add(task)
 	e.resized(wk)
 	if wk.node != e.pushNode { // prefetched when pushed (task->prefetched)
-		e.prefetchInputs(wk.node, task)
+		stall := !e.rt.LockFree && e.nodes[wk.node].gpu && e.lockHeld(w, task)
+		wk.lockD = -1 // its next pull: it released the lock it held
+		last := e.prefetchInputs(wk.node, task)
+		switch n := e.nodes[wk.node]; {
+		case stall:
+			// It spun on the lock, handling its node's requests
+			// (_starpu_datawizard_progress), and holds none now.
+			e.issue(wk.node)
+			if n.driverT > e.now {
+				wk.blockedT = max(wk.blockedT, n.driverT)
+				e.wake(wk)
+			}
+		case last >= 0 && !e.rt.LockFree && n.gpu:
+			wk.lockD, wk.lockT = last, e.now
+		}
 	}
+}
+
+// lockHeld says another GPU worker holds the header lock of one of the
+// task's inputs now: it posted that datum's request at this time and has
+// not pulled since (Runtime.LockFree; coherency.c _starpu_fetch_data_on_node
+// takes every input's header lock, present or not).
+func (e *Engine) lockHeld(w, task int) bool {
+	for _, d := range e.inputs(task) {
+		for _, o := range e.workers {
+			if o.id != w && o.lockD == d && o.lockT == e.now {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // prefetchInputs requests a task's inputs on a node as StarPU's prefetch of
@@ -354,19 +397,24 @@ func (e *Engine) addToBuffer(w, task int) {
 // the datum already there refreshes it in LRU order
 // (_starpu_memchunk_recently_used); the task counts among those that
 // prefetched each input (want: nb_tasks_prefetch) until it is popped.
-func (e *Engine) prefetchInputs(ni, task int) {
+//
+// It returns the last datum it requested, -1 if none.
+func (e *Engine) prefetchInputs(ni, task int) int32 {
 	n := e.nodes[ni]
+	last := int32(-1)
 	for k, d := range e.inputs(task) {
 		n.want[d]++
 		switch n.state[d] {
 		case absent:
 			e.requestPrefetch(ni, int(d), e.mode(task, k))
+			last = d
 		case resident:
 			if !e.rt.TouchAtStart {
 				n.touch(int(d))
 			}
 		}
 	}
+	return last
 }
 
 // popTask moves a task into the pipeline and fetches its missing data; a

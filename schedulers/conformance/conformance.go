@@ -176,12 +176,21 @@ func Problems(spec schedulers.Spec, in Instance, params schedulers.Params) (prob
 // scheduler without them (the first buffered task, the least recently used
 // candidate, nothing), and it is none of Idler, SelectiveObserver,
 // SelectiveEvictor or TaskPopper, so the engine calls it for everything.
-// It keeps what the scheduler declares of its behaviour (PushPrefetcher).
+// It keeps what the scheduler declares of its behaviour (PushPrefetcher,
+// Pumper).
 type plain struct{ s schedulers.Scheduler }
 
 func (p plain) PrefetchesAtPush() bool {
 	pp, ok := p.s.(schedulers.PushPrefetcher)
 	return ok && pp.PrefetchesAtPush()
+}
+
+// Pumped forwards the pump's refused pull (schedulers.Pumper): when the
+// scheduler decides is behaviour, not a shortcut.
+func (p plain) Pumped(w int) {
+	if q, ok := p.s.(schedulers.Pumper); ok {
+		q.Pumped(w)
+	}
 }
 
 func (p plain) Init(v schedulers.View) error { return p.s.Init(v) }

@@ -130,7 +130,7 @@ import (
 func init() {
 	schedulers.Register(schedulers.Spec{
 		Name:    "darts",
-		Version: 3,
+		Version: 4,
 		Doc:     "DARTS (IPDPS 2022, thesis Alg. 9) as StarPU's dynamic_data_aware.c of October 2021 ran it: per GPU, scan a shuffled list of data not used yet for the one whose loading frees the most pool tasks and plan them; LUF eviction (Alg. 10); variants 3inputs (Alg. 11), opti, threshold",
 		Params: []schedulers.Param{
 			{Name: "eviction", Kind: "string", Default: "luf", Choices: []string{"luf", "lru"},
@@ -242,7 +242,11 @@ const (
 type DARTS struct {
 	opt Options
 	v   schedulers.View
-	nw  int
+	// pumped: the engine calls Pumped once the FIFO is full, after the
+	// prefetches of the task pulled last (schedulers.PumpView); otherwise
+	// Pull takes the refused task at once.
+	pumped bool
+	nw     int
 	// homeWorkers: some workers compute from main memory, whose copies a
 	// write-back validates without a load start (Observes).
 	homeWorkers bool
@@ -332,6 +336,9 @@ func New(o Options) *DARTS { return &DARTS{opt: o} }
 
 func (d *DARTS) Init(v schedulers.View) error {
 	d.v = v
+	if p, ok := v.(schedulers.PumpView); ok {
+		d.pumped = p.Pumps()
+	}
 	wl := v.Workload()
 	nt, nd := len(wl.Tasks), len(wl.Data)
 	d.nw = v.Workers()
@@ -562,10 +569,23 @@ func (d *DARTS) Pull(k int) (int, bool) {
 			d.setHas(k, x, true)
 		}
 	}
-	if d.opt.Refused {
+	if d.opt.Refused && !d.pumped {
 		w.held = d.take(k)
 	}
 	return int(t), true
+}
+
+// Pumped is the pump's pull that the GPU's full FIFO refuses: with
+// refused, DARTS takes the next task then, after the prefetches of the
+// task pulled before it (and what they made the worker wait for), and holds
+// it (dynamic_data_aware_can_push: refused_fifo_list).
+func (d *DARTS) Pumped(k int) {
+	if w := &d.w[k]; d.opt.Refused && w.held < 0 {
+		if len(d.pending) > 0 {
+			d.arrive()
+		}
+		w.held = d.take(k)
+	}
 }
 
 // take takes the head of worker k's plan, refilling it first; -1 when
