@@ -528,6 +528,7 @@ func (c *Calibration) TOML() []byte {
 	p("[runtime]\n")
 	p("buffer   = 10  # source: STARPU_NTASKS_THRESHOLD=10 (reference/README.md)\n")
 	p("pipeline = 5   # source: STARPU_CUDA_PIPELINE=5 (reference/README.md)\n")
+	p("lock_free = true  # assumption: a real driver holds a datum's header lock only while it posts a request (the stall behind it is StarPU's SimGrid mode: hardware.Runtime.LockFree)\n")
 	return b.Bytes()
 }
 

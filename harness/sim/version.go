@@ -68,4 +68,13 @@ package sim
 // allocation, not at the copy's end (Runtime.LRUAtLoad false, memalloc.c
 // register_mem_chunk): the victims of the static orders on one GPU become
 // StarPU's.
-const ModelVersion = 13
+// 14 (issues 33, 34): a preset imported from StarPU times each GPU by its
+// own history entry per task shape (hardware.Kernel.History); a GPU's
+// driver pops one task per iteration, the buffer refilled in between
+// (Runtime.PopAtOnce false), and only after its thread's host time
+// (Runtime.PopDuringDriverTime false); a GPU whose task reads a datum
+// another GPU has just requested stalls on its header lock
+// (Runtime.LockFree false, StarPU's SimGrid mode: the presets of real
+// machines set lock_free = true); v100-gemini refitted with the 1-GPU
+// Cholesky task set among its training series (potrf 30 ms).
+const ModelVersion = 14
