@@ -79,14 +79,19 @@ func init() {
 	rank := schedulers.Param{Name: "rank", Kind: "string", Default: RankStarPU, Choices: []string{RankStarPU, RankPresent},
 		Doc: "how Ready ranks the queued tasks (dmdar, dmdas): starpu (StarPU's fifo_queues.c _starpu_fifo_pop_first_ready_task: fewest bytes not valid, then not loading, then not allocated, as starpu_data_query_status2 reports them) or present (thesis Alg. 2: fewest bytes not loaded or loading)"}
 	for _, ready := range []bool{false, true} {
-		name, doc, version := "dmda", "StarPU dmda: each task, in submission order, goes to the worker minimising alpha*(expected end - best end) + beta*transfer time of its missing inputs; every queued task is prefetched", 4
+		// 5 (dmda), 6 (dmdar): StarPU's transfer penalty by default
+		// (penalty = expected, the code the papers ran: dmda's
+		// compute_all_performance_predictions calls
+		// starpu_task_expected_data_transfer_time_for); the thesis' Alg. 6
+		// reading is penalty = inmem.
+		name, doc, version := "dmda", "StarPU dmda: each task, in submission order, goes to the worker minimising alpha*(expected end - best end) + beta*transfer time of its missing inputs; every queued task is prefetched", 5
 		if ready {
 			// 5: StarPU's Ready ranking (rank = starpu).
-			name, version = "dmdar", 5
+			name, version = "dmdar", 6
 			doc = "dmda + Ready: a worker starts the queued task with the fewest bytes still to load (StarPU's dmda_pop_ready_task: not valid, then not loading, then not allocated; thesis Alg. 2 with rank = present)"
 		}
 		schedulers.Register(schedulers.Spec{
-			Name: name, Version: version, Doc: doc, Params: append(params, penalty(PenaltyInMem),
+			Name: name, Version: version, Doc: doc, Params: append(params, penalty(PenaltyExpected),
 				schedulers.Param{Name: "window", Kind: "int", Default: "0", Min: "0", Doc: "Ready looks at the first window queued tasks only (0 = all); dmdar only"}, rank),
 			Buffer: -1,
 			New: func(p schedulers.Params) (schedulers.Scheduler, error) {
