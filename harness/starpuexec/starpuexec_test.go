@@ -68,7 +68,7 @@ func TestTranslateRefuses(t *testing.T) {
 		job  run.Job
 		want string
 	}{
-		{run.Job{Scheduler: "dmdar", Workload: "matmul2d-n10"}, "penalty=inmem"}, // memsched's default is the thesis' rule
+		{run.Job{Scheduler: "dmdar", Params: map[string]string{"penalty": "inmem"}, Workload: "matmul2d-n10"}, "penalty=inmem"}, // the thesis' rule
 		{run.Job{Scheduler: "darts", Params: map[string]string{"threshold": "110", "rng": "glibc"}, Workload: "matmul2d-n10"}, "threshold=110"},
 		{run.Job{Scheduler: "darts", Workload: "matmul2d-n10"}, "rng=run"}, // StarPU draws from glibc whatever memsched would
 		{run.Job{Scheduler: "darts", Params: map[string]string{"app_draws": "2", "rng": "glibc"}, Workload: "matmul2d-n10"}, "app_draws=2"},
