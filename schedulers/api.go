@@ -71,7 +71,37 @@ type View interface {
 	// of StarPU's HFP.c compares sorted data arrays of packages), a cheaper
 	// operation (runtime array_op_seconds each).
 	CountArray(ops int)
+	// CountOps reports operations of one kind (Count and CountArray are
+	// CountOps(OpStep, n) and CountOps(OpArray, n)): StarPU's C code does
+	// different work per step for each kind, so each has its own cost.
+	CountOps(kind Op, ops int)
 }
+
+// Op is a kind of operation a scheduler's StarPU implementation performs,
+// each priced by its own runtime cost under sched_cost = "model".
+type Op int
+
+const (
+	// OpStep is a step through StarPU's linked structures: a list element
+	// visited, a datum examined (DARTS' scans of its data and planned
+	// tasks; runtime op_seconds).
+	OpStep Op = iota
+	// OpArray is a comparison over contiguous arrays (HFP.c's packing;
+	// array_op_seconds).
+	OpArray
+	// OpStatus is a query of a datum's state on a memory node: Ready's
+	// ranking of a queued task's buffers (fifo_queues.c
+	// _starpu_fifo_pop_first_ready_task, starpu_data_query_status2) and
+	// dmda's per-worker transfer estimate of each input
+	// (starpu_task_expected_data_transfer_time); status_op_seconds.
+	OpStatus
+	// OpBelady is a look-up of Belady's next uses (HFP.c
+	// belady_victim_selector over next_use_tab, or memsched's walk of the
+	// remaining plan); belady_op_seconds.
+	OpBelady
+	// NumOps counts the kinds.
+	NumOps
+)
 
 // Sharer is implemented by views whose runs may share what a scheduler
 // computes from the workload and platform alone (a sweep's runs of one

@@ -38,7 +38,7 @@ func Ready(v View, worker int, buffer []int, window int) int {
 			}
 		}
 	}
-	v.Count(ops)
+	v.CountOps(OpStatus, ops)
 	return best
 }
 
@@ -97,7 +97,7 @@ scan:
 			best, bestLoading, bestAlloc = i, notLoading, notAlloc
 		}
 	}
-	v.Count(ops)
+	v.CountOps(OpStatus, ops)
 	return best
 }
 

@@ -187,14 +187,14 @@ func (s *Planned) ChoosesVictims() bool { return s.belady != nil || s.uses != ni
 func (s *Planned) Victim(worker int, candidates []int, prefetch bool) int {
 	if s.uses != nil {
 		victim, ops := s.uses.victim(worker, candidates)
-		s.v.Count(ops)
+		s.v.CountOps(OpBelady, ops)
 		return victim
 	}
 	if s.belady == nil {
 		return candidates[0]
 	}
 	victim, ops := s.belady.victim(worker, candidates, s.v.Pipeline(worker), s.v.Buffer(worker))
-	s.v.Count(ops)
+	s.v.CountOps(OpBelady, ops)
 	return victim
 }
 

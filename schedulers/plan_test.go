@@ -70,7 +70,7 @@ func (s *scanBelady) Victim(worker int, cands []int, prefetch bool) int {
 	}
 	last := -1
 	ops := len(cands)
-	defer func() { s.v.Count(ops) }()
+	defer func() { s.v.CountOps(schedulers.OpBelady, ops) }()
 	visit := func(t int) bool {
 		ops += len(w.Tasks[t].Inputs)
 		for _, d := range w.Tasks[t].Inputs {

@@ -28,7 +28,8 @@ func (s *stateView) Resident(_, d int) bool        { return s.resident[d] }
 func (s *stateView) Presence(int) schedulers.Presence {
 	return schedulers.NewPresence(s.present)
 }
-func (s *stateView) Count(n int) { s.ops += n }
+func (s *stateView) Count(n int)                     { s.ops += n }
+func (s *stateView) CountOps(_ schedulers.Op, n int) { s.ops += n }
 func (s *stateView) TaskInputs(t int) []int32 {
 	var in []int32
 	for _, d := range s.w.Tasks[t].Inputs {

@@ -465,7 +465,7 @@ func (r *ReadyIndex) next(worker int) (task, before int) {
 					if r.stops(worker, t, k) {
 						ops = inputs + int64(r.tasks[t].n)
 					}
-					r.v.Count(int(ops))
+					r.v.CountOps(OpStatus, int(ops))
 					r.forget(t) // also rescans the block: its least key was k
 					return t, before
 				}

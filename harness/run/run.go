@@ -188,7 +188,9 @@ func Run(cfg Config) (rec Record, err error) {
 	rec.PopMissing = st.PopMissing
 	rec.Tasks, rec.PerWorker = st.Tasks, st.PerWorker
 	rec.SchedWallS = st.SchedWall.Seconds()
-	rec.SchedOps, rec.SchedArrayOps = st.SchedOps, st.SchedArrayOps
+	ops := st.SchedOps
+	rec.SchedOps, rec.SchedArrayOps = ops[schedulers.OpStep], ops[schedulers.OpArray]
+	rec.SchedStatusOps, rec.SchedBeladyOps = ops[schedulers.OpStatus], ops[schedulers.OpBelady]
 	if pr, ok := sch.(interface{ Partitioner() string }); ok {
 		rec.Partition = pr.Partitioner()
 	}

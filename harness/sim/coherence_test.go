@@ -328,8 +328,8 @@ func TestSchedCostModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.SchedOps != int64(1000*c.pulls) || c.pulls < 4 {
-			t.Errorf("%s: %d operations counted for %d pulls", cost, st.SchedOps, c.pulls)
+		if st.SchedOps[schedulers.OpStep] != int64(1000*c.pulls) || c.pulls < 4 {
+			t.Errorf("%s: %d operations counted for %d pulls", cost, st.SchedOps[schedulers.OpStep], c.pulls)
 		}
 		return st.Makespan
 	}

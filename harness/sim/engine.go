@@ -181,12 +181,11 @@ type Stats struct {
 	// already being fetched for a popped task: in-flight prefetches count.
 	// It is the fetch count of the authors' visualisation (StarPU HFP.c
 	// get_data_to_load, starpu_data_is_on_node_excluding_prefetch).
-	PopMissing    int
-	Tasks         int
-	PerWorker     []int
-	SchedWall     time.Duration
-	SchedOps      int64 // elementary operations the schedulers counted (View.Count)
-	SchedArrayOps int64 // array comparisons they counted (View.CountArray)
+	PopMissing int
+	Tasks      int
+	PerWorker  []int
+	SchedWall  time.Duration
+	SchedOps   [schedulers.NumOps]int64 // operations the schedulers counted, per kind (View.CountOps)
 	// WallAdjust is what shared computations change in the run's wall
 	// time (Engine.Share): the computation, measured once, less the wait.
 	WallAdjust time.Duration
@@ -217,6 +216,7 @@ type Engine struct {
 	w       *workloads.Workload
 	p       *hardware.Platform
 	rt      hardware.Runtime
+	opCost  [schedulers.NumOps]float64 // seconds per counted operation of each kind (sched_cost = "model")
 	sched   schedulers.Scheduler
 	evictor schedulers.Evictor
 	popper  schedulers.Popper
@@ -360,6 +360,9 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e := &Engine{cfg: cfg, w: w, p: p, rt: p.Runtime, sched: cfg.Scheduler, be: be, current: -1, pushNode: -1,
 		maxFetch: cmp.Or(p.Runtime.FetchRequests, starpuFetchRequests), maxPrefetch: cmp.Or(p.Runtime.PrefetchRequests, starpuPrefetchRequests),
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x6d656d7363686564))}
+	rt := &p.Runtime
+	e.opCost = [schedulers.NumOps]float64{schedulers.OpStep: rt.OpSeconds, schedulers.OpArray: rt.ArrayOpSeconds,
+		schedulers.OpStatus: rt.StatusOpSeconds, schedulers.OpBelady: rt.BeladyOpSeconds}
 	switch {
 	case be != nil: // on real GPUs scheduling time passes for real
 	case p.Runtime.SchedCost == "model":
@@ -797,7 +800,7 @@ func (e *Engine) Stuck() error {
 func (e *Engine) timed(worker int, f func() error) error {
 	prev := e.current
 	e.current = worker
-	ops0, arr0 := e.stats.SchedOps, e.stats.SchedArrayOps
+	ops0 := e.stats.SchedOps
 	var t0 time.Duration
 	if e.cfg.Clock != nil {
 		t0 = e.cfg.Clock()
@@ -809,7 +812,7 @@ func (e *Engine) timed(worker int, f func() error) error {
 		e.stats.SchedWall += dt
 	}
 	if e.charge != chargeNone {
-		e.chargeCall(worker, dt, e.stats.SchedOps-ops0, e.stats.SchedArrayOps-arr0)
+		e.chargeCall(worker, dt, opsSince(ops0, e.stats.SchedOps))
 	}
 	e.current = prev
 	return err
@@ -818,10 +821,13 @@ func (e *Engine) timed(worker int, f func() error) error {
 // chargeCall delays the worker a scheduler call was made for (the
 // application's start when worker < 0) by what the call costs: its wall
 // time dt, or under the model its counted operations.
-func (e *Engine) chargeCall(worker int, dt time.Duration, ops, arrayOps int64) {
+func (e *Engine) chargeCall(worker int, dt time.Duration, ops [schedulers.NumOps]int64) {
 	cost := dt.Seconds()
 	if e.charge == chargeModel {
-		cost = float64(ops)*e.rt.OpSeconds + float64(arrayOps)*e.rt.ArrayOpSeconds
+		cost = 0
+		for k, n := range ops {
+			cost += float64(n) * e.opCost[k]
+		}
 	}
 	if cost <= 0 {
 		return
@@ -838,14 +844,28 @@ func (e *Engine) chargeCall(worker int, dt time.Duration, ops, arrayOps int64) {
 	}
 }
 
-// Count is how a scheduler reports the elementary operations its call
-// performs in the papers' StarPU implementation (View.Count). The counts
-// saturate rather than wrap.
-func (e *Engine) Count(ops int) { e.stats.SchedOps = saturating.Add(e.stats.SchedOps, int64(ops)) }
+// CountOps is how a scheduler reports the operations of one kind its call
+// performs in the papers' StarPU implementation (View.CountOps). The
+// counts saturate rather than wrap.
+func (e *Engine) CountOps(kind schedulers.Op, ops int) {
+	if kind < 0 || kind >= schedulers.NumOps {
+		e.faultf("scheduler counted operations of kind %d, not one of the %d kinds", kind, schedulers.NumOps)
+	}
+	e.stats.SchedOps[kind] = saturating.Add(e.stats.SchedOps[kind], int64(ops))
+}
+
+// Count reports steps (View.Count).
+func (e *Engine) Count(ops int) { e.CountOps(schedulers.OpStep, ops) }
 
 // CountArray reports array comparisons (View.CountArray).
-func (e *Engine) CountArray(ops int) {
-	e.stats.SchedArrayOps = saturating.Add(e.stats.SchedArrayOps, int64(ops))
+func (e *Engine) CountArray(ops int) { e.CountOps(schedulers.OpArray, ops) }
+
+// opsSince is what was counted of each kind since the counts were before.
+func opsSince(before, now [schedulers.NumOps]int64) (d [schedulers.NumOps]int64) {
+	for k := range d {
+		d[k] = now[k] - before[k]
+	}
+	return d
 }
 
 // observe tells an observing scheduler, timing the call like any other: a

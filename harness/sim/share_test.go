@@ -50,7 +50,7 @@ func TestSharedPlanCountsItsOperations(t *testing.T) {
 		st := run(t, sim.Config{Workload: unitGrid(2), Platform: p,
 			Scheduler: &schedulers.Planned{Name: "shared", Plan: plan}, Buffer: 1, Pipeline: 1,
 			Share: m.share, ChargeSchedTime: charge, Clock: func() time.Duration { return 0 }})
-		ops = append(ops, st.SchedOps)
+		ops = append(ops, st.SchedOps[schedulers.OpStep])
 	}
 	if computed != 2 {
 		t.Errorf("the plan was computed %d times; want 2 (the first run, the run charged its measured time)", computed)
@@ -106,11 +106,36 @@ func TestCountsSaturate(t *testing.T) {
 		v.Count(math.MaxInt)
 		v.CountArray(math.MaxInt - 1)
 		v.CountArray(2)
+		v.CountOps(schedulers.OpStatus, math.MaxInt)
+		v.CountOps(schedulers.OpStatus, 1)
 		return [][]int{{0, 1, 2, 3}}, nil
 	}
 	st := run(t, sim.Config{Workload: unitGrid(2), Platform: platform(t, 1, 4),
 		Scheduler: &schedulers.Planned{Name: "counting", Plan: plan}, Buffer: 1, Pipeline: 1})
-	if st.SchedOps != math.MaxInt64 || st.SchedArrayOps != math.MaxInt64 {
-		t.Errorf("counts %d and %d, want both %d", st.SchedOps, st.SchedArrayOps, int64(math.MaxInt64))
+	if want := [schedulers.NumOps]int64{math.MaxInt64, math.MaxInt64, math.MaxInt64, 0}; st.SchedOps != want {
+		t.Errorf("counts %v, want %v", st.SchedOps, want)
+	}
+}
+
+// Each kind of operation is charged at its own cost (runtime op_seconds,
+// array_op_seconds, status_op_seconds, belady_op_seconds): a plan counting
+// 1000 of one kind delays the start by 1000 times that kind's cost.
+func TestEachKindHasItsCost(t *testing.T) {
+	costs := [schedulers.NumOps]float64{1e-6, 2e-6, 4e-6, 8e-6}
+	for k := range schedulers.NumOps {
+		plan := func(v schedulers.View) ([][]int, error) {
+			v.CountOps(k, 1000)
+			return [][]int{{0, 1, 2, 3}}, nil
+		}
+		p := platform(t, 1, 4)
+		p.Runtime.SchedCost = "model"
+		p.Runtime.OpSeconds, p.Runtime.ArrayOpSeconds, p.Runtime.StatusOpSeconds, p.Runtime.BeladyOpSeconds = costs[0], costs[1], costs[2], costs[3]
+		var c collector
+		run(t, sim.Config{Workload: unitGrid(2), Platform: p, Scheduler: &schedulers.Planned{Name: "counting", Plan: plan},
+			Buffer: 1, Pipeline: 1, ChargeSchedTime: true, Trace: c.add})
+		first := firstTime(c.events, "load_start", func(sim.Event) bool { return true })
+		if want := 1000 * costs[k]; math.Abs(first-want) > 1e-12 {
+			t.Errorf("kind %d: the first load starts at %g s, want %g (1000 operations at %g s)", k, first, want, costs[k])
+		}
 	}
 }

@@ -37,25 +37,26 @@ func (e *Engine) Share(key string, compute func() (any, error)) (any, error) {
 		return compute()
 	}
 	type counted struct {
-		v          any
-		ops, array int64
-		wall       time.Duration
+		v    any
+		ops  [schedulers.NumOps]int64
+		wall time.Duration
 	}
 	here := false
 	t0 := e.clock()
 	r, err := e.cfg.Share(key, func() (any, error) {
 		here = true
-		ops0, arr0, c0 := e.stats.SchedOps, e.stats.SchedArrayOps, e.clock()
+		ops0, c0 := e.stats.SchedOps, e.clock()
 		v, err := compute()
-		return counted{v, e.stats.SchedOps - ops0, e.stats.SchedArrayOps - arr0, e.clock() - c0}, err
+		return counted{v, opsSince(ops0, e.stats.SchedOps), e.clock() - c0}, err
 	})
 	if err != nil {
 		return nil, err
 	}
 	c := r.(counted)
 	if !here {
-		e.stats.SchedOps = saturating.Add(e.stats.SchedOps, c.ops)
-		e.stats.SchedArrayOps = saturating.Add(e.stats.SchedArrayOps, c.array)
+		for k, n := range c.ops {
+			e.stats.SchedOps[k] = saturating.Add(e.stats.SchedOps[k], n)
+		}
 		adjust := c.wall - (e.clock() - t0) // the scheduler calls are timed: the call sharing counts its wait
 		e.stats.SchedWall += adjust
 		e.stats.WallAdjust += adjust

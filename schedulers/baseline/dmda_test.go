@@ -108,7 +108,7 @@ func (s *scanDMDAS) Pop(worker int, buffer []int) int {
 		if bestKey[0] > 0 || bestKey[2] > 0 || firstReady != best {
 			ops = all
 		}
-		s.v.Count(ops)
+		s.v.CountOps(schedulers.OpStatus, ops)
 		return best
 	}
 	best, bestMissing, ops, all := -1, int64(0), 0, 0
@@ -122,7 +122,7 @@ func (s *scanDMDAS) Pop(worker int, buffer []int) int {
 	if bestMissing > 0 {
 		ops = all
 	}
-	s.v.Count(ops)
+	s.v.CountOps(schedulers.OpStatus, ops)
 	return best
 }
 

@@ -71,8 +71,9 @@ func (f *fakeView) Presence(k int) schedulers.Presence {
 	}
 	return schedulers.NewPresence(on)
 }
-func (f *fakeView) Count(int)      {}
-func (f *fakeView) CountArray(int) {}
+func (f *fakeView) Count(int)                   {}
+func (f *fakeView) CountArray(int)              {}
+func (f *fakeView) CountOps(schedulers.Op, int) {}
 func (f *fakeView) TaskInputs(t int) []int32 {
 	in := make([]int32, len(f.w.Tasks[t].Inputs))
 	for k, d := range f.w.Tasks[t].Inputs {
@@ -366,6 +367,13 @@ func (v randView) CountArray(n int) {
 		*v.ops += n
 	}
 	v.View.CountArray(n)
+}
+
+func (v randView) CountOps(k schedulers.Op, n int) {
+	if v.ops != nil {
+		*v.ops += n
+	}
+	v.View.CountOps(k, n)
 }
 
 // lockstep drives the fast DARTS and the reference on the same events and
