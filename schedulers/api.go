@@ -232,6 +232,26 @@ type PumpView interface {
 	Pumps() bool
 }
 
+// Rounder is implemented by schedulers whose decisions in one round of
+// in-turn pulls are made in two phases. In StarPU the workers woken at the
+// same simulated time are SimGrid actors that take turns at every simcall
+// (hardware.Runtime.NodeAfterNode false): a scheduler that reads its shared
+// state without a lock and then takes a lock to change it has every
+// worker of the round read before any of them changes it. The engine calls
+// EndRound after each round of its in-turn pulls (each worker pulling at
+// most once), and only while RoundView.InTurn says the pulls are in turn.
+type Rounder interface {
+	EndRound()
+}
+
+// RoundView is implemented by a View whose engine calls EndRound (the
+// simulator's): InTurn says whether the current pull belongs to a round of
+// in-turn pulls that EndRound will close. A Rounder whose view lacks it (a
+// unit test's, a real machine's) decides at once.
+type RoundView interface {
+	InTurn() bool
+}
+
 // Evictor is implemented by schedulers that choose eviction victims
 // themselves (Belady for HFP, LUF for DARTS). Candidates are the node's
 // evictable data, least recently used first (node = the GPU on GPU-only

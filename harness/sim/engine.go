@@ -223,6 +223,7 @@ type Engine struct {
 	byTask  schedulers.TaskPopper // popper, when it names the tasks it pops
 	idler   schedulers.Idler
 	pumper  schedulers.Pumper
+	rounder schedulers.Rounder // EndRound after each round of kickAll
 	obs     schedulers.Observer
 	follows [schedulers.EventKinds]bool // the kinds of events obs follows
 	rng     *rand.Rand
@@ -375,6 +376,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e.obs, _ = cfg.Scheduler.(schedulers.Observer)
 	e.idler, _ = cfg.Scheduler.(schedulers.Idler)
 	e.pumper, _ = cfg.Scheduler.(schedulers.Pumper)
+	e.rounder, _ = cfg.Scheduler.(schedulers.Rounder)
 	e.links, e.down, e.up = p.Links()
 	e.linkIndex = map[string]int{}
 	e.rateMemo64 = map[uint64][]float64{}

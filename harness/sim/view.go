@@ -20,7 +20,11 @@ func (e *Engine) Workers() int                  { return len(e.workers) }
 func (e *Engine) Now() float64                  { return e.now }
 
 // Pumps says the engine calls schedulers.Pumper's Pumped (fill).
-func (e *Engine) Pumps() bool      { return e.pumper != nil }
+func (e *Engine) Pumps() bool { return e.pumper != nil }
+
+// InTurn says whether the engine is in a round of in-turn pulls, which it
+// closes with the scheduler's EndRound (schedulers.RoundView).
+func (e *Engine) InTurn() bool     { return e.inTurn && e.rounder != nil }
 func (e *Engine) Rand() *rand.Rand { return e.rng }
 
 // Share is schedulers.Sharer: what compute returns, computed once among the

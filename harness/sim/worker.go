@@ -63,6 +63,9 @@ func (e *Engine) kickAll() {
 			e.kick(n)
 			more = more || e.pullsLeft
 		}
+		if e.rounder != nil {
+			e.rounder.EndRound()
+		}
 	}
 	e.inTurn = false
 	e.pullsLeft = false

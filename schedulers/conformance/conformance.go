@@ -178,7 +178,7 @@ func Problems(spec schedulers.Spec, in Instance, params schedulers.Params) (prob
 // candidate, nothing), and it is none of Idler, SelectiveObserver,
 // SelectiveEvictor or TaskPopper, so the engine calls it for everything.
 // It keeps what the scheduler declares of its behaviour (PushPrefetcher,
-// Pumper).
+// Pumper, Rounder).
 type plain struct{ s schedulers.Scheduler }
 
 func (p plain) PrefetchesAtPush() bool {
@@ -191,6 +191,15 @@ func (p plain) PrefetchesAtPush() bool {
 func (p plain) Pumped(w int) {
 	if q, ok := p.s.(schedulers.Pumper); ok {
 		q.Pumped(w)
+	}
+}
+
+// EndRound forwards the end of a round of in-turn pulls
+// (schedulers.Rounder): how the scheduler's decisions of a round see each
+// other is behaviour, not a shortcut.
+func (p plain) EndRound() {
+	if q, ok := p.s.(schedulers.Rounder); ok {
+		q.EndRound()
 	}
 }
 

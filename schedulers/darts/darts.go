@@ -130,7 +130,7 @@ import (
 func init() {
 	schedulers.Register(schedulers.Spec{
 		Name:    "darts",
-		Version: 4,
+		Version: 5,
 		Doc:     "DARTS (IPDPS 2022, thesis Alg. 9) as StarPU's dynamic_data_aware.c of October 2021 ran it: per GPU, scan a shuffled list of data not used yet for the one whose loading frees the most pool tasks and plan them; LUF eviction (Alg. 10); variants 3inputs (Alg. 11), opti, threshold",
 		Params: []schedulers.Param{
 			{Name: "eviction", Kind: "string", Default: "luf", Choices: []string{"luf", "lru"},
@@ -171,6 +171,8 @@ func init() {
 				Doc: "the draws of the shuffles and of the random reinsertion: run: the run's generator (its seed); glibc: glibc's rand() after srandom(srandom) as StarPU's DARTS draws them (dynamic_data_aware.c starpu_sched_component_dynamic_data_aware_create, randomize_new_task_list, randomize_full_data_not_used_yet, push_data_not_used_yet_random_spot), so that orders match a StarPU run draw for draw"},
 			{Name: "srandom", Kind: "int", Default: "0", Min: "0",
 				Doc: "with rng=glibc, the seed given to srandom (StarPU's SEED variable, 0 unless set: the scripts set SEED=0)"},
+			{Name: "phases", Kind: "string", Default: "round", Choices: []string{"round", "serial"},
+				Doc: "round: the decisions of the workers pulling in one round of in-turn pulls all scan the data lists before any of them plans (REFINED_MUTEX, include/schedulers/dynamic_data_aware.h: dynamic_data_aware.c dynamic_data_aware_scheduling_3D_matrix scans without the lock, then takes refined_mutex to plan, a simcall at which the SimGrid actors woken together take turns); a plan whose freed tasks others took meanwhile restarts the decision on a conflict with another GPU's choice (data_conflict, Dopt) and then plans the pool's head, as the planned list is empty; serial: each decision's scan and plan back to back (memsched before version 5)"},
 			{Name: "app_draws", Kind: "int", Default: "1", Min: "0",
 				Doc: "with rng=glibc, the random() calls the application makes per submitted task before the scheduler draws (examples/mult/xgemm.c main: random()%100 < chance_to_be_created, once per task)"},
 		},
@@ -196,6 +198,7 @@ func init() {
 				RNG:               p.String("rng"),
 				Srandom:           p.Int("srandom"),
 				AppDraws:          p.Int("app_draws"),
+				Serial:            p.String("phases") == "serial",
 			}
 			if o.Threshold < 0 || o.ThresholdMinTasks < 0 {
 				return nil, fmt.Errorf("darts: threshold=%d and threshold_min_tasks=%d must be >= 0", o.Threshold, o.ThresholdMinTasks)
@@ -227,6 +230,7 @@ type Options struct {
 	RNG               string // "run" (default when empty) or "glibc"
 	Srandom           int    // glibc's seed
 	AppDraws          int    // the application's random() calls per pushed task
+	Serial            bool   // phases=serial: scan and plan back to back
 }
 
 // Task states.
@@ -277,6 +281,16 @@ type DARTS struct {
 	known    []bool  // per data, in the lists already (read by a task that arrived)
 
 	w []worker
+	// rv: phases=round on an engine that pulls in turn. The decisions of
+	// one round of in-turn pulls are made one after the other, each
+	// planning at once (its worker's pull returns a task), but each scans
+	// the pool as it was before the plans of the others in the round: the
+	// tasks in round are counted back in for the scan (undone). dopt is
+	// per worker its last chosen data, -1 after a fallback (Dopt).
+	rv     schedulers.RoundView
+	round  []roundPlan
+	undone []int32
+	dopt   []int32
 	// comb: data are ranked by (frees, s1, task_left), s1 counting the
 	// tasks one load from free (tiebreak one_from_free on tasks of more
 	// than two inputs; with at most two, (frees, task_left) is the same
@@ -331,6 +345,29 @@ type worker struct {
 	held    int32   // refused: the task taken from the plan that the runtime's FIFO has not taken yet, or -1
 }
 
+// choice is a decision's scan phase: what dynamic_data_aware.c
+// dynamic_data_aware_scheduling_3D_matrix finds before it takes
+// refined_mutex to plan.
+type choice struct {
+	kind     uint8 // chFree, chOne or chFallback
+	data     int32 // chFree: the data whose free tasks are planned
+	one      int32 // chOne: the task one load from free (best_1_from_free_task)
+	conflict bool  // another worker's last chosen data is data (data_conflict)
+	ops      int
+}
+
+const (
+	chFallback uint8 = iota
+	chFree
+	chOne
+)
+
+// roundPlan is a task worker k planned in the current round.
+type roundPlan struct {
+	k int
+	t int32
+}
+
 // New builds a DARTS scheduler with the given options.
 func New(o Options) *DARTS { return &DARTS{opt: o} }
 
@@ -338,6 +375,9 @@ func (d *DARTS) Init(v schedulers.View) error {
 	d.v = v
 	if p, ok := v.(schedulers.PumpView); ok {
 		d.pumped = p.Pumps()
+	}
+	if r, ok := v.(schedulers.RoundView); ok && !d.opt.Serial {
+		d.rv = r
 	}
 	wl := v.Workload()
 	nt, nd := len(wl.Tasks), len(wl.Data)
@@ -411,6 +451,11 @@ func (d *DARTS) Init(v schedulers.View) error {
 		for x := range nd {
 			w.has[x] = v.Present(k, x)
 		}
+	}
+	d.round = d.round[:0]
+	d.dopt = make([]int32, d.nw)
+	for k := range d.dopt {
+		d.dopt[k] = -1
 	}
 	return nil
 }
@@ -575,6 +620,10 @@ func (d *DARTS) Pull(k int) (int, bool) {
 	return int(t), true
 }
 
+// EndRound closes a round of in-turn pulls (schedulers.Rounder): the
+// scans of the next round see every plan made so far.
+func (d *DARTS) EndRound() { d.round = d.round[:0] }
+
 // Pumped is the pump's pull that the GPU's full FIFO refuses: with
 // refused, DARTS takes the next task then, after the prefetches of the
 // task pulled before it (and what they made the worker wait for), and holds
@@ -597,6 +646,12 @@ func (d *DARTS) take(k int) int32 {
 		w.plan, w.head = w.plan[:0], 0
 		d.decide(k)
 	}
+	return d.next(k)
+}
+
+// next takes the head of worker k's plan; -1 when it is empty.
+func (d *DARTS) next(k int) int32 {
+	w := &d.w[k]
 	for w.head < len(w.plan) {
 		t := w.plan[w.head]
 		w.head++
@@ -613,8 +668,14 @@ func (d *DARTS) take(k int) int32 {
 	return -1
 }
 
-// decide refills worker k's empty plan (Algorithm 9, with 11 when 3inputs).
-func (d *DARTS) decide(k int) {
+// decide refills worker k's empty plan (Algorithm 9, with 11 when
+// 3inputs): its scan, then its plan.
+func (d *DARTS) decide(k int) { d.decideIn(k, true) }
+
+// decideIn is decide; in a round (phases=round), the scan sees the pool
+// as it was before the plans of the round's other workers when undo
+// (their actors took refined_mutex after every scan of the round).
+func (d *DARTS) decideIn(k int, undo bool) {
 	if d.poolN == 0 {
 		return
 	}
@@ -628,6 +689,29 @@ func (d *DARTS) decide(k int) {
 		}
 		d.tmp = ts
 		return
+	}
+	c := d.choose(k, undo)
+	d.plan(k, c)
+}
+
+// choose is a decision's scan (dynamic_data_aware_scheduling_3D_matrix up
+// to LOCK(refined_mutex)): the data to plan, and whether another worker's
+// last choice is the same data (data_conflict: Dopt).
+func (d *DARTS) choose(k int, undo bool) choice {
+	w := &d.w[k]
+	if undo && len(d.round) > 0 {
+		for _, p := range d.round {
+			if p.k != k && d.tasks[p.t].state != stPool {
+				d.count(p.t, 1)
+				d.undone = append(d.undone, p.t)
+			}
+		}
+		defer func() {
+			for _, t := range d.undone {
+				d.count(t, -1)
+			}
+			d.undone = d.undone[:0]
+		}()
 	}
 	var rng interface{ IntN(int) int }
 	if d.opt.Ties == "random" {
@@ -658,14 +742,79 @@ func (d *DARTS) decide(k int) {
 			b1 = best{data: b0.data, s: b0.one, tl: b0.tl, populated: true}
 		}
 	}
-	ops := entries + checks
+	c := choice{ops: entries + checks, data: -1, one: -1}
 	switch {
 	case b0.s > 0:
-		ops += int(d.opsLeft[b0.data]) // the second pass over D's tasks
+		c.kind, c.data = chFree, b0.data
+	case b1.s > 0:
+		// The first of D's tasks one load from free: in task_using_data_list
+		// order, the task pushed last (plan_order push), or the pool's
+		// first (pool).
+		c.kind, c.data = chOne, b1.data
+		hs := int32(0)
+		offer := func(t int32) {
+			if d.missing(w, t) != 2 || w.has[b1.data] {
+				return
+			}
+			key := -d.seq[t]
+			if d.opt.PlanOrder == "pool" {
+				key = d.tasks[t].pos
+			}
+			if c.one < 0 || key < hs {
+				c.one, hs = t, key
+			}
+		}
+		for _, r := range d.prune(b1.data) {
+			offer(r.t)
+		}
+		for _, t := range d.undone {
+			if slices.Contains(d.inputs(t), b1.data) {
+				offer(t) // planned by another worker after this scan: ismember fails at the plan
+			}
+		}
+	}
+	x := int32(-1)
+	switch {
+	case b0.populated:
+		x = b0.data
+	case b1.populated:
+		x = b1.data
+	}
+	for i, y := range d.dopt {
+		if i != k && y == x && x >= 0 {
+			c.conflict = true
+		}
+	}
+	d.dopt[k] = x
+	return c
+}
+
+// plan is a decision's plan, under refined_mutex: the tasks the chosen data
+// frees now, the task one load from free if still in the pool, else the
+// fallback. In a round, other workers may have planned every task the data
+// freed since the scan: with a conflict the decision restarts, and either
+// way the fallback task is planned (the planned list is empty: the code
+// falls through to its label random).
+func (d *DARTS) plan(k int, c choice) {
+	w := &d.w[k]
+	ops := c.ops
+	switch c.kind {
+	case chFree:
+		x := c.data
+		if w.frees[x] == 0 {
+			ops += int(d.opsLeft[x]) + d.unlist(k, x, false)
+			d.v.Count(ops)
+			if c.conflict {
+				d.decideIn(k, false) // after its plan: the round's earlier plans are made, the later not
+			}
+			d.fallback(k)
+			return
+		}
+		ops += int(d.opsLeft[x]) // the second pass over D's tasks
 		// The first task planned is pulled at once and requests D: the
 		// same walk that finds D's tasks counts D as on the worker for the
 		// others, once the planned ones have left the pool.
-		x, load := b0.data, !w.has[b0.data]
+		load := !w.has[x]
 		ts := d.walk(k, x, true, load, true)
 		if d.opt.PlanOrder == "pool" {
 			// The task last in the pool first.
@@ -682,36 +831,36 @@ func (d *DARTS) decide(k int) {
 		d.tmp = ts
 		w.has[x] = true
 		ops += d.unlist(k, x, false)
-	case b1.s > 0:
-		// The first of D's tasks one load from free: in task_using_data_list
-		// order, the task pushed last (plan_order push), or the pool's
-		// first (pool).
-		head, hs := int32(-1), int32(0)
-		for _, r := range d.prune(b1.data) {
-			t := r.t
-			if d.missing(w, t) != 2 || w.has[b1.data] {
-				continue
-			}
-			key := -d.seq[t]
-			if d.opt.PlanOrder == "pool" {
-				key = d.tasks[t].pos
-			}
-			if head < 0 || key < hs {
-				head, hs = t, key
-			}
+	case chOne:
+		if c.one < 0 || d.tasks[c.one].state != stPool {
+			d.v.Count(ops)
+			d.fallback(k)
+			return
 		}
-		ops += d.planMarking(k, head)
+		ops += d.planMarking(k, c.one)
 	default:
-		r := 0
-		switch d.opt.Fallback {
-		case "random":
-			r = d.v.Rand().IntN(d.poolN)
-		case "rank":
-			r = k * d.poolN / d.nw
-		}
-		ops += d.planMarking(k, d.slots[d.find(r)])
+		d.v.Count(ops)
+		d.fallback(k)
+		return
 	}
 	d.v.Count(ops)
+}
+
+// fallback plans the task of the fallback (label random: the pool's head)
+// when the pool has one.
+func (d *DARTS) fallback(k int) {
+	d.dopt[k] = -1
+	if d.poolN == 0 {
+		return
+	}
+	r := 0
+	switch d.opt.Fallback {
+	case "random":
+		r = d.v.Rand().IntN(d.poolN)
+	case "rank":
+		r = k * d.poolN / d.nw
+	}
+	d.v.Count(d.planMarking(k, d.slots[d.find(r)]))
 }
 
 // scan is the scan of upstream's loop over the first limit entries of w's
@@ -893,6 +1042,9 @@ func (d *DARTS) planned(k int, t int32, i int) bool {
 func (d *DARTS) addToPlan(k int, t int32) {
 	w := &d.w[k]
 	d.tasks[t].state = stPlan
+	if d.rv != nil && d.rv.InTurn() {
+		d.round = append(d.round, roundPlan{k, t})
+	}
 	d.tasks[t].planOf = uint16(k)
 	d.tasks[t].pos = int32(len(w.plan))
 	w.plan = append(w.plan, t)

@@ -279,7 +279,7 @@ func TestRegistration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "3inputs=false,app_draws=1,buffer=0,eviction=luf,fallback=head,free_tasks=false,lru_returns=false,opti=false,order=shuffled,plan_order=push,planned_present=false,refused=true,reinsert=random,relist=read,rng=run,srandom=0,threshold=0,threshold_min_tasks=14400,tiebreak=one_from_free,ties=first,withdraw=first"; p.Canonical() != want {
+	if want := "3inputs=false,app_draws=1,buffer=0,eviction=luf,fallback=head,free_tasks=false,lru_returns=false,opti=false,order=shuffled,phases=round,plan_order=push,planned_present=false,refused=true,reinsert=random,relist=read,rng=run,srandom=0,threshold=0,threshold_min_tasks=14400,tiebreak=one_from_free,ties=first,withdraw=first"; p.Canonical() != want {
 		t.Errorf("defaults %s, want %s", p.Canonical(), want)
 	}
 	if spec.BufferDepth(p, 10) != 10 {
@@ -860,5 +860,62 @@ func TestRefusesSharedNode(t *testing.T) {
 		case cpus > 1 && (err == nil || !strings.Contains(err.Error(), "darts-dag")):
 			t.Fatalf("%d cores sharing a node: err = %v, want a refusal naming darts-dag", cpus, err)
 		}
+	}
+}
+
+// turnView is a fakeView whose pulls are in turn (schedulers.RoundView).
+type turnView struct {
+	*fakeView
+	inTurn bool
+}
+
+func (v *turnView) InTurn() bool { return v.inTurn }
+
+// TestRoundScansBeforePlans checks phases=round: in a round of in-turn
+// pulls, worker 1's scan sees the pool as it was before worker 0 planned
+// (dynamic_data_aware_scheduling_3D_matrix scans before it takes
+// refined_mutex), so it chooses what it would choose deciding first; the
+// counters are as they were after the scan; and after EndRound, or with
+// phases=serial, it sees worker 0's plan.
+func TestRoundScansBeforePlans(t *testing.T) {
+	differ := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		mk := func(inTurn, serial bool) *DARTS {
+			v := &turnView{newFake(grid(6, 1), 2, seed).setPresent(0, 0, 6).setPresent(1, 0, 1), inTurn}
+			return start(t, Options{LUF: true, Serial: serial}, v)
+		}
+		first := mk(true, false)
+		first.arrive() // the pushed tasks join the pool at the first pull
+		want := first.choose(1, true)
+
+		d := mk(true, false)
+		d.Pull(0)
+		frees := slices.Clone(d.w[1].frees)
+		left := slices.Clone(d.taskLeft)
+		got := d.choose(1, true)
+		if got.kind != want.kind || got.data != want.data {
+			t.Errorf("seed %d: in turn, worker 1 chose (%d, %d), deciding first (%d, %d)", seed, got.kind, got.data, want.kind, want.data)
+		}
+		if !slices.Equal(frees, d.w[1].frees) || !slices.Equal(left, d.taskLeft) {
+			t.Errorf("seed %d: the scan left the counters changed", seed)
+		}
+		if got.data == d.dopt[0] && got.data >= 0 && !got.conflict {
+			t.Errorf("seed %d: worker 0 chose %d too, no conflict seen", seed, got.data)
+		}
+		d.EndRound()
+		after := d.choose(1, true)
+
+		s := mk(false, true)
+		s.Pull(0)
+		serial := s.choose(1, true)
+		if after.kind != serial.kind || after.data != serial.data {
+			t.Errorf("seed %d: after EndRound worker 1 chose (%d, %d), serially (%d, %d)", seed, after.kind, after.data, serial.kind, serial.data)
+		}
+		if serial.data != want.data {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Errorf("worker 0's plan never changed worker 1's choice: the test checks nothing")
 	}
 }
