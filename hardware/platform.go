@@ -419,6 +419,19 @@ type Runtime struct {
 	// awake: two GPUs whose copies end together then pop in turn (traced at
 	// papers/ICPP2023, EAGER on 2 GPUs, N = 30: pops of one driver 14 µs
 	// apart, alternating with the other's).
+	// SpinFree lets the GPU drivers whose copies of one datum end at the
+	// same instant handle those ends at once (the former model). False:
+	// StarPU in SimGrid. data_request.c _handle_pending_node_data_requests
+	// takes the handle's header lock with _starpu_spin_lock in SimGrid
+	// mode, whose spin sleeps 1 µs each time it finds the lock taken
+	// (common/thread.h _starpu_pthread_spin_lock: starpu_sleep(0.000001)),
+	// and starpu_handle_data_request_completion holds the lock across
+	// simcalls: the k-th driver to handle such an end does so k µs late,
+	// and pops and launches only after (traced at papers/ICPP2023, EAGER
+	// on 4 GPUs, N = 10: copies into GPUs 1 and 2 ending at one instant,
+	// GPU 2 pops 1 µs after GPU 1, and after GPU 3, whose copy ended
+	// 0.6 µs later). A real machine's spin lock spins a few cycles.
+	SpinFree            bool    `toml:"spin_free" json:"spin_free,omitempty"`
 	PopDuringDriverTime bool    `toml:"pop_during_driver_time" json:"pop_during_driver_time,omitempty"`
 	CopyIssueUs         float64 `toml:"copy_issue_us" json:"copy_issue_us,omitempty"`
 	TaskIssueUs         float64 `toml:"task_issue_us" json:"task_issue_us,omitempty"`

@@ -283,6 +283,15 @@ type Engine struct {
 	// FetchInputUs); 0 with a backend, whose host time passes for real.
 	copyIssue, taskIssue, fetchInput float64
 	copySeq                          uint64 // copies issued (request.seq)
+	// spinSleep is the host time a GPU's driver spends per turn it waits
+	// for a datum's header lock when copies of that datum into other GPUs
+	// ended at the same instant (Runtime.SpinFree false: StarPU's SimGrid
+	// spin lock sleeps 1 µs); 0 with a backend or SpinFree. spinT and
+	// spinK hold, per datum, the instant its last copy ended and how many
+	// drivers handled a copy of it then.
+	spinSleep float64
+	spinT     []float64
+	spinK     []int32
 
 	links      []hardware.Link
 	down, up   [][]int
@@ -410,6 +419,9 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e.peerRoutes()
 	if be == nil {
 		e.copyIssue, e.taskIssue, e.fetchInput = p.Runtime.CopyIssueUs*1e-6, p.Runtime.TaskIssueUs*1e-6, p.Runtime.FetchInputUs*1e-6
+		if !p.Runtime.SpinFree {
+			e.spinSleep = starpuSpinSleep
+		}
 	}
 	e.perPair = e.peerGBps != nil && !p.Runtime.RequestsPerNode && !p.Runtime.SourceAtCopy
 	e.srcOrder = append(e.srcOrder, e.home)

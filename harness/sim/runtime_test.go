@@ -87,8 +87,9 @@ func firstTime(evs []sim.Event, ev string, match func(sim.Event) bool) float64 {
 }
 
 // The preset holds StarPU's settings (and the fitted or measured costs,
-// which memsched fit sets), but for the header-lock stall, which is
-// StarPU's SimGrid mode and not a real machine's (Runtime.LockFree).
+// which memsched fit sets), but for the header-lock stall and the spin
+// lock's sleep, which are StarPU's SimGrid mode and not a real machine's
+// (Runtime.LockFree, Runtime.SpinFree).
 func TestPresetRuntimeIsStarPUs(t *testing.T) {
 	p, err := hardware.Load("v100-gemini")
 	if err != nil {
@@ -97,7 +98,7 @@ func TestPresetRuntimeIsStarPUs(t *testing.T) {
 	rt := p.Runtime
 	rt.OpSeconds, rt.ArrayOpSeconds, rt.DurationCV = 0, 0, 0
 	want := hardware.Runtime{Buffer: 10, Pipeline: 5, ReclaimFactor: 2, ReuseSameSize: true, AllocSync: "none",
-		FetchRequests: 5, PrefetchRequests: 2, SchedCost: "none", LockFree: true}
+		FetchRequests: 5, PrefetchRequests: 2, SchedCost: "none", LockFree: true, SpinFree: true}
 	if rt != want {
 		t.Fatalf("runtime %+v, want %+v", rt, want)
 	}

@@ -179,6 +179,7 @@ func (e *Engine) LoadDone(g, d int, prefetch bool) { e.loadDone(g, d, prefetch, 
 func (e *Engine) loadDone(ni, d int, prefetch bool, src int) {
 	n := e.nodes[ni]
 	n.busyIn = false
+	e.spin(n, d)
 	n.set(d, resident)
 	if e.rt.LRUAtLoad {
 		n.lruAppend(d)
@@ -215,6 +216,44 @@ func (e *Engine) loadDone(ni, d int, prefetch bool, src int) {
 			}
 		}
 	}
+}
+
+// starpuSpinSleep is what StarPU's spin lock sleeps, in SimGrid mode,
+// each time it finds the lock taken (common/thread.h
+// _starpu_pthread_spin_lock under STARPU_SIMGRID: starpu_sleep(0.000001),
+// "give hand to another thread, hopefully the one which has the
+// spinlock").
+const starpuSpinSleep = 1e-6
+
+// spin charges a GPU's driver the turns it waits for a datum's header lock
+// when it handles the end of the datum's copy at the instant copies of it
+// into other GPUs ended (Runtime.SpinFree false). In SimGrid mode
+// data_request.c _handle_pending_node_data_requests takes the handle's
+// header lock with _starpu_spin_lock, which sleeps 1 µs whenever the lock
+// is taken, and starpu_handle_data_request_completion holds it across
+// simcalls: of the drivers whose copies of one datum end together, the
+// first handles its completion at once, the next finds the lock taken and
+// handles it 1 µs later, the k-th k µs later, and each pops and launches
+// only after (traced at papers/ICPP2023, EAGER on 4 GPUs, N = 10: the
+// copies of B's first column into GPUs 1 and 2 end at 9770.544 µs, into
+// GPU 3 at 9771.171 µs; GPU 1 pops 14 µs after its copy, GPU 3 14 µs
+// after its own, GPU 2 15 µs after: GPU 3 pops before GPU 2).
+func (e *Engine) spin(n *node, d int) {
+	if e.spinSleep == 0 || !n.gpu {
+		return
+	}
+	if e.spinT == nil {
+		e.spinT, e.spinK = make([]float64, len(e.w.Data)), make([]int32, len(e.w.Data))
+		for i := range e.spinT {
+			e.spinT[i] = -1
+		}
+	}
+	if e.spinT[d] != e.now {
+		e.spinT[d], e.spinK[d] = e.now, 0
+		return
+	}
+	e.spinK[d]++
+	e.driverSpend(n, float64(e.spinK[d])*e.spinSleep)
 }
 
 // fetchHome makes home get a valid copy of d: the first node holding one

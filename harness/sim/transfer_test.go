@@ -284,3 +284,36 @@ func TestPeerCopiesNeverDeadlock(t *testing.T) {
 		}
 	}
 }
+
+// StarPU's spin lock sleeps 1 µs in SimGrid mode whenever it finds the lock
+// taken (common/thread.h), and a driver handling a copy's end holds the
+// datum's header lock across simcalls (data_request.c
+// _handle_pending_node_data_requests): of three GPUs whose copies of data 0
+// end at one instant, GPU 0 launches its task 10 µs after (the kernel's
+// queueing), GPU 1 11 µs and GPU 2 12 µs after. With SpinFree all three
+// launch 10 µs after.
+func TestSpinOnSimultaneousCopyEnds(t *testing.T) {
+	w := sized([][]int{{0}, {0}, {0}}, nil, []int64{1.2e9})
+	for _, free := range []bool{false, true} {
+		p := peerPlatform(t, 3, func(p *hardware.Platform) {
+			p.Runtime.TaskIssueUs, p.Runtime.SpinFree = 10, free
+			p.Topology.GPUsPerSwitch = 4 // one switch: the three copies share their links alike
+		})
+		_, evs := traced(t, sim.Config{Workload: w, Platform: p, Scheduler: &listed{plan: [][]int{{0}, {1}, {2}}}, Buffer: 1, Pipeline: 1})
+		for g := 0; g < 3; g++ {
+			_, e := loadOf(evs, g, 0)
+			_, e0 := loadOf(evs, 0, 0)
+			if e.T != e0.T {
+				t.Fatalf("spin_free=%v: data 0 reaches GPU %d at %g s, GPU 0 at %g s: want one instant", free, g, e.T, e0.T)
+			}
+			start := firstTime(evs, "task_start", func(e sim.Event) bool { return e.Task == g })
+			want := 10e-6
+			if !free {
+				want += float64(g) * 1e-6
+			}
+			if math.Abs(start-e.T-want) > 1e-12 {
+				t.Errorf("spin_free=%v: GPU %d starts its task %g s after its data, want %g", free, g, start-e.T, want)
+			}
+		}
+	}
+}
