@@ -74,7 +74,10 @@ package sim
 // (Runtime.PopAtOnce false), and only after its thread's host time
 // (Runtime.PopDuringDriverTime false); a GPU whose task reads a datum
 // another GPU has just requested stalls on its header lock
-// (Runtime.LockFree false, StarPU's SimGrid mode: the presets of real
-// machines set lock_free = true); v100-gemini refitted with the 1-GPU
-// Cholesky task set among its training series (potrf 30 ms).
+// (Runtime.LockFree false), and the k-th driver ending a datum's
+// simultaneous copies spins k µs (Runtime.SpinFree false), both StarPU's
+// SimGrid mode (the presets of real machines set lock_free and spin_free
+// true); each kind of scheduler operation has its own cost
+// (schedulers.Op); v100-gemini refitted with the 1-GPU Cholesky task set
+// among its training series.
 const ModelVersion = 14
