@@ -354,13 +354,15 @@ type Runtime struct {
 	// "model" (schedulers.Op; 0: free): OpSeconds a step through a linked
 	// structure (View.Count), ArrayOpSeconds a comparison over a
 	// contiguous array (View.CountArray), StatusOpSeconds a query of a
-	// datum's state on a node (Ready's ranking, dmda's transfer estimate),
-	// BeladyOpSeconds a look-up of Belady's next uses. StarPU's C code does
+	// datum's state on a node (Ready's ranking), PredictOpSeconds one of
+	// dmda's predictions at push (an expected end, an input's transfer
+	// estimate), BeladyOpSeconds a look-up of Belady's next uses. StarPU's C code does
 	// different work per step for each, so each is its own fitted value.
-	OpSeconds       float64 `toml:"op_seconds" json:"op_seconds,omitempty"`
-	ArrayOpSeconds  float64 `toml:"array_op_seconds" json:"array_op_seconds,omitempty"`
-	StatusOpSeconds float64 `toml:"status_op_seconds" json:"status_op_seconds,omitempty"`
-	BeladyOpSeconds float64 `toml:"belady_op_seconds" json:"belady_op_seconds,omitempty"`
+	OpSeconds        float64 `toml:"op_seconds" json:"op_seconds,omitempty"`
+	ArrayOpSeconds   float64 `toml:"array_op_seconds" json:"array_op_seconds,omitempty"`
+	StatusOpSeconds  float64 `toml:"status_op_seconds" json:"status_op_seconds,omitempty"`
+	PredictOpSeconds float64 `toml:"predict_op_seconds" json:"predict_op_seconds,omitempty"`
+	BeladyOpSeconds  float64 `toml:"belady_op_seconds" json:"belady_op_seconds,omitempty"`
 	// DurationCV is the coefficient of variation of task durations: each
 	// task's kernel time is multiplied by a lognormal factor of mean 1 and
 	// this relative spread, drawn from the run's seed and the task's id, so
@@ -734,8 +736,8 @@ func (p *Platform) Check() error {
 		return fmt.Errorf("platform %s: runtime op_seconds = %v; use the seconds one scheduler operation costs, in [0, 1)", p.Name, p.Runtime.OpSeconds)
 	case !(p.Runtime.ArrayOpSeconds >= 0 && p.Runtime.ArrayOpSeconds < 1):
 		return fmt.Errorf("platform %s: runtime array_op_seconds = %v; use the seconds one array comparison costs, in [0, 1)", p.Name, p.Runtime.ArrayOpSeconds)
-	case !(p.Runtime.StatusOpSeconds >= 0 && p.Runtime.StatusOpSeconds < 1) || !(p.Runtime.BeladyOpSeconds >= 0 && p.Runtime.BeladyOpSeconds < 1):
-		return fmt.Errorf("platform %s: runtime status_op_seconds = %v, belady_op_seconds = %v; use the seconds one operation costs, in [0, 1)", p.Name, p.Runtime.StatusOpSeconds, p.Runtime.BeladyOpSeconds)
+	case !(p.Runtime.StatusOpSeconds >= 0 && p.Runtime.StatusOpSeconds < 1) || !(p.Runtime.PredictOpSeconds >= 0 && p.Runtime.PredictOpSeconds < 1) || !(p.Runtime.BeladyOpSeconds >= 0 && p.Runtime.BeladyOpSeconds < 1):
+		return fmt.Errorf("platform %s: runtime status_op_seconds = %v, predict_op_seconds = %v, belady_op_seconds = %v; use the seconds one operation costs, in [0, 1)", p.Name, p.Runtime.StatusOpSeconds, p.Runtime.PredictOpSeconds, p.Runtime.BeladyOpSeconds)
 	case !(p.Runtime.CopyIssueUs >= 0 && p.Runtime.CopyIssueUs <= 1e6) || !(p.Runtime.TaskIssueUs >= 0 && p.Runtime.TaskIssueUs <= 1e6) || !(p.Runtime.FetchInputUs >= 0 && p.Runtime.FetchInputUs <= 1e6):
 		return fmt.Errorf("platform %s: runtime copy_issue_us = %v, task_issue_us = %v, fetch_input_us = %v; give host times in µs, in [0, 1e6]", p.Name, p.Runtime.CopyIssueUs, p.Runtime.TaskIssueUs, p.Runtime.FetchInputUs)
 	case !(p.Runtime.DurationCV >= 0 && p.Runtime.DurationCV <= 10):

@@ -91,10 +91,14 @@ const (
 	OpArray
 	// OpStatus is a query of a datum's state on a memory node: Ready's
 	// ranking of a queued task's buffers (fifo_queues.c
-	// _starpu_fifo_pop_first_ready_task, starpu_data_query_status2) and
-	// dmda's per-worker transfer estimate of each input
-	// (starpu_task_expected_data_transfer_time); status_op_seconds.
+	// _starpu_fifo_pop_first_ready_task, starpu_data_query_status2);
+	// status_op_seconds.
 	OpStatus
+	// OpPredict is one of dmda's predictions at push: a worker's expected
+	// end, or the transfer estimate of one input on it
+	// (deque_modeling_policy_data_aware.c compute_all_performance_predictions,
+	// starpu_task_expected_data_transfer_time); predict_op_seconds.
+	OpPredict
 	// OpBelady is a look-up of Belady's next uses (HFP.c
 	// belady_victim_selector over next_use_tab, or memsched's walk of the
 	// remaining plan); belady_op_seconds.

@@ -102,12 +102,14 @@ type Record struct {
 	SchedWallS    float64 `json:"sched_wall_s"`
 	SchedOps      int64   `json:"sched_ops,omitempty"`       // operations counted for sched_cost = "model" (both saturate at 2⁶³−1)
 	SchedArrayOps int64   `json:"sched_array_ops,omitempty"` // array comparisons counted for sched_cost = "model"
-	// Data status queries and Belady look-ups counted (schedulers.OpStatus,
-	// OpBelady), each priced apart under sched_cost = "model".
-	SchedStatusOps int64   `json:"sched_status_ops,omitempty"`
-	SchedBeladyOps int64   `json:"sched_belady_ops,omitempty"`
-	SimWallS       float64 `json:"sim_wall_s"`
-	Partition      string  `json:"partitioner,omitempty"`
+	// Data status queries, dmda predictions and Belady look-ups counted
+	// (schedulers.OpStatus, OpPredict, OpBelady), each priced apart under
+	// sched_cost = "model".
+	SchedStatusOps  int64   `json:"sched_status_ops,omitempty"`
+	SchedPredictOps int64   `json:"sched_predict_ops,omitempty"`
+	SchedBeladyOps  int64   `json:"sched_belady_ops,omitempty"`
+	SimWallS        float64 `json:"sim_wall_s"`
+	Partition       string  `json:"partitioner,omitempty"`
 	// SchedStats are counters a scheduler reports about its own decisions
 	// (LAHeteroprio's BMD and stolen tasks), by name.
 	SchedStats map[string]float64 `json:"sched_stats,omitempty"`

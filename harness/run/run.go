@@ -190,7 +190,7 @@ func Run(cfg Config) (rec Record, err error) {
 	rec.SchedWallS = st.SchedWall.Seconds()
 	ops := st.SchedOps
 	rec.SchedOps, rec.SchedArrayOps = ops[schedulers.OpStep], ops[schedulers.OpArray]
-	rec.SchedStatusOps, rec.SchedBeladyOps = ops[schedulers.OpStatus], ops[schedulers.OpBelady]
+	rec.SchedStatusOps, rec.SchedPredictOps, rec.SchedBeladyOps = ops[schedulers.OpStatus], ops[schedulers.OpPredict], ops[schedulers.OpBelady]
 	if pr, ok := sch.(interface{ Partitioner() string }); ok {
 		rec.Partition = pr.Partitioner()
 	}

@@ -372,7 +372,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x6d656d7363686564))}
 	rt := &p.Runtime
 	e.opCost = [schedulers.NumOps]float64{schedulers.OpStep: rt.OpSeconds, schedulers.OpArray: rt.ArrayOpSeconds,
-		schedulers.OpStatus: rt.StatusOpSeconds, schedulers.OpBelady: rt.BeladyOpSeconds}
+		schedulers.OpStatus: rt.StatusOpSeconds, schedulers.OpPredict: rt.PredictOpSeconds, schedulers.OpBelady: rt.BeladyOpSeconds}
 	switch {
 	case be != nil: // on real GPUs scheduling time passes for real
 	case p.Runtime.SchedCost == "model":

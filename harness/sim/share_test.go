@@ -112,7 +112,7 @@ func TestCountsSaturate(t *testing.T) {
 	}
 	st := run(t, sim.Config{Workload: unitGrid(2), Platform: platform(t, 1, 4),
 		Scheduler: &schedulers.Planned{Name: "counting", Plan: plan}, Buffer: 1, Pipeline: 1})
-	if want := [schedulers.NumOps]int64{math.MaxInt64, math.MaxInt64, math.MaxInt64, 0}; st.SchedOps != want {
+	if want := [schedulers.NumOps]int64{math.MaxInt64, math.MaxInt64, math.MaxInt64, 0, 0}; st.SchedOps != want {
 		t.Errorf("counts %v, want %v", st.SchedOps, want)
 	}
 }
@@ -121,7 +121,7 @@ func TestCountsSaturate(t *testing.T) {
 // array_op_seconds, status_op_seconds, belady_op_seconds): a plan counting
 // 1000 of one kind delays the start by 1000 times that kind's cost.
 func TestEachKindHasItsCost(t *testing.T) {
-	costs := [schedulers.NumOps]float64{1e-6, 2e-6, 4e-6, 8e-6}
+	costs := [schedulers.NumOps]float64{1e-6, 2e-6, 4e-6, 8e-6, 16e-6}
 	for k := range schedulers.NumOps {
 		plan := func(v schedulers.View) ([][]int, error) {
 			v.CountOps(k, 1000)
@@ -129,7 +129,9 @@ func TestEachKindHasItsCost(t *testing.T) {
 		}
 		p := platform(t, 1, 4)
 		p.Runtime.SchedCost = "model"
-		p.Runtime.OpSeconds, p.Runtime.ArrayOpSeconds, p.Runtime.StatusOpSeconds, p.Runtime.BeladyOpSeconds = costs[0], costs[1], costs[2], costs[3]
+		rt := &p.Runtime
+		rt.OpSeconds, rt.ArrayOpSeconds, rt.StatusOpSeconds = costs[schedulers.OpStep], costs[schedulers.OpArray], costs[schedulers.OpStatus]
+		rt.PredictOpSeconds, rt.BeladyOpSeconds = costs[schedulers.OpPredict], costs[schedulers.OpBelady]
 		var c collector
 		run(t, sim.Config{Workload: unitGrid(2), Platform: p, Scheduler: &schedulers.Planned{Name: "counting", Plan: plan},
 			Buffer: 1, Pipeline: 1, ChargeSchedTime: true, Trace: c.add})

@@ -225,7 +225,7 @@ func (s *DMDA) Push(t int) {
 	// StarPU evaluates every worker's expected end and transfer time, one
 	// lookup per input (deque_modeling_policy_data_aware.c
 	// compute_all_performance_predictions, starpu_task_expected_data_transfer_time).
-	s.v.CountOps(schedulers.OpStatus, len(ends)*(1+len(task.Inputs)))
+	s.v.CountOps(schedulers.OpPredict, len(ends)*(1+len(task.Inputs)))
 	for k := range ends {
 		if math.IsNaN(ends[k]) {
 			continue
