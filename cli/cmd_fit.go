@@ -43,8 +43,12 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	var start []fit.Setting
 	for _, prm := range spec.Params {
 		v, _ := p.Setting(prm.Table, prm.Key)
-		if f, ok := v.(float64); ok && f == 0 && strings.HasPrefix(prm.Table, "kernel.") && len(prm.Values) > 0 {
-			v = prm.Values[0] // a kernel rate of 0 is no rate: start from the first value tried
+		if !declared(prm.Values, v) && len(prm.Values) > 0 {
+			// The descent tries the declared values only, and keeps its start
+			// when none does better: a start the declaration does not list (a
+			// former fit's value, a kernel rate of 0) would survive undeclared.
+			fmt.Fprintf(stderr, "fit: %s.%s = %v is not a declared value; starting from %v\n", prm.Table, prm.Key, v, prm.Values[0])
+			v = prm.Values[0]
 		}
 		start = append(start, fit.Setting{Table: prm.Table, Key: prm.Key, Value: v})
 	}
@@ -98,4 +102,21 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s\n", spec.Output, spec.Results)
 	return nil
+}
+
+// declared says v is one of a parameter's declared values (TOML integers
+// compare as the float64 settings they set).
+func declared(values []any, v any) bool {
+	norm := func(x any) any {
+		if i, ok := x.(int64); ok {
+			return float64(i)
+		}
+		return x
+	}
+	for _, x := range values {
+		if norm(x) == norm(v) {
+			return true
+		}
+	}
+	return false
 }
