@@ -395,7 +395,11 @@ func WriteFitted(path string, res *Result, spec *paper.FitSpec) error {
 		}
 		for i, s := range res.Fitted {
 			if s.Table == table {
-				lines = append(lines, fmt.Sprintf("%s = %s # fitted: %s", s.Key, tomlValue(s.Value), spec.Params[i].Why))
+				how := "fitted"
+				if len(spec.Params[i].Values) == 1 {
+					how = "declared, one value (not fitted)" // the descent had nothing to choose
+				}
+				lines = append(lines, fmt.Sprintf("%s = %s # %s: %s", s.Key, tomlValue(s.Value), how, spec.Params[i].Why))
 			}
 		}
 		if len(lines) > 0 {

@@ -37,7 +37,7 @@ func TestWriteFittedLoads(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "fitted.toml")
 	spec := &paper.FitSpec{File: "decl.toml", Preset: "v100-gemini", Results: "r.json", Train: []string{"x"},
-		Params: []paper.FitParam{{Table: "topology", Key: "strided_gbps", Why: "w"}, {Table: "runtime", Key: "op_seconds", Why: "w"}, {Table: "kernel.potrf", Key: "seconds", Why: "w"}}}
+		Params: []paper.FitParam{{Table: "topology", Key: "strided_gbps", Why: "w", Values: []any{8.0, 9.0}}, {Table: "runtime", Key: "op_seconds", Why: "w", Values: []any{3e-8}}, {Table: "kernel.potrf", Key: "seconds", Why: "w", Values: []any{0.02, 0.025}}}}
 	res := &Result{Command: "memsched fit decl.toml", Measured: []Setting{{Table: "runtime", Key: "duration_cv", Value: 0.01}}, Why: []string{"m"},
 		Fitted: []Setting{{Table: "topology", Key: "strided_gbps", Value: 8.0}, {Table: "runtime", Key: "op_seconds", Value: 3e-8}, {Table: "kernel.potrf", Key: "seconds", Value: 0.025}}}
 	if err := WriteFitted(out, res, spec); err != nil {
@@ -55,5 +55,10 @@ func TestWriteFittedLoads(t *testing.T) {
 	}
 	if p.Topology.StridedGBps != 8 || p.Runtime.OpSeconds != 3e-8 || p.Runtime.DurationCV != 0.01 || p.Kernels["potrf"].Seconds != 0.025 {
 		t.Errorf("loaded %+v %+v %+v from\n%s", p.Topology, p.Runtime, p.Kernels["potrf"], b)
+	}
+	// A value with one declared value was not chosen by the fit: the file
+	// says so rather than calling it fitted.
+	if !strings.Contains(string(b), "op_seconds = 3e-08 # declared, one value (not fitted): w") || !strings.Contains(string(b), "strided_gbps = 8 # fitted: w") {
+		t.Errorf("fitted file does not tell fitted from held values:\n%s", b)
 	}
 }
