@@ -119,8 +119,9 @@ func (e *Evaluator) Evaluate(ctx context.Context, settings []Setting, keep func(
 			if err := apply(p, settings); err != nil {
 				return nil, err
 			}
-			r.Platform = p
-			jobs = append(jobs, job{si, r})
+			// The run a sweep would make on p: its seed derives from p's
+			// numbers, not the preset's the suite was loaded with.
+			jobs = append(jobs, job{si, r.WithPlatform(p)})
 		}
 	}
 	recs := make([][]run.Record, len(e.Suites))

@@ -53,7 +53,9 @@ type Run struct {
 	Code             *schedulers.Code
 	Batch            *batch.Setup // a batch run (batch suites); the GPU fields are unused
 
-	file *workloads.Workload
+	file      *workloads.Workload
+	kc        keyConfig // what Key, ConfigID and Seed derive from (WithPlatform)
+	suiteSeed uint64
 }
 
 // Points is the number of sweep points.
@@ -298,26 +300,35 @@ func (s *Suite) Runs() []Run {
 				}
 			}
 			for _, sc := range s.Schedulers {
-				kc := keyConfig{Workload: spec, WorkloadFile: pt.fileSHA,
-					Platform: pt.platform.Hash(), Scheduler: sc.Name, Params: sc.keyParams(),
-					Rep: rep, Charge: sc.ChargeSched, Executor: s.Executor, Code: sc.Code.Key()}
-				kc.Seed = hash64("run", s.Seed, kc)
-				b, _ := json.Marshal(kc)
-				if told, ok := run.PeerConfig(s.Executor, run.Job{Scheduler: sc.Name, Params: sc.Params, Workload: workloadName(spec, pt.workload)}, pt.platform); ok {
-					b = []byte(told) // a peer runtime's run is what it is told
-				}
-				sum := sha256.Sum256(b)
-				config := hex.EncodeToString(sum[:12])
-				out = append(out, Run{
-					Key: run.KeyFor(s.Executor, config, sc.Version), ConfigID: config, Suite: s.Name, Label: sc.Label,
-					Scheduler: sc.Name, SchedulerVersion: sc.Version, Params: sc.Params, Point: pt.coords, Rep: rep, Seed: kc.Seed,
-					ChargeSched: sc.ChargeSched, Executor: s.Executor, Spec: spec, Platform: pt.platform,
-					WorkingSet: pt.wsMiB, Timeout: int64(s.Timeout), Code: sc.Code, file: pt.workload,
-				})
+				r := Run{Suite: s.Name, Label: sc.Label,
+					Scheduler: sc.Name, SchedulerVersion: sc.Version, Params: sc.Params, Point: pt.coords, Rep: rep,
+					ChargeSched: sc.ChargeSched, Executor: s.Executor, Spec: spec,
+					WorkingSet: pt.wsMiB, Timeout: int64(s.Timeout), Code: sc.Code, file: pt.workload, suiteSeed: s.Seed,
+					kc: keyConfig{Workload: spec, WorkloadFile: pt.fileSHA, Scheduler: sc.Name, Params: sc.keyParams(),
+						Rep: rep, Charge: sc.ChargeSched, Executor: s.Executor, Code: sc.Code.Key()}}
+				out = append(out, r.WithPlatform(pt.platform))
 			}
 		}
 	}
 	return out
+}
+
+// WithPlatform is the run as the suite expands it on platform p: its
+// seed and keys derive from p's numbers (a fit evaluating a candidate
+// platform then runs what a sweep on that platform would).
+func (r Run) WithPlatform(p *hardware.Platform) Run {
+	kc := r.kc
+	kc.Platform, kc.Seed = p.Hash(), 0
+	kc.Seed = hash64("run", r.suiteSeed, kc)
+	b, _ := json.Marshal(kc)
+	if told, ok := run.PeerConfig(r.Executor, run.Job{Scheduler: r.Scheduler, Params: r.Params, Workload: workloadName(r.Spec, r.file)}, p); ok {
+		b = []byte(told) // a peer runtime's run is what it is told
+	}
+	sum := sha256.Sum256(b)
+	r.ConfigID = hex.EncodeToString(sum[:12])
+	r.Key = run.KeyFor(r.Executor, r.ConfigID, r.SchedulerVersion)
+	r.kc, r.Seed, r.Platform = kc, kc.Seed, p
+	return r
 }
 
 // Workload builds the run's workload (generated, or the suite's file).

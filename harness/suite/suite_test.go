@@ -322,3 +322,30 @@ func TestCPUGPUSuite(t *testing.T) {
 		}
 	}
 }
+
+// A run moved to another platform (a fit's candidate values) is the run
+// the suite expands on that platform: the same seed and keys, so a fit
+// evaluates what a sweep with the fitted values then runs.
+func TestWithPlatformIsTheExpansion(t *testing.T) {
+	a, err := parse(t, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := parse(t, strings.Replace(good, "gpu_link_gbps = 6.0", "gpu_link_gbps = 7.0", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, rb := a.Runs(), b.Runs()
+	for i := range ra {
+		if same := ra[i].WithPlatform(ra[i].Platform); same.Seed != ra[i].Seed || same.Key != ra[i].Key {
+			t.Fatalf("run %d on its own platform: seed %d key %s, want %d %s", i, same.Seed, same.Key, ra[i].Seed, ra[i].Key)
+		}
+		moved := ra[i].WithPlatform(rb[i].Platform)
+		if moved.Seed != rb[i].Seed || moved.Key != rb[i].Key || moved.ConfigID != rb[i].ConfigID {
+			t.Fatalf("run %d moved to the other platform: seed %d key %s, want the expansion's %d %s", i, moved.Seed, moved.Key, rb[i].Seed, rb[i].Key)
+		}
+		if moved.Seed == ra[i].Seed {
+			t.Fatalf("run %d: the seed does not follow the platform", i)
+		}
+	}
+}
