@@ -120,8 +120,12 @@ func (e *Evaluator) Evaluate(ctx context.Context, settings []Setting, keep func(
 				return nil, err
 			}
 			// The run a sweep would make on p: its seed derives from p's
-			// numbers, not the preset's the suite was loaded with.
-			jobs = append(jobs, job{si, r.WithPlatform(p)})
+			// numbers, not the preset's the suite was loaded with. It keeps
+			// the suite's keys, by which the report finds the point it
+			// stands for.
+			moved := r.WithPlatform(p)
+			moved.Key, moved.ConfigID = r.Key, r.ConfigID
+			jobs = append(jobs, job{si, moved})
 		}
 	}
 	recs := make([][]run.Record, len(e.Suites))
@@ -299,6 +303,9 @@ func (e *Evaluator) Fit(ctx context.Context, measured []Setting, why []string, s
 			return 0, err
 		}
 		v := Mean(pairs)
+		if math.IsNaN(v) {
+			return 0, fmt.Errorf("fit: no training pair has a simulated point at %v (the declared training series, or the runs that stand for them, are missing)", cur)
+		}
 		cache[key] = v
 		res.History = append(res.History, Step{Settings: slices.Clone(cur), Train: v})
 		if e.Progress != nil {
