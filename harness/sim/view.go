@@ -18,14 +18,14 @@ func (e *Engine) Workload() *workloads.Workload { return e.w }
 func (e *Engine) Platform() *hardware.Platform  { return e.p }
 func (e *Engine) Workers() int                  { return len(e.workers) }
 func (e *Engine) Now() float64                  { return e.now }
+func (e *Engine) Rand() *rand.Rand              { return e.rng }
 
 // Pumps says the engine calls schedulers.Pumper's Pumped (fill).
 func (e *Engine) Pumps() bool { return e.pumper != nil }
 
 // InTurn says whether the engine is in a round of in-turn pulls, which it
 // closes with the scheduler's EndRound (schedulers.RoundView).
-func (e *Engine) InTurn() bool     { return e.inTurn && e.rounder != nil }
-func (e *Engine) Rand() *rand.Rand { return e.rng }
+func (e *Engine) InTurn() bool { return e.inTurn && e.rounder != nil }
 
 // Share is schedulers.Sharer: what compute returns, computed once among the
 // runs that share Config.Share. The operations compute counts are kept with
