@@ -9,7 +9,6 @@ import (
 
 	"github.com/memsched/memsched/harness/batch"
 	"github.com/memsched/memsched/harness/trace"
-	"github.com/memsched/memsched/workloads"
 )
 
 func init() {
@@ -37,15 +36,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Arg(0), err)
 	}
-	var w *workloads.Workload
-	switch {
-	case t.Header.WorkloadFile != "":
-		w, err = workloads.ReadJSONFile(t.Header.WorkloadFile)
-	case t.Header.Workload != nil:
-		w, err = workloads.Generate(*t.Header.Workload)
-	default:
-		err = fmt.Errorf("trace header names no workload")
-	}
+	w, err := traceWorkload(t)
 	if err != nil {
 		return err
 	}
