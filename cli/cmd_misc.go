@@ -96,6 +96,9 @@ func cmdSchedulers(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, s := range specs {
 		fmt.Fprintf(stdout, "%s (v%d)\n    %s\n", s.Name, s.Version, s.Doc)
+		if a := schedulers.StarPUAliases(s.Name); len(a) > 0 {
+			fmt.Fprintf(stdout, "    StarPU's name: %s (accepted as the scheduler's name)\n", strings.Join(a, ", "))
+		}
 		switch {
 		case s.Buffer < 0:
 			fmt.Fprintf(stdout, "    buffer: unbounded by default (every allocated task is prefetched)\n")

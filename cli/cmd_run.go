@@ -38,6 +38,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
+	if err := schedulers.CheckStarPUEnv(os.Environ()); err != nil {
+		return err
+	}
 	w, err := wf.build(fs, *seed)
 	if err != nil {
 		return err

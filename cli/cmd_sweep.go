@@ -18,6 +18,7 @@ import (
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/suite"
 	"github.com/memsched/memsched/harness/sweep"
+	"github.com/memsched/memsched/schedulers"
 )
 
 func init() {
@@ -90,6 +91,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if err := cluster.checkScopes(fs); err != nil {
+		return err
+	}
+	if err := schedulers.CheckStarPUEnv(os.Environ()); err != nil {
 		return err
 	}
 	if len(pos) != 1 {

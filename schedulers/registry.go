@@ -165,9 +165,15 @@ func Inspect(name string) (Spec, error) {
 
 func registered(name string) (Spec, error) {
 	s, ok := registry[strings.ToLower(name)]
+	if alias, isStarPU := starpuPolicies[strings.ToLower(name)]; !ok && isStarPU {
+		s, ok = registry[alias]
+	}
 	if !ok {
 		names := make([]string, 0, len(registry))
 		for n := range registry {
+			names = append(names, n)
+		}
+		for n := range starpuPolicies {
 			names = append(names, n)
 		}
 		return Spec{}, fmt.Errorf("unknown scheduler %q%s (memsched schedulers lists them)", name, Suggest(name, names))
@@ -211,6 +217,9 @@ func ResolveParams(name string, params []Param, raw map[string]string) (Params, 
 	}
 	for k, v := range raw {
 		p, ok := decl[k]
+		if knob := StarPUKnob(k); !ok && knob != "" {
+			return nil, fmt.Errorf("scheduler %s has no parameter %q: %s", name, k, knob)
+		}
 		if !ok {
 			return nil, fmt.Errorf("scheduler %s has no parameter %q%s; parameters: %s", name, k, Suggest(k, names), strings.Join(names, ", "))
 		}

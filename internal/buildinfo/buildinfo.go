@@ -55,6 +55,17 @@ func detect() Code {
 		return parseDescribe(stamp)
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Path != ModulePath {
+			// A binary of another module (a plugin's, as examples/): its
+			// VCS stamp is that module's commit, not memsched's.
+			for _, d := range bi.Deps {
+				if d.Path == ModulePath {
+					if c, ok := dependencyCode(d); ok {
+						return c
+					}
+				}
+			}
+		}
 		var c Code
 		for _, s := range bi.Settings {
 			switch s.Key {
@@ -72,6 +83,50 @@ func detect() Code {
 		return c
 	}
 	return Code{Commit: Unknown}
+}
+
+// ModulePath is memsched's module path.
+const ModulePath = "github.com/memsched/memsched"
+
+// dependencyCode names memsched's code in a binary that requires it: the
+// commit of a pseudo-version (v0.0.0-20261201120000-abcdef123456), a tagged
+// version as is, or, for a replace by a local directory (the go.mod line
+// "replace github.com/memsched/memsched => ../memsched"), that checkout's
+// commit when the directory is found from here.
+func dependencyCode(d *debug.Module) (Code, bool) {
+	if r := d.Replace; r != nil {
+		if r.Version != "" && r.Version != "(devel)" {
+			d = r
+		} else if c, ok := describeDir(r.Path); ok {
+			return c, true
+		} else {
+			// A relative directory is relative to the module that was
+			// built, which the binary does not record: say what is known
+			// (the Makefile's -X stamp, set by the plugin's build, wins).
+			return Code{Commit: Unknown + " (memsched replaced by the directory " + r.Path + ")"}, true
+		}
+	}
+	v := d.Version
+	if i := strings.LastIndexByte(v, '-'); i >= 0 && strings.Count(v, "-") >= 2 && len(v)-i-1 == 12 {
+		return Code{Commit: v[i+1:]}, true // a pseudo-version's 12-digit commit prefix
+	}
+	if v != "" && v != "(devel)" {
+		return Code{Commit: v}, true
+	}
+	return Code{}, false
+}
+
+// describeDir runs git describe in dir when it is a checkout of memsched.
+func describeDir(dir string) (Code, bool) {
+	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil || !bytes.HasPrefix(mod, []byte("module "+ModulePath+"\n")) {
+		return Code{}, false
+	}
+	out, err := exec.Command("git", "-C", dir, "describe", "--always", "--dirty", "--abbrev=40", "--exclude=*").Output()
+	if err != nil {
+		return Code{}, false
+	}
+	return parseDescribe(strings.TrimSpace(string(out))), true
 }
 
 // describeCheckout asks git about the current directory, only when it lies

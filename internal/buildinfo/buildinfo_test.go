@@ -2,7 +2,10 @@ package buildinfo
 
 import (
 	"os"
+	"os/exec"
 	"regexp"
+	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +58,33 @@ func TestCurrentInACheckout(t *testing.T) {
 	}
 	if _, err := os.Stat("../../.git"); err == nil && c.Commit == Unknown {
 		t.Errorf("in a git checkout the commit should be known, got %+v", c)
+	}
+}
+
+// A binary of another module names memsched's code from its requirement:
+// a pseudo-version's commit, a tag, or a replacing checkout.
+func TestDependencyCode(t *testing.T) {
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		t.Skipf("not in a git checkout: %v", err)
+	}
+	root := strings.TrimSpace(string(top))
+	for _, tc := range []struct {
+		mod  debug.Module
+		want string
+	}{
+		{debug.Module{Path: ModulePath, Version: "v0.2.1-0.20261201120000-abcdef123456"}, "abcdef123456"},
+		{debug.Module{Path: ModulePath, Version: "v0.2.0"}, "v0.2.0"},
+		{debug.Module{Path: ModulePath, Version: "v0.0.0", Replace: &debug.Module{Path: "/nonexistent", Version: "(devel)"}}, "unknown (memsched replaced by the directory /nonexistent)"},
+		{debug.Module{Path: ModulePath, Version: "v0.0.0", Replace: &debug.Module{Path: "example.com/fork", Version: "v0.3.0"}}, "v0.3.0"},
+	} {
+		c, ok := dependencyCode(&tc.mod)
+		if !ok || c.Commit != tc.want {
+			t.Errorf("%+v: got %+v %v, want %s", tc.mod, c, ok, tc.want)
+		}
+	}
+	c, ok := dependencyCode(&debug.Module{Path: ModulePath, Version: "v0.0.0", Replace: &debug.Module{Path: root}})
+	if want, _ := describeCheckout(); !ok || c.Commit != want.Commit || len(c.Commit) != 40 {
+		t.Errorf("replaced by this checkout: got %+v, want %+v", c, want)
 	}
 }
