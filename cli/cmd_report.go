@@ -39,7 +39,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 	suitePath := fs.String("suite", "", "the suite the results come from (labels, baseline, bounds, reference series)")
 	suitesDir := fs.String("suites", "suites", "directory of suites, searched for the results' suites by name")
 	claimsDir := fs.String("claims", "", "directory of claims files (paper/): add the published numbers beside the reproduced ones")
-	format := fs.String("format", "md", "md, csv or html")
+	format := fs.String("format", "md", "md, csv (per point and metric: mean, std, runs), runs (CSV, one row per run with every record field, for pandas or R) or html")
 	average := fs.String("average", report.RatioOfMeans, "improvement averaging: ratio-of-means (the papers') or mean-of-ratios")
 	figures := fs.String("figures", "", "write PNG and SVG figures under this directory (one subdirectory per suite)")
 	repro := fs.String("reproduction", "", "write the reproduction report (every claim of --claims, default paper/) to this Markdown file")
@@ -105,12 +105,15 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 	if len(files) == 0 {
 		return fmt.Errorf("give at least one results file")
 	}
-	if *format != "md" && *format != "csv" && *format != "html" {
-		return fmt.Errorf("--format %q: use md, csv or html", *format)
+	if *format != "md" && *format != "csv" && *format != "html" && *format != "runs" {
+		return fmt.Errorf("--format %q: use md, csv, runs or html", *format)
 	}
 	recs, src, at, err := report.LoadAt(files...)
 	if err != nil {
 		return err
+	}
+	if *format == "runs" {
+		return writeOut(*out, stdout, func(w io.Writer) error { return report.WriteRunsCSV(w, recs) })
 	}
 	var claims []paper.Claim
 	if *claimsDir != "" {
