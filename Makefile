@@ -82,7 +82,7 @@ endef
 reproduce: build
 	$(call sweep-each,$(SUITES))
 	$(BIN) report --reproduction paper/REPRODUCTION.md --claims paper --suites suites \
-	  --figures paper/figures --headline README.md --fit $(FIT) $(RESULTS) $(wildcard $(SLOWRES) $(GPURES))
+	  --figures paper/figures --figure-formats png,svg --headline README.md --fit $(FIT) $(RESULTS) $(wildcard $(SLOWRES) $(GPURES))
 
 # Every run again, from empty results files.
 reproduce-fresh:

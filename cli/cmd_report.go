@@ -41,7 +41,8 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 	claimsDir := fs.String("claims", "", "directory of claims files (paper/): add the published numbers beside the reproduced ones")
 	format := fs.String("format", "md", "md, csv (per point and metric: mean, std, runs), runs (CSV, one row per run with every record field, for pandas or R) or html")
 	average := fs.String("average", report.RatioOfMeans, "improvement averaging: ratio-of-means (the papers') or mean-of-ratios")
-	figures := fs.String("figures", "", "write PNG and SVG figures under this directory (one subdirectory per suite)")
+	figures := fs.String("figures", "", "write figures under this directory (one subdirectory per suite), as --figure-formats")
+	figFormats := fs.String("figure-formats", "png,svg,pdf", "with --figures: the files of each figure, among png, svg and pdf")
 	repro := fs.String("reproduction", "", "write the reproduction report (every claim of --claims, default paper/) to this Markdown file")
 	headlineFile := fs.String("headline", "", "with --reproduction: write the headline into this file (README.md), on the line between <!-- headline --> and <!-- /headline -->")
 	out := fs.String("o", "", "output file (default stdout; the picture file with --order-plot)")
@@ -58,9 +59,13 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 	if err := checkScopes(fs,
 		flagScope{[]string{"workload-file"}, *orderPlot != "", "with --order-plot", "without it"},
 		flagScope{[]string{"headline", "fit"}, *repro != "", "with --reproduction", "without it"},
-		flagScope{[]string{"suite", "suites", "claims", "format", "average", "figures", "reproduction", "preview"}, *orderPlot == "", "to tables and reports", "with --order-plot, which draws one trace"},
+		flagScope{[]string{"suite", "suites", "claims", "format", "average", "figures", "figure-formats", "reproduction", "preview"}, *orderPlot == "", "to tables and reports", "with --order-plot, which draws one trace"},
 		flagScope{[]string{"suite", "format", "o"}, *repro == "", "to a report on stdout or -o", "with --reproduction, which writes its own file and finds each record's suite under --suites"},
 	); err != nil {
+		return err
+	}
+	formats, err := parseFigureFormats(*figFormats)
+	if err != nil {
 		return err
 	}
 	if *orderPlot != "" && len(files) > 0 {
@@ -100,7 +105,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 				}
 			}
 		}
-		return reproduction(files, *suitesDir, *claimsDir, *figures, *repro, *headlineFile, opt, stdout, stderr, args)
+		return reproduction(files, *suitesDir, *claimsDir, *figures, formats, *repro, *headlineFile, opt, stdout, stderr, args)
 	}
 	if len(files) == 0 {
 		return fmt.Errorf("give at least one results file")
@@ -157,7 +162,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	var doc report.Doc
 	for i, set := range sets {
-		set.Preview = *preview
+		set.Preview, set.FigureFormats = *preview, formats
 		warnMixed(set, stderr)
 		opt := report.Options{Average: *average, Claims: claims, LinkDir: linkDir, Preview: *preview}
 		if *claimsDir == "" && set.Suite != nil && set.Suite.Claims != "" {
@@ -321,7 +326,7 @@ func warnMixed(set *report.Set, stderr io.Writer) {
 	}
 }
 
-func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFile string, opt report.Options, stdout, stderr io.Writer, args []string) error {
+func reproduction(files []string, suitesDir, claimsDir, figures string, formats []string, out, headlineFile string, opt report.Options, stdout, stderr io.Writer, args []string) error {
 	average, preview := opt.Average, opt.Preview
 	claims, err := paper.LoadDir(claimsDir)
 	if err != nil {
@@ -369,7 +374,7 @@ func reproduction(files []string, suitesDir, claimsDir, figures, out, headlineFi
 		if set.Present == 0 {
 			set = nil
 		} else {
-			set.Preview = preview
+			set.Preview, set.FigureFormats = preview, formats
 			warnMixed(set, &b.warn)
 		}
 		b.sr = &report.SuiteResults{Suite: s, Set: set}
@@ -478,4 +483,21 @@ func orderPicture(tracePath, workloadFile, out string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", out)
 	return nil
+}
+
+// parseFigureFormats reads --figure-formats: png, svg, pdf, comma-separated.
+func parseFigureFormats(s string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(f)), ".")
+		if f != "png" && f != "svg" && f != "pdf" {
+			return nil, fmt.Errorf("--figure-formats %q: %q is not a figure format (png, svg, pdf)", s, f)
+		}
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, "."+f)
+		}
+	}
+	return out, nil
 }

@@ -28,7 +28,7 @@ func WriteBatchFigures(set *Set, dir string) ([]string, error) {
 	ws := batchWeeks(set)
 	var files []string
 	save := func(f *fig, name string) error {
-		for _, ext := range []string{".png", ".svg"} {
+		for _, ext := range set.formats() {
 			path := filepath.Join(dir, name+ext)
 			if err := f.save(path); err != nil {
 				return fmt.Errorf("writing %s: %w", path, err)

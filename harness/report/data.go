@@ -147,8 +147,11 @@ type Set struct {
 	Present  int                         // of those, with a record
 	Stale    int                         // records of this suite whose key the suite no longer produces
 	Errors   int
-	Preview  bool                 // from a quick sweep: titles say so
-	configs  map[string]*pointRun // point id -> its workload spec and platform (checks.go)
+	Preview  bool // from a quick sweep: titles say so
+	// FigureFormats are the extensions figures are written as (nil:
+	// FigureFormats, all three).
+	FigureFormats []string
+	configs       map[string]*pointRun // point id -> its workload spec and platform (checks.go)
 }
 
 // commit names the code of a record: its commit, "-dirty" when the tree had
@@ -519,4 +522,28 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Executors names what made the set's records, for figure titles: the
+// simulator, real GPUs (the CUDA executor) or StarPU; "" without records.
+func (s *Set) Executors() string {
+	names := map[string]string{"sim": "simulated", "": "simulated", "cuda": "real runs", "starpu": "StarPU+SimGrid"}
+	seen := map[string]bool{}
+	var out []string
+	for _, byPoint := range s.Cells {
+		for _, c := range byPoint {
+			for _, r := range c.Records {
+				n, ok := names[r.Executor]
+				if !ok {
+					n = r.Executor
+				}
+				if !seen[n] {
+					seen[n] = true
+					out = append(out, n)
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
 }

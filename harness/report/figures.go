@@ -13,7 +13,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -31,6 +30,18 @@ var (
 	dotted = []vg.Length{vg.Points(2), vg.Points(2)}
 	dashed = []vg.Length{vg.Points(5), vg.Points(3)}
 )
+
+// FigureFormats are the files of each figure by default: PNG for a README
+// or a report, SVG for the web, PDF for a LaTeX paper.
+var FigureFormats = []string{".png", ".svg", ".pdf"}
+
+// formats are the figure files the set's figures are written as.
+func (s *Set) formats() []string {
+	if s.FigureFormats != nil {
+		return s.FigureFormats
+	}
+	return FigureFormats
+}
 
 // WriteFigures draws, per panel, the GFlop/s and transfer figures (and the
 // suite's metric when it is another) as PNG and SVG under dir, and returns
@@ -64,7 +75,7 @@ func WriteFigures(set *Set, dir string) ([]string, error) {
 				return nil, err
 			}
 			base := filepath.Join(dir, metric+fileSuffix(panel))
-			for _, ext := range []string{".png", ".svg"} {
+			for _, ext := range set.formats() {
 				if err := fig.save(base + ext); err != nil {
 					return nil, fmt.Errorf("writing %s: %w", base+ext, err)
 				}
@@ -116,6 +127,103 @@ func (f *fig) save(path string) error {
 		return err
 	}
 	return atomicfile.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// onePoint says whether the points share one x: a curve would be a dot on
+// an empty axis.
+func onePoint(pts []*Point) bool {
+	for _, p := range pts {
+		if p.X != pts[0].X {
+			return false
+		}
+	}
+	return true
+}
+
+// onePointFigure draws a panel of one x as bars, one group per label: the
+// reproduced value, and the published (or measured) one beside it when
+// there is one.
+func onePointFigure(set *Set, panel string, pts []*Point, metric string, ms measurements) (*fig, error) {
+	b := bars{title: figureTitle(set, panel), ylabel: Metrics[metric].Title, series: []string{"memsched"}, colors: []int{0, 7}}
+	if e := set.Executors(); e != "" {
+		b.series[0] = "memsched (" + e + ")"
+	}
+	var repro, published []float64
+	havePublished := false
+	for _, label := range set.Labels {
+		st := set.Cell(label, pts[0]).Stat(metric)
+		ref := refXYs(set, pts, ms.byLabel[label], metric)
+		if st.N == 0 && len(ref) == 0 {
+			continue
+		}
+		b.groups = append(b.groups, label)
+		repro = append(repro, st.Mean)
+		if len(ref) > 0 {
+			published, havePublished = append(published, ref[0].Y), true
+		} else {
+			published = append(published, math.NaN())
+		}
+	}
+	b.vals = [][]float64{repro}
+	if havePublished {
+		b.series = append(b.series, ms.name)
+		b.vals = append(b.vals, published)
+	}
+	return b.draw()
+}
+
+// filledShape and hollowShape mark a label's reproduced and published
+// points with the same shape, filled or not, so that the two are told
+// apart without colour (in greyscale print) and the label by its shape.
+func filledShape(i int) draw.GlyphDrawer {
+	return []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}[i%5]
+}
+
+func hollowShape(i int) draw.GlyphDrawer {
+	return []draw.GlyphDrawer{draw.RingGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}[i%5]
+}
+
+// lighter mixes c halfway to white: a published curve beside its
+// reproduced twin.
+func lighter(c color.Color) color.Color {
+	r, g, b, _ := c.RGBA()
+	mix := func(v uint32) uint8 { return uint8((v>>8 + 255) / 2) }
+	return color.RGBA{mix(r), mix(g), mix(b), 255}
+}
+
+// figureTitle is the suite's title, with what made the results (the
+// simulator, real GPUs or StarPU) and the panel, wrapped so that no line
+// is cut at the figure's edge.
+func figureTitle(set *Set, panel string) string {
+	t := set.Title
+	if set.Preview {
+		t = "PREVIEW (quick sweep): " + t
+	}
+	if panel != "" {
+		t += " (" + panel + ")"
+	}
+	if e := set.Executors(); e != "" {
+		t += " [" + e + "]"
+	}
+	return wrap(t, 80)
+}
+
+// wrap breaks s at spaces into lines of at most width runes (a longer
+// word stays whole).
+func wrap(s string, width int) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len([]rune(line))+1+len([]rune(w)) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return strings.Join(append(lines, line), "\n")
 }
 
 // palette: distinct colours for up to 12 labels (plotutil's has 7).
@@ -188,18 +296,15 @@ func measuredSeries(set *Set) (measurements, error) {
 
 func figure(set *Set, panel string, pts []*Point, metric string, ms measurements) (*fig, error) {
 	m := Metrics[metric]
+	if onePoint(pts) {
+		return onePointFigure(set, panel, pts, metric, ms)
+	}
 	p := plot.New()
 	f := &fig{p: p, leg: plot.NewLegend()}
 	f.leg.TextStyle.Font.Size = vg.Points(9)
 	p.X.Tick.Marker = niceTicks{}
 	p.Y.Tick.Marker = niceTicks{}
-	p.Title.Text = set.Title
-	if set.Preview {
-		p.Title.Text = "PREVIEW (quick sweep): " + p.Title.Text
-	}
-	if panel != "" {
-		p.Title.Text += " (" + panel + ")"
-	}
+	p.Title.Text = figureTitle(set, panel)
 	p.X.Label.Text = "working set (MiB)"
 	if set.XAxis == "memory" {
 		p.X.Label.Text = "memory per GPU (MiB)"
@@ -214,11 +319,15 @@ func figure(set *Set, panel string, pts []*Point, metric string, ms measurements
 	}
 	for i, label := range set.Labels {
 		var xys plotter.XYs
+		var errs plotter.YErrors
+		spread := false
 		for _, pt := range pts {
 			st := set.Cell(label, pt).Stat(metric)
 			if st.N > 0 {
 				xys = append(xys, plotter.XY{X: pt.X, Y: st.Mean})
-				ymax = math.Max(ymax, st.Mean)
+				errs = append(errs, struct{ Low, High float64 }{st.Std, st.Std})
+				spread = spread || st.N > 1
+				ymax = math.Max(ymax, st.Mean+st.Std)
 			}
 		}
 		if len(xys) > 0 {
@@ -226,17 +335,29 @@ func figure(set *Set, panel string, pts []*Point, metric string, ms measurements
 			if err != nil {
 				return nil, err
 			}
-			l.Color, s.Color, s.Shape = labelColor(i), labelColor(i), plotutil.Shape(i)
+			l.Color, s.Color, s.Shape = labelColor(i), labelColor(i), filledShape(i)
 			p.Add(l, s)
 			f.add(label, l, s)
+			if spread {
+				// Repetitions: ± one sample standard deviation.
+				eb, err := plotter.NewYErrorBars(struct {
+					plotter.XYer
+					plotter.YErrorer
+				}{xys, errs})
+				if err != nil {
+					return nil, err
+				}
+				eb.Color = labelColor(i)
+				p.Add(eb)
+			}
 		}
 		if ref := refXYs(set, pts, ms.byLabel[label], metric); len(ref) > 0 {
 			l, s, err := plotter.NewLinePoints(ref)
 			if err != nil {
 				return nil, err
 			}
-			l.Color, l.Dashes = labelColor(i), dashed
-			s.Color, s.Shape = labelColor(i), draw.RingGlyph{}
+			l.Color, l.Dashes = lighter(labelColor(i)), dashed
+			s.Color, s.Shape = labelColor(i), hollowShape(i)
 			for _, xy := range ref {
 				ymax = math.Max(ymax, xy.Y)
 				xmin, xmax = math.Min(xmin, xy.X), math.Max(xmax, xy.X)
@@ -249,7 +370,7 @@ func figure(set *Set, panel string, pts []*Point, metric string, ms measurements
 		// One entry for every measured series: same colour as the label.
 		l, s, _ := plotter.NewLinePoints(plotter.XYs{{}})
 		l.Color, l.Dashes, s.Color, s.Shape = color.Gray{Y: 90}, dashed, color.Gray{Y: 90}, draw.RingGlyph{}
-		f.add(ms.name+" (dashed)", l, s)
+		f.add(ms.name+" (dashed, hollow marks)", l, s)
 	}
 	var vlines []*vline
 	if set.Suite != nil {

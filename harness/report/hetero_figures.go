@@ -53,7 +53,7 @@ func writeStyled(set *Set, dir string) ([]string, error) {
 	var files []string
 	for _, n := range names {
 		base := filepath.Join(dir, n)
-		for _, ext := range []string{".png", ".svg"} {
+		for _, ext := range set.formats() {
 			if err := figs[n].save(base + ext); err != nil {
 				return nil, fmt.Errorf("writing %s: %w", base+ext, err)
 			}

@@ -157,7 +157,7 @@ func TestHeteroCriticalPathAndFigures(t *testing.T) {
 	sr.Suite.Report.Style = "locality-coefficient"
 	sr.Suite.Schedulers[1].Params["l_cpu"], sr.Suite.Schedulers[1].Params["l_gpu"] = "1", "3"
 	files, err := WriteFigures(sr.Set, filepath.Join(dir, "l"))
-	if err != nil || len(files) != 4 || !strings.Contains(files[0], "speedup") {
+	if err != nil || len(files) != 6 || !strings.Contains(files[0], "speedup") {
 		t.Errorf("locality figures %v (%v)", files, err)
 	}
 }

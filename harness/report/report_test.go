@@ -256,14 +256,21 @@ func TestReportRendering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 4 {
-		t.Errorf("figures %v", files)
+	if len(files) != 6 {
+		t.Errorf("figures %v: want gflops and transfers_mib as PNG, SVG and PDF", files)
 	}
 	for _, f := range files {
-		if st, err := os.Stat(f); err != nil || st.Size() == 0 {
-			t.Errorf("%s: %v", f, err)
+		b, err := os.ReadFile(f)
+		magic := map[string]string{".png": "\x89PNG", ".svg": "<?xml", ".pdf": "%PDF-"}[filepath.Ext(f)]
+		if err != nil || !strings.HasPrefix(string(b), magic) {
+			t.Errorf("%s: %v, starts %.8q, want %q", f, err, b, magic)
 		}
 	}
+	set.FigureFormats = []string{".svg"}
+	if only, err := WriteFigures(set, t.TempDir()); err != nil || len(only) != 2 || filepath.Ext(only[0]) != ".svg" {
+		t.Errorf("FigureFormats svg only: %v %v", only, err)
+	}
+	set.FigureFormats = nil
 	rep, err := Reproduction(append(claims, paper.Claim{ID: "c2", Publication: "ipdps2022", Kind: paper.KindQualitative, Status: paper.StatusNotYet, Missing: "x"}),
 		map[string]*SuiteResults{s.RelFile(): {Suite: s, Set: set, Figures: files}}, Options{LinkDir: dir}, "memsched report --reproduction x")
 	if err != nil {
