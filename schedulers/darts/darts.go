@@ -130,7 +130,7 @@ import (
 func init() {
 	schedulers.Register(schedulers.Spec{
 		Name:    "darts",
-		Version: 5,
+		Version: 6,
 		Doc:     "DARTS (IPDPS 2022, thesis Alg. 9) as StarPU's dynamic_data_aware.c of October 2021 ran it: per GPU, scan a shuffled list of data not used yet for the one whose loading frees the most pool tasks and plan them; LUF eviction (Alg. 10); variants 3inputs (Alg. 11), opti, threshold",
 		Params: []schedulers.Param{
 			{Name: "eviction", Kind: "string", Default: "luf", Choices: []string{"luf", "lru"},
@@ -155,6 +155,8 @@ func init() {
 				Doc: "where an evicted data returns to the GPU's list: a random place (push_data_not_used_yet_random_spot) or its place in the initial order"},
 			{Name: "withdraw", Kind: "string", Default: "first", Choices: []string{"first", "all"},
 				Doc: "under LUF, the planned tasks reading the victim that go back to the pool: first: the first in plan order only (dynamic_data_aware_victim_selector's loop ends there: starpu_task_list_push_back of the withdrawn task to main_task_list sets its next to NULL); all: every one (thesis Alg. 10)"},
+			{Name: "withdraw_count", Kind: "string", Default: "keep", Choices: []string{"keep", "drop"},
+				Doc: "under LUF, whether a task withdrawn from the plan still counts in n_p of its inputs: keep: it does, until it is planned and popped again (dynamic_data_aware_victim_selector moves it back to main_task_list without decrementing nb_task_in_planned_task, which only pull_task decrements when it pops a planned task); drop: it no longer does (thesis Alg. 10, memsched before version 6)"},
 			{Name: "relist", Kind: "string", Default: "read", Choices: []string{"read", "always"},
 				Doc: "under LUF, whether the victim returns to the GPU's list: read: only while pool tasks read it (dynamic_data_aware_victim_selector: !task_using_data_list_empty); always: every eviction (October 2021)"},
 			{Name: "lru_returns", Kind: "bool", Default: "false",
@@ -191,6 +193,7 @@ func init() {
 				LRUReturns:        p.Bool("lru_returns"),
 				Withdraw:          p.String("withdraw"),
 				Relist:            p.String("relist"),
+				WithdrawDrop:      p.String("withdraw_count") == "drop",
 				PlannedPresent:    p.Bool("planned_present"),
 				FreeTasks:         p.Bool("free_tasks"),
 				PlanOrder:         p.String("plan_order"),
@@ -223,6 +226,7 @@ type Options struct {
 	LRUReturns        bool
 	Withdraw          string // "first" (default when empty) or "all"
 	Relist            string // "read" (default when empty) or "always"
+	WithdrawDrop      bool   // withdraw_count=drop: a withdrawn task leaves n_p
 	PlannedPresent    bool
 	FreeTasks         bool
 	PlanOrder         string // "push" (default when empty) or "pool"
@@ -342,7 +346,10 @@ type worker struct {
 	head    int
 	live    int
 	planCnt []int32 // per data, planned tasks reading it (LUF's n_p)
-	held    int32   // refused: the task taken from the plan that the runtime's FIFO has not taken yet, or -1
+	// stale counts per data the withdrawn tasks StarPU still counts in
+	// nb_task_in_planned_task (withdraw_count=keep): LUF reads planCnt+stale.
+	stale []int32
+	held  int32 // refused: the task taken from the plan that the runtime's FIFO has not taken yet, or -1
 }
 
 // choice is a decision's scan phase: what dynamic_data_aware.c
@@ -446,6 +453,7 @@ func (d *DARTS) Init(v schedulers.View) error {
 			}
 		}
 		w.planCnt = make([]int32, nd)
+		w.stale = make([]int32, nd)
 		w.held = -1
 		w.rank = make([]int32, nd)
 		for x := range nd {

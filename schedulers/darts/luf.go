@@ -12,7 +12,9 @@ func (d *DARTS) ChoosesVictims() bool { return d.opt.LUF }
 // Victim is LUF (thesis Alg. 10) as upstream darts_victim_selector does it,
 // over the engine's candidates (evictable, least recently used first):
 // n_b(D) counts the worker's buffered and popped tasks reading D, n_p(D) its
-// planned tasks reading D.
+// planned tasks reading D, plus, under withdraw_count=keep, the tasks LUF
+// withdrew from the plan that still read D (StarPU's nb_task_in_planned_task
+// keeps them until they are planned and popped again).
 //
 //  1. The first candidate with n_b = n_p = 0 is returned at once.
 //  2. Else, among n_b = 0, the first with the strictly smallest n_p.
@@ -55,7 +57,7 @@ func (d *DARTS) Victim(k int, cands []int, prefetch bool) int {
 	w := &d.w[k]
 	victim := schedulers.LeastUsedVictim(cands,
 		func(c int) bool { return d.nbMark[c] == d.stamp },
-		func(c int) int32 { return w.planCnt[c] })
+		func(c int) int32 { return w.planCnt[c] + w.stale[c] })
 	if victim >= 0 {
 		return victim
 	}
@@ -141,6 +143,12 @@ func (d *DARTS) withdraw(k int, x int32) {
 		w.live--
 		for _, y := range d.inputs(t) {
 			w.planCnt[y]--
+			if !d.opt.WithdrawDrop {
+				// dynamic_data_aware.c dynamic_data_aware_victim_selector:
+				// the withdrawn task goes back to main_task_list with its
+				// inputs' nb_task_in_planned_task unchanged.
+				w.stale[y]++
+			}
 		}
 		d.addToPool(t)
 	}
