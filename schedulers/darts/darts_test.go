@@ -279,7 +279,7 @@ func TestRegistration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "3inputs=false,app_draws=1,buffer=0,eviction=luf,fallback=head,free_tasks=false,lru_returns=false,opti=false,order=shuffled,phases=round,plan_order=push,planned_present=false,refused=true,reinsert=random,relist=read,rng=run,srandom=0,threshold=0,threshold_min_tasks=14400,tiebreak=one_from_free,ties=first,withdraw=first"; p.Canonical() != want {
+	if want := "3inputs=false,app_draws=1,buffer=0,eviction=luf,fallback=head,free_tasks=false,lru_returns=false,opti=false,order=shuffled,phases=round,plan_order=push,planned_present=false,refused=true,reinsert=random,relist=read,rng=run,srandom=0,threshold=0,threshold_min_tasks=14400,tiebreak=one_from_free,ties=first,withdraw=first,withdraw_count=keep"; p.Canonical() != want {
 		t.Errorf("defaults %s, want %s", p.Canonical(), want)
 	}
 	if spec.BufferDepth(p, 10) != 10 {
@@ -342,7 +342,8 @@ func randomOptions(r *rand.Rand) Options {
 		LRUReturns: r.IntN(2) == 0, PlannedPresent: r.IntN(2) == 0, FreeTasks: r.IntN(3) == 0,
 		TieBreak: []string{"one_from_free", "task_left"}[r.IntN(2)], Withdraw: []string{"first", "all"}[r.IntN(2)],
 		Relist: []string{"read", "always"}[r.IntN(2)], PlanOrder: []string{"push", "pool"}[r.IntN(2)],
-		Refused: r.IntN(2) == 0, RNG: []string{"run", "glibc"}[r.IntN(2)], Srandom: r.IntN(3), AppDraws: r.IntN(3)}
+		Refused: r.IntN(2) == 0, RNG: []string{"run", "glibc"}[r.IntN(2)], Srandom: r.IntN(3), AppDraws: r.IntN(3),
+		WithdrawDrop: r.IntN(2) == 0}
 }
 
 // randView gives one implementation its own random stream, and adds the

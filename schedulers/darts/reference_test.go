@@ -27,6 +27,7 @@ type ref struct {
 	plan    [][]int
 	held    []int // refused: the task taken from the plan, not handed out yet, or -1
 	has     [][]bool
+	stale   [][]int // per worker and data, withdrawn tasks still counted in n_p (withdraw_count=keep)
 	list    [][]int
 	rank    [][]int
 	glibc   *glibcrand.Rand
@@ -63,6 +64,7 @@ func (r *ref) Init(v schedulers.View) error {
 			h[x] = v.Present(k, x)
 		}
 		r.has = append(r.has, h)
+		r.stale = append(r.stale, make([]int, nd))
 		r.rank = append(r.rank, make([]int, nd))
 	}
 	return nil
@@ -393,7 +395,7 @@ func (r *ref) Victim(k int, cands []int, prefetch bool) int {
 		}
 	}
 	np := func(x int) int {
-		n := 0
+		n := r.stale[k][x]
 		for _, t := range r.plan[k] {
 			if slices.Contains(r.inputs[t], x) {
 				n++
@@ -443,6 +445,11 @@ func (r *ref) Observe(kind schedulers.EventKind, k, id int) {
 					r.stamp(t)
 					r.enter(t)
 					withdrawn++
+					if !r.opt.WithdrawDrop {
+						for _, x := range r.inputs[t] {
+							r.stale[k][x]++
+						}
+					}
 				} else {
 					keep = append(keep, t)
 				}
