@@ -268,7 +268,12 @@ func genMatmul3D(b *builder, s Spec) {
 		for j := range n {
 			c := c0 + i*n + j
 			for k := range nz {
-				b.addTask("gemm", 2*t*t*t, 0, c, []int{i, j, k}, a0+i*nz+k, b0+k*n+j, c)
+				// xgemm.c -3d submits x outer, y, then z inner (our i, j,
+				// k) with handles[0] = A(z, y), handles[1] = B(x, z),
+				// handles[2] = C(x, y): our B_kj first, then A_ik, as StarPU
+				// requests them (task_prefetch_data_on_node, then
+				// _starpu_fetch_task_input).
+				b.addTask("gemm", 2*t*t*t, 0, c, []int{i, j, k}, b0+k*n+j, a0+i*nz+k, c)
 			}
 		}
 	}

@@ -68,18 +68,18 @@ func TestMatmul3D(t *testing.T) {
 		t.Errorf("tile %d B, working set %d B", w.Data[0].Bytes, w.WorkingSetBytes())
 	}
 	// k innermost: T(0,0,0..3) are ids 0..3, T(0,1,0) is 4, T(0,1,1) is 5.
-	// A(i,k)=i·4+k, B(k,j)=12+k·3+j, C(i,j)=24+i·3+j.
+	// A(i,k)=i·4+k, B(k,j)=12+k·3+j, C(i,j)=24+i·3+j, read B, A, C (xgemm.c -3d's handle order).
 	cases := []struct {
 		id     int
 		coords []int32
 		inputs []int
 		deps   []int
 	}{
-		{0, []int32{0, 0, 0}, []int{0, 12, 24}, nil},
-		{3, []int32{0, 0, 3}, []int{3, 21, 24}, []int{2}},
-		{4, []int32{0, 1, 0}, []int{0, 13, 25}, nil},
-		{5, []int32{0, 1, 1}, []int{1, 16, 25}, []int{4}},
-		{35, []int32{2, 2, 3}, []int{11, 23, 32}, []int{34}},
+		{0, []int32{0, 0, 0}, []int{12, 0, 24}, nil},
+		{3, []int32{0, 0, 3}, []int{21, 3, 24}, []int{2}},
+		{4, []int32{0, 1, 0}, []int{13, 0, 25}, nil},
+		{5, []int32{0, 1, 1}, []int{16, 1, 25}, []int{4}},
+		{35, []int32{2, 2, 3}, []int{23, 11, 32}, []int{34}},
 	}
 	for _, c := range cases {
 		tk := w.Tasks[c.id]

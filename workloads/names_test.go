@@ -29,7 +29,7 @@ func TestDataNamesFollowTheLayouts(t *testing.T) {
 					want = append(want, fmt.Sprintf("C(%d,%d)", c[0], c[1]))
 				}
 			case KindMatmul3D:
-				want = []string{fmt.Sprintf("A(%d,%d)", c[0], c[2]), fmt.Sprintf("B(%d,%d)", c[2], c[1]), fmt.Sprintf("C(%d,%d)", c[0], c[1])}
+				want = []string{fmt.Sprintf("B(%d,%d)", c[2], c[1]), fmt.Sprintf("A(%d,%d)", c[0], c[2]), fmt.Sprintf("C(%d,%d)", c[0], c[1])} // xgemm.c -3d's handle order
 			case KindCholesky, KindLU: // the tile written is A[m][n], its last input
 				want = []string{fmt.Sprintf("A(%d,%d)", c[1], c[2])}
 			}
