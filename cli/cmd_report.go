@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -60,7 +61,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 		flagScope{[]string{"workload-file"}, *orderPlot != "", "with --order-plot", "without it"},
 		flagScope{[]string{"headline", "fit"}, *repro != "", "with --reproduction", "without it"},
 		flagScope{[]string{"suite", "suites", "claims", "format", "average", "figures", "figure-formats", "reproduction", "preview"}, *orderPlot == "", "to tables and reports", "with --order-plot, which draws one trace"},
-		flagScope{[]string{"suite", "format", "o"}, *repro == "", "to a report on stdout or -o", "with --reproduction, which writes its own file and finds each record's suite under --suites"},
+		flagScope{[]string{"suite", "o"}, *repro == "", "to a report on stdout or -o", "with --reproduction, which writes its own file and finds each record's suite under --suites"},
 	); err != nil {
 		return err
 	}
@@ -87,6 +88,13 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 		return orderPicture(*orderPlot, *workloadFile, *out, stdout)
 	}
 	if *repro != "" {
+		html := strings.EqualFold(filepath.Ext(*repro), ".html")
+		switch {
+		case !html && !strings.EqualFold(filepath.Ext(*repro), ".md"):
+			return fmt.Errorf("--reproduction %s: the report is a .md (Markdown) or .html page", *repro)
+		case formatSet(fs) && *format != map[bool]string{true: "html", false: "md"}[html]:
+			return fmt.Errorf("--format %s with --reproduction %s: the file's extension says %s", *format, *repro, map[bool]string{true: "html", false: "md"}[html])
+		}
 		if *claimsDir == "" {
 			*claimsDir = "paper"
 		}
@@ -403,7 +411,17 @@ func reproduction(files []string, suitesDir, claimsDir, figures string, formats 
 		return err
 	}
 	var buf bytes.Buffer
-	if err := d.Markdown(&buf); err != nil {
+	if strings.EqualFold(filepath.Ext(out), ".html") {
+		// Figures link their SVG and PDF twins where they were written.
+		exist := func(p string) bool {
+			_, err := os.Stat(filepath.Join(linkDir, filepath.FromSlash(p)))
+			return err == nil
+		}
+		err = d.HTMLWith(&buf, exist)
+	} else {
+		err = d.Markdown(&buf)
+	}
+	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
@@ -500,4 +518,11 @@ func parseFigureFormats(s string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// formatSet says whether --format was given.
+func formatSet(fs *flag.FlagSet) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "format" })
+	return set
 }

@@ -245,7 +245,7 @@ func TestReportRendering(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
 	}
-	if err := d.HTML(&html); err != nil || !strings.Contains(html.String(), `<td class="r">&#43;0.00%</td>`) || strings.Contains(html.String(), "**") {
+	if err := d.HTML(&html); err != nil || !strings.Contains(html.String(), `<td class="r">+0.00%</td>`) || strings.Contains(html.String(), "**") {
 		t.Errorf("html: %v\n%s", err, html.String())
 	}
 	if err := WriteCSV(&csv, set); err != nil || !strings.HasPrefix(csv.String(), "suite,label,point") || strings.Count(csv.String(), "\n") != 1+2*2*len(tableMetrics) {
