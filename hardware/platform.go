@@ -112,6 +112,63 @@ type Topology struct {
 	// sequential with any RAM->GPU transfer", a constraint "observed with
 	// CUDA"). False: a peer copy holds its destination's copy engine only.
 	SerialPeerCopies bool `toml:"serial_peer_copies" json:"serial_peer_copies,omitempty"`
+	// NVLinkOverPCIe makes a copy between two NVLink-connected GPUs cross,
+	// besides its NVLink connection, the PCIe links between the two GPUs:
+	// each GPU's port (GPUPortGBps) and, for GPUs under different
+	// switches, the source's switch link up and the destination's down
+	// (PeerPath). StarPU's SimGrid platform routes them so: the bus
+	// calibration writes the route CUDAi->CUDAj as the link CUDAi-CUDAj
+	// followed by the PCI path from i to j through the hwloc tree
+	// (src/core/perfmodel/perfmodel_bus.c write_bus_platform_file,
+	// emit_platform_path_up; its TODO: "use libnvml to get NVLink links,
+	// otherwise numbers will be bogusly propagated through PCI topology"),
+	// so peer copies out of one GPU share its port, and a peer copy into
+	// a GPU under another switch shares that switch's link with the
+	// copies from RAM to its GPUs. False: an NVLink copy crosses its
+	// NVLink only (real NVLink traffic does not cross PCIe).
+	NVLinkOverPCIe bool `toml:"nvlink_over_pcie" json:"nvlink_over_pcie,omitempty"`
+	// GPUPortGBps, when > 0, gives each GPU a PCIe port link of its own
+	// per direction, below its switch, crossed by every copy into it
+	// (down) and out of it (up), peer copies included; SimGrid's platform
+	// of a StarPU host has one (the link "PCI:<bus id> up/down" of the
+	// GPU's PCI device, on every route from and to its CUDA host). 0: no
+	// such link (the GPU link, gpu_link_gbps, is the GPU's).
+	GPUPortGBps float64 `toml:"gpu_port_gbps" json:"gpu_port_gbps,omitempty"`
+	// BusMBps and BusLatencyUs, when set, are StarPU's bus matrices (MB/s
+	// and µs, row the source, column the destination, over StarPU's memory
+	// node numbers as CopyLatencyUs), with which a copy's source is chosen:
+	// among the valid copies, the one of least predicted time latency +
+	// size / bandwidth × 2 × GPUs, main memory first on a tie, then GPUs
+	// by number (datawizard/coherency.c _starpu_select_src_node, with
+	// perfmodel_bus.c starpu_transfer_predict over the bus calibration's
+	// bandwidth_matrix and latency_matrix: the measured values of each
+	// direction, not those of the links). Empty: the source is the copy
+	// of fastest uncontended route (PeerGBps, HomeGBps).
+	BusMBps      [][]float64 `toml:"bus_mbps" json:"bus_mbps,omitempty"`
+	BusLatencyUs [][]float64 `toml:"bus_latency_us" json:"bus_latency_us,omitempty"`
+}
+
+// BusPredict is StarPU's predicted time (µs) of a copy of size bytes from
+// memory node src to dst (Nodes' numbering, main memory the home node
+// home) over the bus matrices (BusMBps, BusLatencyUs), and whether the
+// platform gives them for that pair: perfmodel_bus.c
+// starpu_transfer_predict, latency + size / bandwidth × 2 × ngpus.
+func (t *Topology) BusPredict(src, dst, home, gpus int, size float64) (float64, bool) {
+	idx := func(n int) int {
+		if n == home {
+			return 0
+		}
+		return n + 1
+	}
+	i, j := idx(src), idx(dst)
+	if i >= len(t.BusMBps) || j >= len(t.BusMBps[i]) || !(t.BusMBps[i][j] > 0) {
+		return 0, false
+	}
+	lat := 0.0
+	if i < len(t.BusLatencyUs) && j < len(t.BusLatencyUs[i]) {
+		lat = t.BusLatencyUs[i][j]
+	}
+	return lat + size/t.BusMBps[i][j]*2*float64(gpus), true
 }
 
 // GPULink is the bandwidth of GPU g's PCIe link: its own when the
@@ -718,6 +775,8 @@ func (p *Platform) Check() error {
 		return fmt.Errorf("platform %s: gpu_link_gbps_each = %v; every bandwidth must be a positive number of GB/s", p.Name, t.GPULinkGBpsEach)
 	case p.latencyError() != "":
 		return fmt.Errorf("platform %s: copy_latency_us: %s", p.Name, p.latencyError())
+	case !(t.GPUPortGBps >= 0) || math.IsInf(t.GPUPortGBps, 1):
+		return fmt.Errorf("platform %s: gpu_port_gbps = %g; give the GB/s of a GPU's PCIe port (0: none)", p.Name, t.GPUPortGBps)
 	case !(t.StridedGBps >= 0) || math.IsInf(t.StridedGBps, 1):
 		return fmt.Errorf("platform %s: strided_gbps = %g; give the GB/s of a strided copy (0: no cap)", p.Name, t.StridedGBps)
 	case p.Runtime.Buffer < 1:
@@ -1004,11 +1063,15 @@ func (p *Platform) Links() (links []Link, down, up [][]int) {
 	}
 	path := func(g int, suffix string) []int {
 		sw, numa := g/t.GPUsPerSwitch, g/t.GPUsPerNUMA
-		path := []int{
+		var path []int
+		if t.GPUPortGBps > 0 {
+			path = append(path, add(PortName(g)+suffix, t.GPUPortGBps))
+		}
+		path = append(path,
 			add(fmt.Sprintf("pcie-gpu%d%s", g, suffix), t.GPULink(g)),
 			add(fmt.Sprintf("pcie-switch%d%s", sw, suffix), t.SwitchLinkGBps),
 			add(fmt.Sprintf("pcie-numa%d%s", numa, suffix), t.NUMALinkGBps),
-		}
+		)
 		if numa > 0 {
 			path = append(path, add("inter-numa"+suffix, t.InterNUMAGBps))
 		}
@@ -1022,6 +1085,10 @@ func (p *Platform) Links() (links []Link, down, up [][]int) {
 	}
 	return links, down, up
 }
+
+// PortName names GPU g's PCIe port link (Topology.GPUPortGBps); its up
+// direction has the suffix "-up".
+func PortName(g int) string { return fmt.Sprintf("pcie-port%d", g) }
 
 // StridedName names the cap on a node's strided copies (Topology.StridedGBps).
 func StridedName(node int) string { return fmt.Sprintf("strided-copy%d", node) }
@@ -1106,10 +1173,31 @@ func (p *Platform) nvlinkTableError() string {
 // datawizard/coherency.c link_supports_direct_transfers). names are link
 // names of Links (or the NVLink's); gbps is the NVLink's bandwidth, 0 for
 // a PCIe path (its links carry their own).
+//
+// Under Topology.NVLinkOverPCIe an NVLink copy crosses, after its NVLink,
+// the PCIe path of a pair without NVLink less the two GPU links (which
+// stand for SimGrid's RAM-CUDAi links, on the routes from RAM only): the
+// ports (GPUPortGBps) and, under different switches, the switch links.
 func (p *Platform) PeerPath(a, b int) (names []string, gbps float64) {
 	if n := p.NVLinks(a, b); n > 0 {
-		return []string{p.NVLinkName(a, b)}, float64(n) * p.Topology.NVLinkGBps
+		names, gbps = []string{p.NVLinkName(a, b)}, float64(n)*p.Topology.NVLinkGBps
+		if !p.Topology.NVLinkOverPCIe {
+			return names, gbps
+		}
+		ga, gb := fmt.Sprintf("pcie-gpu%d-up", a), fmt.Sprintf("pcie-gpu%d", b)
+		for _, name := range p.pciePeerPath(a, b) {
+			if name != ga && name != gb {
+				names = append(names, name)
+			}
+		}
+		return names, gbps
 	}
+	return p.pciePeerPath(a, b), 0
+}
+
+// pciePeerPath is the PCIe route of a copy from GPU a to GPU b: up from a
+// and down to b through their closest common switch.
+func (p *Platform) pciePeerPath(a, b int) (names []string) {
 	links, down, up := p.Links()
 	name := func(l int) string { return strings.TrimSuffix(links[l].Name, "-up") }
 	for i, u := range up[a] {
@@ -1121,14 +1209,14 @@ func (p *Platform) PeerPath(a, b int) (names []string, gbps float64) {
 				for _, l := range down[b][:j] {
 					names = append(names, links[l].Name)
 				}
-				return names, 0
+				return names
 			}
 		}
 	}
 	for _, l := range append(append([]int(nil), up[a]...), down[b]...) {
 		names = append(names, links[l].Name)
 	}
-	return names, 0
+	return names
 }
 
 // PeerGBps is the uncontended bandwidth of a peer copy from GPU a to b:

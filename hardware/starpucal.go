@@ -126,6 +126,14 @@ type starpuTree struct {
 	allBothWays              bool    // the shared link is on the CUDA->RAM routes too
 	routes                   int
 	peerCrossesAll, peerSeen int // non-NVLink GPU->GPU routes crossing the shared link
+	// portLink is the slowest link of one GPU alone on the routes between
+	// RAM and the GPUs, besides RAM-CUDAi and CUDAi-RAM (the GPU's PCI
+	// device link); "" when some GPU has none.
+	portLink string
+	portGBps float64
+	// nvlinkRoutes NVLink pairs' routes, nvlinkOverPCI of them crossing
+	// more than their CUDAi-CUDAj link.
+	nvlinkRoutes, nvlinkOverPCI int
 }
 
 // ImportStarPU reads the StarPU calibration of host in dir (a sampling
@@ -639,6 +647,49 @@ func (c *StarPUImport) deriveTree(links map[string]float64, routes map[[2]string
 					if slices.Contains(ids, t.allLink) {
 						t.peerCrossesAll++
 					}
+				}
+			}
+		}
+	}
+	// Each GPU's own PCI links (on its routes to and from RAM only, besides
+	// RAM-CUDAi and CUDAi-RAM), and the NVLink routes crossing PCI.
+	own := map[string][]int{}
+	for g := range n {
+		for _, r := range [][2]string{{"RAM", fmt.Sprintf("CUDA%d", g)}, {fmt.Sprintf("CUDA%d", g), "RAM"}} {
+			for _, id := range routes[r] {
+				if !slices.Contains(own[id], g) {
+					own[id] = append(own[id], g)
+				}
+			}
+		}
+	}
+	ports := 0
+	for g := range n {
+		found := false
+		for _, r := range [][2]string{{"RAM", fmt.Sprintf("CUDA%d", g)}, {fmt.Sprintf("CUDA%d", g), "RAM"}} {
+			for _, id := range routes[r] {
+				if id == r[0]+"-"+r[1] || len(own[id]) != 1 {
+					continue
+				}
+				found = true
+				if t.portGBps == 0 || links[id] < t.portGBps || (links[id] == t.portGBps && id < t.portLink) {
+					t.portLink, t.portGBps = id, links[id]
+				}
+			}
+		}
+		if found {
+			ports++
+		}
+	}
+	if ports != n {
+		t.portLink, t.portGBps = "", 0
+	}
+	for a := range n {
+		for b := range n {
+			if ids, ok := routes[[2]string{fmt.Sprintf("CUDA%d", a), fmt.Sprintf("CUDA%d", b)}]; ok && a != b && c.nvlinks(a, b) > 0 {
+				t.nvlinkRoutes++
+				if len(ids) > 1 {
+					t.nvlinkOverPCI++
 				}
 			}
 		}
@@ -1238,6 +1289,32 @@ func (c *StarPUImport) TOML() []byte {
 	}
 	p("strided_gbps      = 0  # source: SimGrid times a copy by its size over the route's links (src/core/simgrid.c); no cap on strided copies\n")
 	p("serial_peer_copies = true  # source: StarPU's src/core/simgrid.c transfers_are_sequential: a GPU->GPU copy is sequential with every copy into either GPU (\"GPU-GPU transfers are sequential with any RAM->GPU transfer\", observed with CUDA); copies into one GPU are sequential in memsched anyway\n")
+	if t.nvlinkRoutes > 0 && t.nvlinkOverPCI == t.nvlinkRoutes && c.MemcpyPeer {
+		p("nvlink_over_pcie = true  # source: %s: each of the %d routes CUDAi->CUDAj of an NVLink pair crosses its link CUDAi-CUDAj and the PCI links between the two GPUs (StarPU's src/core/perfmodel/perfmodel_bus.c write_bus_platform_file: the link, then emit_platform_path_up through the hwloc tree; its TODO \"use libnvml to get NVLink links, otherwise numbers will be bogusly propagated through PCI topology\"): peer copies out of one GPU share its port, and one into a GPU under another switch shares that switch's link with the copies from RAM\n", xf, t.nvlinkRoutes)
+	} else if t.nvlinkRoutes > 0 {
+		p("nvlink_over_pcie = false  # source: %s: %d of the %d routes CUDAi->CUDAj of an NVLink pair cross PCI links besides their own\n", xf, t.nvlinkOverPCI, t.nvlinkRoutes)
+	}
+	if t.portLink != "" {
+		p("gpu_port_gbps = %.3f  # source: %s link %q bandwidth %.0f Bps, the slowest of the links on one GPU's routes to and from RAM alone (each GPU's PCI device, up and down), besides RAM-CUDAi and CUDAi-RAM\n", t.portGBps/1e9, xf, t.portLink, t.portGBps)
+	}
+	busMatrix := func(key, unit, file string, m [][]float64, lines []int) {
+		p("%s = [  # source: %s rows 0-%d (lines %d-%d), columns 0-%d (row: from, column: to; 0 RAM, 1+i CUDAi; %s): StarPU chooses a copy's source by them (datawizard/coherency.c _starpu_select_src_node, perfmodel_bus.c starpu_transfer_predict), not by the platform's links\n", key, file, c.CUDA, lines[0], lines[len(lines)-1], c.CUDA, unit)
+		for i, row := range m {
+			p("  [")
+			for j, v := range row {
+				if j > 0 {
+					p(", ")
+				}
+				p("%g", v)
+			}
+			p("],  # from %s (line %d)\n", c.nodeName(i), lines[i])
+		}
+		p("]\n")
+	}
+	if c.MemcpyPeer && len(pairs) > 0 {
+		busMatrix("bus_mbps", "MB/s", bwf, c.BW, c.bwLines)
+		busMatrix("bus_latency_us", "µs", latf, c.Lat, c.latLines)
+	}
 	if c.RouteLat == nil {
 		p("# copy_latency_us not written: %s: %s.\n\n", xf, c.routeNote)
 	} else {

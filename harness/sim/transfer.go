@@ -96,6 +96,11 @@ func (e *Engine) serialFree(ni, src int, seq uint64) bool {
 // peer to peer when peer copies are on (Topology.NVLink): over their
 // NVLinks, or over PCIe for a pair without (hardware.Platform.PeerPath).
 func (e *Engine) source(ni, d int) int {
+	if len(e.p.Topology.BusMBps) > 0 {
+		if s, ok := e.busSource(ni, d); ok {
+			return s
+		}
+	}
 	best, bw := -1, 0.0
 	if e.nodes[e.home].state[d] == resident {
 		best, bw = e.home, e.homeGBps[ni]
@@ -108,6 +113,38 @@ func (e *Engine) source(ni, d int) int {
 		}
 	}
 	return best
+}
+
+// busSource is source under Topology.BusMBps: as StarPU's
+// _starpu_select_src_node (datawizard/coherency.c), the valid copy of
+// least predicted time over the bus calibration's matrices
+// (perfmodel_bus.c starpu_transfer_predict), main memory (StarPU's node 0)
+// first, then the GPUs by number, a later one taken only when strictly
+// faster. ok is false when a candidate's pair has no bus value.
+func (e *Engine) busSource(ni, d int) (best int, ok bool) {
+	best, cost := -1, math.Inf(1)
+	size := float64(e.w.Data[d].Bytes)
+	try := func(o int) bool {
+		c, ok := e.p.Topology.BusPredict(o, ni, e.home, e.p.GPUs, size)
+		if !ok {
+			return false
+		}
+		if c < cost {
+			best, cost = o, c
+		}
+		return true
+	}
+	if e.nodes[e.home].state[d] == resident && !try(e.home) {
+		return -1, false
+	}
+	if e.peerGBps != nil && e.nodes[ni].gpu {
+		for o, m := range e.nodes {
+			if o != ni && m.gpu && m.state[d] == resident && !try(o) {
+				return -1, false
+			}
+		}
+	}
+	return best, true
 }
 
 // peerRoutes prepares the links of every peer copy between GPUs when peer

@@ -84,4 +84,12 @@ package sim
 // order, B_kj (its A(z, y)) before A_ik (its B(x, z)), then C (workloads
 // genMatmul3D): a task's requests, and so ties between its loads and the
 // order of DARTS's data lists, come in StarPU's order.
+// Also in 15: on the imported StarPU hosts an NVLink copy also crosses
+// the PCIe links between its GPUs, each GPU's port and, under different
+// switches, the switch links (Topology.NVLinkOverPCIe, GPUPortGBps:
+// SimGrid's routes from perfmodel_bus.c write_bus_platform_file), and a
+// copy's source is the valid copy of least predicted time over StarPU's
+// bus matrices (Topology.BusMBps, BusLatencyUs: coherency.c
+// _starpu_select_src_node, starpu_transfer_predict). Only runs with peer
+// copies on gemini-1-fgcs and gemini-2-ipdps change.
 const ModelVersion = 15
