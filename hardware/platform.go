@@ -495,6 +495,21 @@ type Runtime struct {
 	CopyIssueUs         float64 `toml:"copy_issue_us" json:"copy_issue_us,omitempty"`
 	TaskIssueUs         float64 `toml:"task_issue_us" json:"task_issue_us,omitempty"`
 	FetchInputUs        float64 `toml:"fetch_input_us" json:"fetch_input_us,omitempty"`
+	// ProgressUs is host time, in µs, that a GPU's driver spends per
+	// memory node it drives each time it handles data requests before a
+	// pop: StarPU in SimGrid sleeps 1 µs in each
+	// ___starpu_datawizard_progress call ("XXX", datawizard.c), which
+	// __starpu_datawizard_progress makes for every node the worker drives,
+	// and a CUDA worker drives its GPU and every NUMA node (topology.c
+	// _starpu_init_workers_binding: "This worker can manage transfers on
+	// NUMA nodes"): 2 µs per driver iteration with one NUMA node (traced at
+	// papers/ICPP2023, EAGER on 2 and 4 GPUs: pops of tasks whose data are
+	// there 14 µs apart, 10 µs task queueing + 2 × 1 µs input + 2 µs). It is
+	// charged, with 1 + NUMA nodes (Topology.GPUsPerNUMA) driven, after a
+	// driver's launches (the iteration's requests come next, then its pop)
+	// and when a copy's end wakes an idle driver (it handles the end there,
+	// then launches and pops). 0: free.
+	ProgressUs float64 `toml:"progress_us" json:"progress_us,omitempty"`
 	// FlushInMakespan counts the final write-back of modified data in the
 	// makespan (false: the timed region ends with the last task, as the
 	// papers' benchmarks stop their clock at starpu_task_wait_for_all and
@@ -797,6 +812,8 @@ func (p *Platform) Check() error {
 		return fmt.Errorf("platform %s: runtime array_op_seconds = %v; use the seconds one array comparison costs, in [0, 1)", p.Name, p.Runtime.ArrayOpSeconds)
 	case !(p.Runtime.StatusOpSeconds >= 0 && p.Runtime.StatusOpSeconds < 1) || !(p.Runtime.PredictOpSeconds >= 0 && p.Runtime.PredictOpSeconds < 1) || !(p.Runtime.BeladyOpSeconds >= 0 && p.Runtime.BeladyOpSeconds < 1):
 		return fmt.Errorf("platform %s: runtime status_op_seconds = %v, predict_op_seconds = %v, belady_op_seconds = %v; use the seconds one operation costs, in [0, 1)", p.Name, p.Runtime.StatusOpSeconds, p.Runtime.PredictOpSeconds, p.Runtime.BeladyOpSeconds)
+	case !(p.Runtime.ProgressUs >= 0 && p.Runtime.ProgressUs <= 1e6):
+		return fmt.Errorf("platform %s: runtime progress_us = %v; give a host time in µs, in [0, 1e6]", p.Name, p.Runtime.ProgressUs)
 	case !(p.Runtime.CopyIssueUs >= 0 && p.Runtime.CopyIssueUs <= 1e6) || !(p.Runtime.TaskIssueUs >= 0 && p.Runtime.TaskIssueUs <= 1e6) || !(p.Runtime.FetchInputUs >= 0 && p.Runtime.FetchInputUs <= 1e6):
 		return fmt.Errorf("platform %s: runtime copy_issue_us = %v, task_issue_us = %v, fetch_input_us = %v; give host times in µs, in [0, 1e6]", p.Name, p.Runtime.CopyIssueUs, p.Runtime.TaskIssueUs, p.Runtime.FetchInputUs)
 	case !(p.Runtime.DurationCV >= 0 && p.Runtime.DurationCV <= 10):

@@ -1432,6 +1432,7 @@ func (c *StarPUImport) TOML() []byte {
 	p("copy_issue_us      = 10     # source: src/core/simgrid.c _starpu_simgrid_transfer: \"Sleep 10µs for the GPU transfer queueing\" before each copy (STARPU_SIMGRID_QUEUE_MALLOC_COST, default 1; the scripts leave it)\n")
 	p("task_issue_us      = 10     # source: src/core/simgrid.c _starpu_simgrid_submit_job: \"Sleep 10µs for the GPU task queueing\" before queueing each kernel (the same variable)\n")
 	p("fetch_input_us     = 1      # source: src/datawizard/coherency.c _starpu_fetch_task_input: 1 µs after requesting each input of a popped task (STARPU_SIMGRID_FETCHING_INPUT_COST, default 1)\n")
+	p("progress_us        = 0      # StarPU's value is 1 (src/datawizard/datawizard.c ___starpu_datawizard_progress sleeps 1 µs per call in SimGrid, \"XXX\", made for every memory node the worker drives, __starpu_datawizard_progress; a CUDA worker drives its GPU and every NUMA node, src/core/topology.c _starpu_init_workers_binding: 2 µs per driver iteration here; traced: pops of tasks whose data are there 14 µs apart, memsched 12), held at 0: memsched charges it after a driver's launches and at a copy's end into an idle driver, not in every iteration of driver_cuda.c _starpu_cuda_driver_run_once, and so placed it moves 2d-2gpu EAGER N = 10 by -1.2 %% and 3d-4gpu N = 20 by +5 %%\n")
 	return b.Bytes()
 }
 

@@ -282,7 +282,10 @@ type Engine struct {
 	// driver thread in seconds (Runtime.CopyIssueUs, TaskIssueUs,
 	// FetchInputUs); 0 with a backend, whose host time passes for real.
 	copyIssue, taskIssue, fetchInput float64
-	copySeq                          uint64 // copies issued (request.seq)
+	// progress is the host time a GPU's driver spends handling requests
+	// before each pop (Runtime.ProgressUs × the nodes it drives).
+	progress float64
+	copySeq  uint64 // copies issued (request.seq)
 	// spinSleep is the host time a GPU's driver spends per turn it waits
 	// for a datum's header lock when copies of that datum into other GPUs
 	// ended at the same instant (Runtime.SpinFree false: StarPU's SimGrid
@@ -419,6 +422,13 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e.peerRoutes()
 	if be == nil {
 		e.copyIssue, e.taskIssue, e.fetchInput = p.Runtime.CopyIssueUs*1e-6, p.Runtime.TaskIssueUs*1e-6, p.Runtime.FetchInputUs*1e-6
+		if p.Runtime.ProgressUs > 0 {
+			numa := 1
+			if t := p.Topology; t.GPUsPerNUMA > 0 && p.MaxGPUs > t.GPUsPerNUMA {
+				numa = (p.MaxGPUs + t.GPUsPerNUMA - 1) / t.GPUsPerNUMA
+			}
+			e.progress = p.Runtime.ProgressUs * 1e-6 * float64(1+numa)
+		}
 		if !p.Runtime.SpinFree {
 			e.spinSleep = starpuSpinSleep
 		}

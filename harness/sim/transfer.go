@@ -216,6 +216,12 @@ func (e *Engine) LoadDone(g, d int, prefetch bool) { e.loadDone(g, d, prefetch, 
 func (e *Engine) loadDone(ni, d int, prefetch bool, src int) {
 	n := e.nodes[ni]
 	n.busyIn = false
+	if e.progress > 0 && n.gpu && n.driverT <= e.now {
+		// An idle driver woken by the copy's end handles it in its
+		// iteration's request handling (Runtime.ProgressUs): it launches
+		// and pops after.
+		n.driverT = e.now + e.progress
+	}
 	e.spin(n, d)
 	n.set(d, resident)
 	if e.rt.LRUAtLoad {

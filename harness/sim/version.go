@@ -91,5 +91,7 @@ package sim
 // copy's source is the valid copy of least predicted time over StarPU's
 // bus matrices (Topology.BusMBps, BusLatencyUs: coherency.c
 // _starpu_select_src_node, starpu_transfer_predict). Only runs with peer
-// copies on gemini-1-fgcs and gemini-2-ipdps change.
+// copies on gemini-1-fgcs and gemini-2-ipdps change. Runtime.ProgressUs
+// (datawizard.c ___starpu_datawizard_progress's SimGrid sleep) is new and
+// 0 in every preset.
 const ModelVersion = 15

@@ -545,8 +545,16 @@ func (e *Engine) startCompute(w int) {
 func (e *Engine) launch(w int) {
 	wk := e.workers[w]
 	n := e.nodes[wk.node]
+	launched := false
 	for len(wk.launchAt) < len(wk.pipe) && n.holds(e.inputs(wk.pipe[len(wk.launchAt)])) {
 		wk.launchAt = append(wk.launchAt, e.driverSpend(n, e.taskIssue))
+		launched = true
+	}
+	if launched && e.progress > 0 {
+		// The iteration goes on handling the node's requests before it
+		// pops (driver_cuda.c _starpu_cuda_driver_run_once:
+		// __starpu_datawizard_progress; Runtime.ProgressUs).
+		e.driverSpend(n, e.progress)
 	}
 }
 
