@@ -32,6 +32,7 @@ func TimelinePlot(tl *trace.Timeline, title, out string) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "time (ms)"
+	p.X.Tick.Marker = niceTicks{}
 	var rows []string
 	g := &gantt{tl: tl}
 	for wi := range tl.Workers {
