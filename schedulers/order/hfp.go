@@ -21,6 +21,14 @@ type HFPOptions struct {
 	// FastStart replaces the first iteration by the cheap pairing of thesis
 	// §3.5.7 (upstream FASTER_FIRST_ITERATION).
 	FastStart bool
+	// MergeFit makes a phase-1 merge test the bound too: P_i joins the
+	// first P_j that fits with it and shares MaxSharedData (the thesis's
+	// Algorithm 5 as the research notes read it). Without it, as StarPU
+	// does (HFP.c hierarchical_fair_packing at papers/ICPP2023), the bound
+	// only limits the maximum: the merge loop joins P_i with the first P_j
+	// whose matrice_donnees_commune[i][j] equals max_value_common_data_matrix,
+	// whether their union fits or not.
+	MergeFit bool
 	// Packages is the number of packages at which merging stops: 1 (or 0)
 	// is plain HFP, K is mHFP's first step (thesis Algorithm 8).
 	Packages int
@@ -56,11 +64,10 @@ type HFPOptions struct {
 //     order, to P_nc and removed.
 //   - Merging: for P_i ∈ 𝕊 in slot order, skipping packages already merged
 //     this iteration (the set Q, which P_i itself may belong to), j is the
-//     first slot (argmax ties → lowest slot) of 𝒫 \ Q, j ≠ i, maximising
-//     SharedData[i][j] among the packages that fit with P_i (phase 1; the
-//     size test is inside the argmax) or among all (phase 2). P_i and P_j
-//     merge iff SharedData[i][j] equals the iteration's MaxSharedData, so
-//     only globally best pairs merge.
+//     first slot of 𝒫 \ Q, j ≠ i, with SharedData[i][j] equal to the
+//     iteration's MaxSharedData, so only globally best pairs merge. [U]
+//     the size test is not repeated there: in phase 1 P_j need not fit with
+//     P_i (MergeFit restricts j to the packages that fit).
 //   - Stop: the loop runs while more than Packages packages remain, and an
 //     iteration stops as soon as Packages packages remain ([U]).
 //   - P_nc (tasks sharing nothing with the rest) is appended to the first
@@ -161,12 +168,19 @@ func hfpRun(w *workloads.Workload, opts HFPOptions, pairMin int) [][]int {
 		// Pass 2: merges, in slot order, of pairs reaching maxShared.
 		// P_i's argmax over 𝒫\Q cannot exceed its pass-1 best, and reaches
 		// maxShared exactly at the lowest such slot outside Q.
+		// Without MergeFit, a P_i whose best fitting value is below
+		// maxShared may still reach it with a package it does not fit
+		// with; its best value over all packages tells whether to search.
 		merged := int64(0)
+		fit := sizeLimit && opts.MergeFit
 		for k, i := range S {
-			if h.inQ[i] == h.round || h.best[i] != maxShared {
+			if h.inQ[i] == h.round {
 				continue
 			}
-			j := h.search(i, k, maxShared, sizeLimit)
+			if h.best[i] != maxShared && (fit || !sizeLimit || h.bestOf(i, k, false) < maxShared) {
+				continue
+			}
+			j := h.search(i, k, maxShared, fit)
 			if j < 0 {
 				continue
 			}

@@ -203,10 +203,16 @@ func refHFP(w *workloads.Workload, opts HFPOptions) [][]int {
 			var best *refPkg
 			bestV := int64(-1)
 			for _, b := range P {
-				if b == a || Q[b] || (sizeLimit && !fits(a, b)) {
+				if b == a || Q[b] || (sizeLimit && opts.MergeFit && !fits(a, b)) {
 					continue
 				}
-				if v := shared[pair{a, b}]; v > bestV {
+				v := shared[pair{a, b}]
+				if !opts.MergeFit && v == maxShared {
+					// StarPU: the first package sharing the maximum, fitting or not
+					best, bestV = b, v
+					break
+				}
+				if v > bestV {
 					best, bestV = b, v
 				}
 			}
@@ -268,6 +274,7 @@ func TestHFPMatchesReference(t *testing.T) {
 				Memory:    mems[r.IntN(len(mems))],
 				Flip:      r.IntN(2) == 0,
 				FastStart: r.IntN(2) == 0,
+				MergeFit:  r.IntN(2) == 0,
 				Packages:  1 + r.IntN(4),
 			}
 			cases += checkHFP(t, fmt.Sprintf("instance %d", inst), w, opts)
@@ -341,6 +348,7 @@ func TestHFPMatchesReferenceStructured(t *testing.T) {
 				Memory:    unit * int64(r.IntN(16)),
 				Flip:      r.IntN(2) == 0,
 				FastStart: r.IntN(3) == 0,
+				MergeFit:  r.IntN(2) == 0,
 				Packages:  1 + r.IntN(5),
 			}
 			cases += checkHFP(t, fmt.Sprintf("structured %d", inst), w, opts)
@@ -462,6 +470,7 @@ func TestHFPLargeMatchesReference(t *testing.T) {
 	w := grid2D(9, 14745600)
 	for _, opts := range []HFPOptions{
 		{Memory: 14745600 * 8, Flip: true, Packages: 1},
+		{Memory: 14745600 * 8, Flip: true, MergeFit: true, Packages: 1},
 		{Memory: 14745600 * 8, Flip: true, FastStart: true, Packages: 1},
 		{Memory: 14745600 * 5, Packages: 3},
 	} {

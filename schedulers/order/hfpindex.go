@@ -185,16 +185,21 @@ func (h *hfp) bestAll(S []int32, fit bool) int64 {
 	}
 	var mx int64
 	for k, i := range S {
-		var b int64
-		if ix.counted[k] {
-			b = h.bestFew(i, k, fit)
-		} else {
-			b = h.bestScan(i, ix.classesOf(k), fit)
-		}
+		b := h.bestOf(i, k, fit)
 		h.best[i] = b
 		mx = max(mx, b)
 	}
 	return mx
+}
+
+// bestOf is P_i's (S[k]'s) best value as bestAll computes it, alone. In
+// pass 2 it may count packages merged earlier in the iteration (their
+// holder lists are flushed at the next one), which only raises it.
+func (h *hfp) bestOf(i int32, k int, fit bool) int64 {
+	if h.ix.counted[k] {
+		return h.bestFew(i, k, fit)
+	}
+	return h.bestScan(i, h.ix.classesOf(k), fit)
 }
 
 // countPairs finds, for each package S[k] with two classes evaluated from

@@ -58,12 +58,15 @@ func init() {
 	flip := schedulers.Param{Name: "flip", Kind: "bool", Default: "false", Doc: "package flipping (U-order) at each merge (thesis §3.5.2)"}
 	belady := schedulers.Param{Name: "belady", Kind: "bool", Default: "false", Doc: "Belady eviction over the planned order (thesis §3.5.3)"}
 	fast := schedulers.Param{Name: "fast_start", Kind: "bool", Default: "false", Doc: "first iteration merges tasks sharing any data without the max search (thesis §3.5.7)"}
+	mergeFit := schedulers.Param{Name: "merge_fit", Kind: "bool", Default: "false",
+		Doc: "while packages are bounded by the memory, a merge also needs the pair to fit (the thesis's Alg. 5 as read); false: StarPU's HFP.c hierarchical_fair_packing, whose bound only limits the maximum shared weight, the merge loop joining P_i with the first P_j sharing that maximum whether their union fits or not"}
 	// Version 4: Belady reads StarPU's next uses by default (belady_uses).
-	schedulers.Register(schedulers.Spec{Name: "hfp", Version: 4,
+	// Version 5: merges as StarPU's (merge_fit = false).
+	schedulers.Register(schedulers.Spec{Name: "hfp", Version: 5,
 		Doc:    "Hierarchical Fair Packing on one GPU (thesis Alg. 5): pack tasks sharing most data while inputs fit in memory, then merge packages ignoring the bound; the papers' HFP is flip=true ready=true (COLOC 2021) plus belady=true (thesis)",
-		Params: []schedulers.Param{flip, ready, readyAt, belady, schedulers.BeladyUsesParam, fast, window},
+		Params: []schedulers.Param{flip, ready, readyAt, belady, schedulers.BeladyUsesParam, fast, mergeFit, window},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-			opts := order.HFPOptions{Flip: p.Bool("flip"), FastStart: p.Bool("fast_start"), Packages: 1}
+			opts := order.HFPOptions{Flip: p.Bool("flip"), FastStart: p.Bool("fast_start"), MergeFit: p.Bool("merge_fit"), Packages: 1}
 			return &schedulers.Planned{Name: "hfp", Ready: p.Bool("ready"), ReadyBelow: p.String("ready_at") == schedulers.ReadyAtBuffer, Window: p.Int("window"), Belady: p.Bool("belady"), BeladyUses: p.String("belady_uses"),
 				Plan: singleGPU("hfp", func(v schedulers.View) []int {
 					opts.Memory = v.Platform().MemoryBytes
@@ -75,13 +78,15 @@ func init() {
 	on := func(pp schedulers.Param) schedulers.Param { pp.Default = "true"; return pp }
 	// Version 4: Belady reads StarPU's next uses by default (belady_uses):
 	// HFP.c's multi-GPU path fills one next_use_tab per GPU package.
-	schedulers.Register(schedulers.Spec{Name: "mhfp", Version: 4,
+	// Version 5: merges as StarPU's (merge_fit = false; its multi-GPU
+	// packing is the same hierarchical_fair_packing).
+	schedulers.Register(schedulers.Spec{Name: "mhfp", Version: 5,
 		Doc: "multi-GPU HFP (thesis Alg. 8): HFP stopped at K packages, tail tasks moved to balance expected compute time, package k on GPU k, stealing half of the most loaded GPU's remaining tasks from its tail, Ready, Belady",
-		Params: []schedulers.Param{on(flip), on(ready), readyAt, on(belady), schedulers.BeladyUsesParam, fast, window,
+		Params: []schedulers.Param{on(flip), on(ready), readyAt, on(belady), schedulers.BeladyUsesParam, fast, mergeFit, window,
 			{Name: "balance", Kind: "bool", Default: "true", Doc: "load balancing toward the average compute time"},
 			{Name: "steal", Kind: "bool", Default: "true", Doc: "work stealing when a GPU runs out of planned tasks"}},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-			opts := order.HFPOptions{Flip: p.Bool("flip"), FastStart: p.Bool("fast_start")}
+			opts := order.HFPOptions{Flip: p.Bool("flip"), FastStart: p.Bool("fast_start"), MergeFit: p.Bool("merge_fit")}
 			balance := p.Bool("balance")
 			return &schedulers.Planned{Name: "mhfp", Ready: p.Bool("ready"), ReadyBelow: p.String("ready_at") == schedulers.ReadyAtBuffer, Window: p.Int("window"), Belady: p.Bool("belady"), BeladyUses: p.String("belady_uses"), Steal: p.Bool("steal"),
 				Plan: func(v schedulers.View) ([][]int, error) {
