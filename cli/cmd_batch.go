@@ -160,7 +160,16 @@ func cmdBatch(args []string, stdout, stderr io.Writer) error {
 			Scheduler: *scheduler, Params: p, Backfill: sch.Backfill(), Plans: *plans})
 		s.Event, s.Plans = tw.Event, *plans
 	}
+	var bar *progress
+	barMade := false
+	s.Progress = func(started, total int) {
+		if !barMade {
+			bar, barMade = newProgress(stderr, "jobs started", total), true
+		}
+		bar.set(started)
+	}
 	rec, err := run.RunBatch(s)
+	bar.done()
 	if err != nil {
 		return err
 	}

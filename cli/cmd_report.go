@@ -372,7 +372,9 @@ func reproduction(files []string, suitesDir, claimsDir, figures string, formats 
 		err  error
 	}
 	done := make([]built, len(rels))
+	bar := newProgress(stderr, "suites", len(rels))
 	parallel(len(rels), func(i int) {
+		defer bar.add()
 		b := &done[i]
 		s := suites[rels[i]]
 		if b.err = report.CheckSuite(s, recs, at); b.err != nil {
@@ -395,6 +397,7 @@ func reproduction(files []string, suitesDir, claimsDir, figures string, formats 
 			b.sr.Figures, b.err = write(set, dir)
 		}
 	})
+	bar.done()
 	results := map[string]*report.SuiteResults{}
 	for i, rel := range rels {
 		stderr.Write(done[i].warn.Bytes())

@@ -30,6 +30,9 @@ type Config struct {
 	// Context cancels the run between events (nil: never), as
 	// sim.Config.Context does: a sweep's timed-out run stops.
 	Context context.Context
+	// Progress, when set, is called as each evaluated job starts, with the
+	// count started and the total (a terminal's progress bar).
+	Progress func(started, total int)
 }
 
 // JobResult is a job's outcome; a job the simulation did not start (an
@@ -79,17 +82,18 @@ type engine struct {
 	lastStart    []int64 // consecutive reuse: latest start on the node before this second
 	startedNow   []int
 
-	ends     minheap.Heap[endItem]
-	queue    []int // waiting jobs (the release's scheduled_job_list)
-	newList  []int // the release's new_job_list
-	planned  []int64
-	planNode []int32
-	starts   minheap.Heap[startItem]
-	seq      []int64 // position of a job in the release's scheduled list
-	file     []int   // dense file number of each job (0: none)
-	nextSeq  int64
-	evalLeft int
-	out      Result
+	ends      minheap.Heap[endItem]
+	queue     []int // waiting jobs (the release's scheduled_job_list)
+	newList   []int // the release's new_job_list
+	planned   []int64
+	planNode  []int32
+	starts    minheap.Heap[startItem]
+	seq       []int64 // position of a job in the release's scheduled list
+	file      []int   // dense file number of each job (0: none)
+	nextSeq   int64
+	evalLeft  int
+	evalTotal int
+	out       Result
 }
 
 // Run simulates a trace.
@@ -145,6 +149,7 @@ func Run(cfg Config) (*Result, error) {
 	e.plan.fileNodes = make([][]int32, len(dense)+1)
 	e.plan.fileSlots = make([][]int32, len(dense)+1)
 	e.evalLeft = t.Evaluated()
+	e.evalTotal = e.evalLeft
 	e.out.Jobs = e.res
 	if e.evalLeft == 0 {
 		return &e.out, nil
@@ -536,6 +541,9 @@ func (e *engine) start(j int, t int64) {
 	if job.Eval {
 		e.evalLeft--
 		e.out.End = t
+		if e.cfg.Progress != nil {
+			e.cfg.Progress(e.evalTotal-e.evalLeft, e.evalTotal)
+		}
 	}
 	e.emit(Event{T: t, Kind: EvStart, Job: job.ID, Node: k, Cores: job.Cores, CoreIDs: cores, File: job.File,
 		Transfer: transfer, Wait: wait, At: ready, Until: t + job.Walltime})

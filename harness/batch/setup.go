@@ -212,6 +212,8 @@ type Setup struct {
 	Event   func(Event)
 	Plans   bool
 	Context context.Context // cancels the run (nil: never)
+	// Progress is Config.Progress (nil: none).
+	Progress func(started, total int)
 }
 
 // Report is a batch run's result, as records carry it.
@@ -259,7 +261,7 @@ func Execute(s Setup) (*Report, *jobs.Trace, *Result, error) {
 		phase = t.Outcomes.Phase
 	}
 	t0 := time.Now()
-	res, err := Run(Config{Trace: t, Cluster: s.Cluster, Rules: s.Rules, Scheduler: sch, Phase: phase, Event: s.Event, Plans: s.Plans, Context: s.Context})
+	res, err := Run(Config{Trace: t, Cluster: s.Cluster, Rules: s.Rules, Scheduler: sch, Phase: phase, Event: s.Event, Plans: s.Plans, Context: s.Context, Progress: s.Progress})
 	if err != nil {
 		return nil, nil, nil, err
 	}
