@@ -305,6 +305,32 @@ func badCases(t *testing.T, trace, results, batchTrace string) []badCase {
 		"$D/r.jsonl", "--suite", "$D/s.toml")
 
 	// validate.
+	// trace export.
+	export := func(want string, files map[string]string, args ...string) {
+		add("trace export", want, files, append([]string{"trace", "export"}, args...)...)
+	}
+	add("trace export", "one subcommand: export", nil, "trace", "exprt")
+	export("give one trace file", nil)
+	export("give --format", map[string]string{"t.jsonl": trace}, "$D/t.jsonl")
+	export(`did you mean "paje"`, map[string]string{"t.jsonl": trace}, "--format", "pajé", "$D/t.jsonl")
+	export("needs the extension .png", map[string]string{"t.jsonl": trace}, "--format", "png", "-o", "$D/x.svg", "$D/t.jsonl")
+	export("writes a picture: give -o", map[string]string{"t.jsonl": trace}, "--format", "pdf", "$D/t.jsonl")
+	export("truncated", map[string]string{"t.jsonl": join(header, events[0])}, "-o", "$D/x.paje", "$D/t.jsonl")
+	export("this is a results file", map[string]string{"r.jsonl": results}, "-o", "$D/x.json", "$D/r.jsonl")
+	// compare.
+	compare := func(want string, files map[string]string, args ...string) {
+		add("compare", want, files, append([]string{"compare"}, args...)...)
+	}
+	compare("give --labels OLD,NEW", map[string]string{"r.jsonl": results}, "$D/r.jsonl")
+	compare(`did you mean "gflops"`, map[string]string{"r.jsonl": results}, "$D/r.jsonl", "$D/r.jsonl", "--metric", "glops")
+	compare("give two labels", map[string]string{"r.jsonl": results}, "$D/r.jsonl", "--labels", "DMDAR")
+	compare(`no records of label "NOPE"`, map[string]string{"r.jsonl": results}, "$D/r.jsonl", "--labels", "NOPE,X")
+	compare("confidence 95", map[string]string{"r.jsonl": results}, "$D/r.jsonl", "$D/r.jsonl", "--confidence", "95")
+	compare("not a result record", map[string]string{"r.jsonl": "{not json}\n"}, "$D/r.jsonl", "$D/r.jsonl")
+	// StarPU's knobs.
+	run("STARPU_NTASKS_THRESHOLD is StarPU's environment; in memsched: the scheduler parameter buffer", "--scheduler", "dmdar", "--param", "STARPU_NTASKS_THRESHOLD=4", "--n", "4")
+	suiteCase("STARPU_SCHED_READY is StarPU's environment", strings.Replace(badSuite, "[[scheduler]]\nname = \"eager\"", "[[scheduler]]\nname = \"eager\"\nSTARPU_SCHED_READY = 1", 1))
+
 	validate("empty file", "")
 	validate("line 1 is empty", "\n"+trace)
 	validate("this is a results file", results)
