@@ -20,12 +20,7 @@ import (
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/trace"
 	"github.com/memsched/memsched/schedulers"
-	_ "github.com/memsched/memsched/schedulers/baseline"
-	_ "github.com/memsched/memsched/schedulers/darts"
-	_ "github.com/memsched/memsched/schedulers/dartsdag"
-	_ "github.com/memsched/memsched/schedulers/heteroprio"
-	_ "github.com/memsched/memsched/schedulers/multreeprio"
-	_ "github.com/memsched/memsched/schedulers/static"
+	_ "github.com/memsched/memsched/schedulers/intree"
 	"github.com/memsched/memsched/workloads"
 )
 

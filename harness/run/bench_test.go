@@ -8,12 +8,7 @@ import (
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/schedulers"
-	_ "github.com/memsched/memsched/schedulers/baseline"
-	_ "github.com/memsched/memsched/schedulers/darts"
-	_ "github.com/memsched/memsched/schedulers/dartsdag"
-	_ "github.com/memsched/memsched/schedulers/heteroprio"
-	_ "github.com/memsched/memsched/schedulers/multreeprio"
-	_ "github.com/memsched/memsched/schedulers/static"
+	_ "github.com/memsched/memsched/schedulers/intree"
 	"github.com/memsched/memsched/workloads"
 )
 

@@ -5,14 +5,11 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/schedulers"
-	_ "github.com/memsched/memsched/schedulers/baseline"
 	"github.com/memsched/memsched/schedulers/conformance"
-	_ "github.com/memsched/memsched/schedulers/darts"
-	_ "github.com/memsched/memsched/schedulers/external"
-	_ "github.com/memsched/memsched/schedulers/static"
+	_ "github.com/memsched/memsched/schedulers/intree"
 )
 
-// Every scheduler linked into memsched keeps the contract.
+// Every scheduler of the in-tree list keeps the contract.
 func TestRegisteredSchedulers(t *testing.T) {
 	for _, s := range schedulers.List() {
 		t.Run(s.Name, func(t *testing.T) { conformance.Run(t, s) })
