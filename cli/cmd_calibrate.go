@@ -7,6 +7,7 @@ import (
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/cudaexec"
 	"github.com/memsched/memsched/internal/atomicfile"
+	"github.com/memsched/memsched/workloads"
 )
 
 func init() {
@@ -17,12 +18,13 @@ func init() {
 var gpuOnlyFlags = []string{"gpus", "reps", "max-copy-mb"}
 
 func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("calibrate", "[-o hardware/presets/NAME.toml] [flags]\n       memsched calibrate --from-starpu DIR --host NAME [-o FILE] [--memory-mb 500] [--name NAME]\n\n"+
+	fs := newFlags("calibrate", "[-o hardware/presets/NAME.toml] [flags]\n       memsched calibrate --from-starpu DIR --host NAME [-o FILE] [--memory-mb 500] [--name NAME] [--starpu-tasks tasks.rec]\n\n"+
 		"Without --from-starpu it measures the CUDA GPUs of this machine. With --from-starpu it needs no GPU: it reads\n"+
 		"StarPU's calibration of host NAME from DIR (StarPU's sampling directory, e.g. ~/.starpu/sampling:\n"+
 		"bus/NAME.{config,bandwidth,latency,platform.xml} and codelets/45/SYMBOL.NAME) and writes the platform\n"+
 		"StarPU's SimGrid mode simulates: links, NVLink pairs, GPU memory, kernel rates (gemm from the sgemm\n"+
-		"example's 2D task, trsm/syrk/potrf from the cholesky example's models), each number citing its file.", stderr)
+		"example's 2D task, trsm/syrk/potrf from the cholesky example's models; with --starpu-tasks, one kernel per\n"+
+		"codelet symbol of the task graph), each number citing its file.", stderr)
 	out := fs.String("o", "", "write the preset to this file (default: stdout)")
 	name := fs.String("name", "", "preset name (default: from the GPU model and count, e.g. h100-80gb-hbm3-x1; with --from-starpu, the host)")
 	gpus := fs.Int("gpus", 0, "measure CUDA devices 0..K-1 (0 = all visible)")
@@ -33,6 +35,7 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 	maxCopy := fs.Int("max-copy-mb", 256, "largest host-to-device copy (MiB); sizes are it, /4, /16, /64")
 	fromStarPU := fs.String("from-starpu", "", "import StarPU's calibration from this sampling directory (bus/, codelets/45/) instead of measuring; needs --host")
 	host := fs.String("host", "", "with --from-starpu: the StarPU host name the files are named after (STARPU_HOSTNAME), e.g. gemini-2-ipdps")
+	tasks := fs.String("starpu-tasks", "", "with --from-starpu: also write a kernel per codelet of this tasks.rec (its model symbol), each footprint's model mean per CUDA device (memsched run --starpu-tasks FILE then runs it)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -47,11 +50,20 @@ func cmdCalibrate(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--from-starpu needs --host NAME: the StarPU host name the files are named after (bus/NAME.bandwidth, codelets/45/SYMBOL.NAME)")
 		}
 	}
-	if err := checkScopes(fs, flagScope{gpuOnlyFlags, *fromStarPU == "", "when measuring a GPU", "with --from-starpu"}); err != nil {
+	if err := checkScopes(fs, flagScope{gpuOnlyFlags, *fromStarPU == "", "when measuring a GPU", "with --from-starpu"},
+		flagScope{[]string{"starpu-tasks"}, *fromStarPU != "", "with --from-starpu", "when measuring a GPU"}); err != nil {
 		return err
 	}
 	if *fromStarPU != "" {
-		c, err := hardware.ImportStarPU(*fromStarPU, *host, hardware.StarPUOptions{Name: *name, MemoryMiB: *memMB, Tile: *tile, Z: *z})
+		opt := hardware.StarPUOptions{Name: *name, MemoryMiB: *memMB, Tile: *tile, Z: *z}
+		if *tasks != "" {
+			st, err := workloads.ReadStarPUTasksFile(*tasks, workloads.StarPUTasksOptions{})
+			if err != nil {
+				return err
+			}
+			opt.Codelets = st.Codelets
+		}
+		c, err := hardware.ImportStarPU(*fromStarPU, *host, opt)
 		if err != nil {
 			return err
 		}

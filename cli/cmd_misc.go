@@ -49,6 +49,9 @@ func cmdWorkload(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(&buf, "workload %s: %d tasks %v, %d data, working set %.3f MiB, %.4g GFlop, largest task inputs %.3f MiB\n",
 			w.Name, len(w.Tasks), kernels, len(w.Data), w.WorkingSetMiB(), w.TotalFlops()/1e9, float64(w.MaxInputBytes())/(1<<20))
 	}
+	if st := wf.starpuRead; st != nil {
+		fmt.Fprintln(stderr, st.Summary())
+	}
 	if *out == "" {
 		_, err = stdout.Write(buf.Bytes())
 		return err

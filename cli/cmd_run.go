@@ -79,10 +79,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	} else {
 		hdr := trace.Header{Scheduler: spec.Name, SchedulerVersion: spec.Version, Params: resolved,
 			Platform: p, Workload: &wf.spec, WorkloadFile: wf.file, Seed: *seed}
-		if wf.file == "" {
+		if wf.generated() {
 			hdr.Workload.Seed = *seed
 		} else {
 			hdr.Workload = nil
+		}
+		if wf.starpu != "" {
+			hdr.StarPUTasks = &trace.StarPUTasks{File: wf.starpu, StarPUTasksOptions: wf.starpuOpt}
 		}
 		rec, err = runTraced(cfg, hdr, *tracePath)
 	}
@@ -95,6 +98,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := sp.write(rec); err != nil {
 		return err
+	}
+	if wf.starpuRead != nil {
+		fmt.Fprintln(stderr, wf.starpuRead.Compare(rec.MakespanS))
 	}
 	return json.NewEncoder(stdout).Encode(rec)
 }

@@ -118,6 +118,12 @@ func traceWorkload(t *trace.Trace) (*workloads.Workload, error) {
 		return workloads.ReadJSONFile(t.Header.WorkloadFile)
 	case t.Header.Workload != nil:
 		return workloads.Generate(*t.Header.Workload)
+	case t.Header.StarPUTasks != nil:
+		st, err := workloads.ReadStarPUTasksFile(t.Header.StarPUTasks.File, t.Header.StarPUTasks.StarPUTasksOptions)
+		if err != nil {
+			return nil, err
+		}
+		return st.Workload, nil
 	}
 	return nil, fmt.Errorf("trace header names no workload")
 }

@@ -66,7 +66,15 @@ type workloadFlags struct {
 	file    string
 	opts    paramFlag
 	scratch bool // --c-scratch (workloads.Spec.NoScratch is its negation)
+
+	starpu     string // --starpu-tasks: a StarPU tasks.rec
+	starpuOpt  workloads.StarPUTasksOptions
+	barriers   bool
+	starpuRead *workloads.StarPUTasks // what build read from it
 }
+
+// generated says whether the workload comes from a generator (not a file).
+func (w *workloadFlags) generated() bool { return w.file == "" && w.starpu == "" }
 
 func (w *workloadFlags) register(fs *flag.FlagSet, withFile bool) {
 	fs.StringVar(&w.spec.Kind, "workload", "matmul2d", "workload kind: "+strings.Join(workloads.Kinds(), ", "))
@@ -85,7 +93,13 @@ func (w *workloadFlags) register(fs *flag.FlagSet, withFile bool) {
 	if withFile {
 		fs.StringVar(&w.file, "workload-file", "", "read the task set from a JSON file instead of generating it")
 	}
+	fs.StringVar(&w.starpu, "starpu-tasks", "", "import the task graph of a StarPU run from its tasks.rec (starpu_fxt_tool); kernels are the codelets' model symbols (memsched calibrate --from-starpu DIR --host H --starpu-tasks FILE writes their platform)")
+	fs.IntVar(&w.starpuOpt.Repetition, "repetition", 0, "with --starpu-tasks: import only the k-th repetition (independent part of the graph, by first submission); 0 = the whole file")
+	fs.BoolVar(&w.barriers, "barriers", true, "with --starpu-tasks, the whole file: a repetition that started after the previous one ended in the recorded run waits for it; --barriers=false leaves them independent")
 }
+
+// starpuFlags apply to --starpu-tasks only.
+var starpuFlags = []string{"repetition", "barriers"}
 
 // generatorFlags describe a generated workload; a workload file fixes the
 // task set, so they cannot come with --workload-file.
@@ -101,11 +115,23 @@ func (w *workloadFlags) build(fs *flag.FlagSet, seed uint64) (*workloads.Workloa
 	if set["kind"] && set["workload"] {
 		return nil, fmt.Errorf("--kind and --workload both given: --kind is an alias of --workload; give one")
 	}
-	if err := checkScopes(fs, flagScope{generatorFlags, w.file == "", "to a generated workload", "with --workload-file (a workload file fixes the task set)"}); err != nil {
+	if err := checkScopes(fs, flagScope{generatorFlags, w.file == "", "to a generated workload", "with --workload-file (a workload file fixes the task set)"},
+		flagScope{generatorFlags, w.starpu == "", "to a generated workload", "with --starpu-tasks (the file fixes the task set)"},
+		flagScope{starpuFlags, w.starpu != "", "with --starpu-tasks", "without it"},
+		flagScope{[]string{"workload-file"}, w.starpu == "", "without --starpu-tasks", "with it: give one workload"}); err != nil {
 		return nil, err
 	}
 	if w.file != "" {
 		return workloads.ReadJSONFile(w.file)
+	}
+	if w.starpu != "" {
+		w.starpuOpt.NoBarriers = !w.barriers
+		st, err := workloads.ReadStarPUTasksFile(w.starpu, w.starpuOpt)
+		if err != nil {
+			return nil, err
+		}
+		w.starpuRead = st
+		return st.Workload, nil
 	}
 	var fields []string
 	flags := map[string]string{}

@@ -31,7 +31,7 @@ func startSimProfile(path string, cfg *run.Config, wf *workloadFlags) (*simProfi
 		return nil, fmt.Errorf("--sim-profile: %w", err)
 	}
 	var name func(int) string
-	if wf.file == "" {
+	if wf.generated() {
 		name = wf.spec.DataName
 	}
 	sp := &simProfile{f: f, rec: simprof.New(cfg.Workload, cfg.Platform, name)}

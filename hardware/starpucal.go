@@ -61,6 +61,13 @@ type StarPUOptions struct {
 	Name      string  // preset name (default: the host name)
 	MemoryMiB float64 // memory_mib written to the preset (500, the papers' cap)
 	Tile, Z   int     // task shapes the kernels are read at: 2D tile×tile×z, 3D and Cholesky tile³ (960, 3840)
+	// Codelets are the task shapes of an imported StarPU task graph
+	// (workloads.ReadStarPUTasks): each becomes a kernel named by its
+	// symbol whose history holds, per CUDA device, the model's mean for
+	// the footprint (codelets/45/SYMBOL.HOST), else the tasks' recorded
+	// mean (as starpu_replay falls back to EndTime - StartTime). With
+	// codelets the sgemm model is not required.
+	Codelets []workloads.StarPUCodelet
 }
 
 func (o StarPUOptions) withDefaults(host string) StarPUOptions {
@@ -107,6 +114,9 @@ type StarPUImport struct {
 	routeNote string
 
 	Kernels []starpuKernelResult
+	// Codelets are the kernels of Opt.Codelets, one per symbol.
+	Codelets []starpuCodeletKernel
+	models   map[string]*starpuModel
 	// Missing are kernels not written, with why.
 	Missing []string
 }
@@ -1006,35 +1016,45 @@ func meanUS(ch []starpuChoice) float64 {
 	return s / float64(len(ch))
 }
 
-func (c *StarPUImport) readKernels(r *starpuReader) error {
-	models := map[string]*starpuModel{}
-	load := func(symbol string) (*starpuModel, string, bool, error) {
-		rel := fmt.Sprintf("codelets/%d/%s.%s", starpuModelVersion, symbol, c.Host)
-		if md, ok := models[rel]; ok {
-			return md, rel, md != nil, nil
-		}
-		data, missing, err := r.read(rel, starpuMaxModelFile)
-		if missing {
-			models[rel] = nil
-			return nil, rel, false, nil
-		}
-		if err != nil {
-			return nil, rel, false, err
-		}
-		md, err := parseStarPUModel(r.path(rel), rel, data)
-		if err != nil {
-			return nil, rel, false, err
-		}
-		models[rel] = md
-		return md, rel, true, nil
+// loadModel reads (once) the model of a symbol; ok false when the file is
+// absent.
+func (c *StarPUImport) loadModel(r *starpuReader, symbol string) (*starpuModel, string, bool, error) {
+	rel := fmt.Sprintf("codelets/%d/%s.%s", starpuModelVersion, symbol, c.Host)
+	if c.models == nil {
+		c.models = map[string]*starpuModel{}
 	}
+	if md, ok := c.models[rel]; ok {
+		return md, rel, md != nil, nil
+	}
+	data, missing, err := r.read(rel, starpuMaxModelFile)
+	if missing {
+		c.models[rel] = nil
+		return nil, rel, false, nil
+	}
+	if err != nil {
+		return nil, rel, false, err
+	}
+	md, err := parseStarPUModel(r.path(rel), rel, data)
+	if err != nil {
+		return nil, rel, false, err
+	}
+	c.models[rel] = md
+	return md, rel, true, nil
+}
+
+func (c *StarPUImport) readKernels(r *starpuReader) error {
+	load := func(symbol string) (*starpuModel, string, bool, error) { return c.loadModel(r, symbol) }
+	codelets := len(c.Opt.Codelets) > 0
 	for _, km := range c.Opt.kernelMaps() {
+		if slices.ContainsFunc(c.Opt.Codelets, func(cd workloads.StarPUCodelet) bool { return cd.Kernel == km.kernel }) {
+			continue // the task graph's codelet of that name replaces it
+		}
 		md, rel, ok, err := load(km.symbol)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			if km.kernel == "gemm" {
+			if km.kernel == "gemm" && !codelets {
 				return fmt.Errorf("%s: no such file; the gemm kernel's model (StarPU's sgemm example, %s) is needed", r.path(rel), km.symbol)
 			}
 			c.Missing = append(c.Missing, fmt.Sprintf("%s: no %s", km.kernel, rel))
@@ -1044,7 +1064,7 @@ func (c *StarPUImport) readKernels(r *starpuReader) error {
 		if len(ch) == 0 {
 			why := fmt.Sprintf("%s: no CUDA entry (device type 1) with flops %.6e ± %g %% (%s) for CUDA0..CUDA%d; entries have flops %s",
 				r.path(rel), km.starpuFlops, starpuFlopsTol*100, km.shape, c.CUDA-1, flopsList(md))
-			if km.kernel == "gemm" {
+			if km.kernel == "gemm" && !codelets {
 				return errors.New(why + "; give the task shape with --tile and --z")
 			}
 			c.Missing = append(c.Missing, fmt.Sprintf("%s: no CUDA entry with %.6e flops (%s) in %s", km.kernel, km.starpuFlops, km.shape, rel))
@@ -1069,7 +1089,147 @@ func (c *StarPUImport) readKernels(r *starpuReader) error {
 		}
 		c.Kernels = append(c.Kernels, res)
 	}
+	return c.readCodelets(r)
+}
+
+// starpuCodeletKernel is a kernel of an imported task graph: a codelet's
+// symbol and the shapes (footprints) its tasks have.
+type starpuCodeletKernel struct {
+	Kernel string
+	Rel    string // the model file ("" when absent)
+	Shapes []starpuCodeletShape
+	GFlops float64 // the rate: the shapes' flops over their mean durations
+	US     float64 // with Seconds: a kernel of one shape without flops
+}
+
+type starpuCodeletShape struct {
+	workloads.StarPUCodelet
+	Choices  []starpuChoice // per CUDA device with an entry for the footprint
+	Recorded bool           // no entry: every device takes the recorded mean
+	MeanUS   float64        // over the devices
+}
+
+// readCodelets reads the model of each codelet of Opt.Codelets.
+func (c *StarPUImport) readCodelets(r *starpuReader) error {
+	byKernel := map[string]int{}
+	for _, cd := range c.Opt.Codelets {
+		k, ok := byKernel[cd.Kernel]
+		if !ok {
+			k = len(c.Codelets)
+			byKernel[cd.Kernel] = k
+			c.Codelets = append(c.Codelets, starpuCodeletKernel{Kernel: cd.Kernel})
+		}
+		ck := &c.Codelets[k]
+		sh := starpuCodeletShape{StarPUCodelet: cd}
+		var md *starpuModel
+		if cd.HasModel {
+			var err error
+			var ok bool
+			if md, ck.Rel, ok, err = c.loadModel(r, cd.Kernel); err != nil {
+				return err
+			} else if !ok {
+				md, ck.Rel = nil, ""
+			}
+		}
+		if md != nil {
+			for g := range c.CUDA {
+				var best *starpuEntry
+				for i, e := range md.entries {
+					fp, _ := strconv.ParseUint(e.Footprint, 16, 32)
+					if e.oneDevice && e.DevType == 1 && e.DevID == g && uint32(fp) == cd.Footprint && e.N > 0 && e.Mean > 0 && (best == nil || e.N > best.N) {
+						best = &md.entries[i]
+					}
+				}
+				if best != nil {
+					sh.Choices = append(sh.Choices, starpuChoice{Dev: g, Entry: *best})
+				}
+			}
+		}
+		switch {
+		case len(sh.Choices) > 0:
+			sh.MeanUS = meanUS(sh.Choices)
+		case cd.RecordedUS > 0:
+			sh.Recorded, sh.MeanUS = true, cd.RecordedUS
+		default:
+			where := "no model file codelets/45/" + cd.Kernel + "." + c.Host
+			if md != nil {
+				where = fmt.Sprintf("no CUDA entry for footprint %08x in %s", cd.Footprint, ck.Rel)
+			}
+			return fmt.Errorf("%s: kernel %s (%d tasks): %s, and the tasks record no times", r.dir, cd.Kernel, cd.Tasks, where)
+		}
+		for _, o := range ck.Shapes {
+			if cd.Flops == 0 || math.Abs(o.Flops-cd.Flops) <= starpuFlopsTol*max(o.Flops, cd.Flops) {
+				return fmt.Errorf("kernel %s: footprints %08x and %08x have %g and %g flops: memsched tells a kernel's shapes apart by their flops (within %g %%), so it cannot give them their own durations",
+					cd.Kernel, o.Footprint, cd.Footprint, o.Flops, cd.Flops, starpuFlopsTol*100)
+			}
+		}
+		ck.Shapes = append(ck.Shapes, sh)
+	}
+	for k := range c.Codelets {
+		ck := &c.Codelets[k]
+		var fl, us float64
+		for _, sh := range ck.Shapes {
+			fl += sh.Flops
+			us += sh.MeanUS
+		}
+		if fl == 0 {
+			ck.US = us
+		} else {
+			ck.GFlops = fl / (us * 1e-6) / 1e9
+		}
+	}
 	return nil
+}
+
+// writeCodelets writes the kernels of an imported task graph.
+func (c *StarPUImport) writeCodelets(p func(string, ...any)) {
+	if len(c.Codelets) == 0 {
+		return
+	}
+	p("# Kernels of the imported task graph (memsched calibrate --starpu-tasks): one per codelet symbol, its\n")
+	p("# history one shape per footprint the tasks have (the tasks' flops, GFlop × 1e9), each CUDA device's\n")
+	p("# model mean for that footprint, or the tasks' recorded mean where the model has none (starpu_replay's\n")
+	p("# fallback to EndTime - StartTime).\n")
+	for _, ck := range c.Codelets {
+		key := ck.Kernel
+		if strings.ContainsFunc(key, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+		}) {
+			key = strconv.Quote(key)
+		}
+		p("[kernel.%s]\n", key)
+		src := ck.Rel
+		if src == "" {
+			src = "the tasks' recorded durations"
+		}
+		if ck.US > 0 {
+			p("seconds = %s  # source: %s, the tasks have no GFlop: every task takes the mean over the devices (%.2f µs)\n", strconv.FormatFloat(ck.US*1e-6, 'g', -1, 64), src, ck.US)
+			continue
+		}
+		p("gflops = %.6g  # the shapes' flops over their mean durations (µs, over the devices with an entry): a GPU without an entry and a task of no listed shape take it\n", ck.GFlops)
+		p("history = [  # source: %s\n", src)
+		for _, sh := range ck.Shapes {
+			us := make([]string, c.CUDA)
+			var lines []string
+			for g := range us {
+				us[g] = "0"
+				if sh.Recorded {
+					us[g] = strconv.FormatFloat(sh.MeanUS, 'g', -1, 64)
+				}
+			}
+			for _, x := range sh.Choices {
+				us[x.Dev] = strconv.FormatFloat(x.Entry.Mean, 'g', -1, 64)
+				lines = append(lines, fmt.Sprintf("CUDA%d line %d (n %d)", x.Dev, x.Entry.Line, x.Entry.N))
+			}
+			from := strings.Join(lines, ", ")
+			if sh.Recorded {
+				from = fmt.Sprintf("no model entry: the recorded mean of %d tasks", sh.Tasks)
+			}
+			p("  {flops = %s, gpu_us = [%s]},  # footprint %08x, %d tasks (recorded mean %.3f µs): %s\n",
+				strconv.FormatFloat(sh.Flops, 'g', -1, 64), strings.Join(us, ", "), sh.Footprint, sh.Tasks, sh.RecordedUS, from)
+		}
+		p("]\n")
+	}
 }
 
 func flopsList(md *starpuModel) string {
@@ -1390,6 +1550,7 @@ func (c *StarPUImport) TOML() []byte {
 				a.Map.shape, a.Rel, a.Choices[0].Entry.Footprint, a.MeanUS, devList(devs), a.Map.flops/(a.MeanUS*1e-6)/1e9, k.Map.symbol, at, (at/a.MeanUS-1)*100)
 		}
 	}
+	c.writeCodelets(p)
 	for _, m := range c.Missing {
 		p("# Not written: %s; a workload using it does not run on this platform.\n", m)
 	}
@@ -1497,6 +1658,15 @@ func (c *StarPUImport) Summary() string {
 			devs = append(devs, ch.Dev)
 		}
 		fmt.Fprintf(&b, "  %-6s %8.1f GFlop/s  (%s: %.2f µs, mean over %s)\n", k.Map.kernel, k.GFlops, k.Map.shape, k.MeanUS, devList(devs))
+	}
+	for _, ck := range c.Codelets {
+		for _, sh := range ck.Shapes {
+			src := fmt.Sprintf("model mean over %d devices", len(sh.Choices))
+			if sh.Recorded {
+				src = "recorded mean, no model entry"
+			}
+			fmt.Fprintf(&b, "  %s footprint %08x: %d tasks, %.2f µs (%s; recorded %.2f µs)\n", ck.Kernel, sh.Footprint, sh.Tasks, sh.MeanUS, src, sh.RecordedUS)
+		}
 	}
 	for _, m := range c.Missing {
 		fmt.Fprintf(&b, "  not written: %s\n", m)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memsched/memsched/workloads"
 )
 
 // testdata/starpu holds synthetic StarPU calibration files written by hand
@@ -374,5 +376,59 @@ func remove(rel string) func(dir string) {
 		if err := os.RemoveAll(filepath.Join(dir, rel)); err != nil {
 			panic(err)
 		}
+	}
+}
+
+// The codelets of a StarPU task graph become kernels named by their
+// symbols, each footprint's model mean per CUDA device in history; a
+// footprint the model lacks takes the tasks' recorded mean.
+func TestImportStarPUCodelets(t *testing.T) {
+	const dir = "../workloads/testdata/starpu/sampling"
+	st, err := workloads.ReadStarPUTasksFile("../workloads/testdata/starpu/tasks.rec", workloads.StarPUTasksOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cds := append(st.Codelets, workloads.StarPUCodelet{Kernel: "chol_model_22", Footprint: 0x1234, Flops: 5e9, Tasks: 3, RecordedUS: 400, HasModel: true},
+		workloads.StarPUCodelet{Kernel: "my.kernel", Footprint: 7, Flops: 1e9, Tasks: 1, RecordedUS: 50})
+	c, err := ImportStarPU(dir, "gemini-2-ipdps", StarPUOptions{Codelets: cds})
+	if err != nil {
+		t.Fatal(err) // the sgemm model is absent: not needed with codelets
+	}
+	p, err := Parse("chol", c.TOML())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, c.TOML())
+	}
+	for _, x := range []struct {
+		kernel string
+		flops  float64
+		gpu    int
+		us     float64
+	}{
+		{"chol_model_11", 0.295372e9, 0, 20923.04},
+		{"chol_model_21", 0.885657e9, 0, 654.6811},
+		{"chol_model_22", 1.769472e9, 0, 146.7919},
+		{"chol_model_22", 5e9, 0, 400},             // recorded: no model entry
+		{"chol_model_22", 5e9, 3, 400},             // on every device
+		{"my.kernel", 1e9, 0, 50},                  // no model file at all
+		{"chol_model_21", 0.885657e9, 1, 654.6811}, // CUDA1 has no entry: the rate, from the mean
+	} {
+		k, ok := p.Kernels[x.kernel]
+		if !ok {
+			t.Fatalf("no kernel %s", x.kernel)
+		}
+		got, _ := k.OnGPU(x.gpu, x.flops)
+		if math.Abs(got*1e6-x.us) > 1e-5*x.us { // the rate is written with 6 digits
+			t.Errorf("%s %g flops on GPU %d: %.4f µs; want %.4f", x.kernel, x.flops, x.gpu, got*1e6, x.us)
+		}
+	}
+	// Errors: no model entry and no recorded time; two footprints of one
+	// flops count.
+	_, err = ImportStarPU(dir, "gemini-2-ipdps", StarPUOptions{Codelets: []workloads.StarPUCodelet{{Kernel: "chol_model_22", Footprint: 9, Flops: 1e9, Tasks: 2, HasModel: true}}})
+	if err == nil || !strings.Contains(err.Error(), "no CUDA entry for footprint 00000009 in codelets/45/chol_model_22.gemini-2-ipdps, and the tasks record no times") {
+		t.Errorf("no entry: %v", err)
+	}
+	_, err = ImportStarPU(dir, "gemini-2-ipdps", StarPUOptions{Codelets: append(st.Codelets[2:3:3], workloads.StarPUCodelet{Kernel: "chol_model_22", Footprint: 9, Flops: 1.769e9, Tasks: 2, RecordedUS: 5, HasModel: true})})
+	if err == nil || !strings.Contains(err.Error(), "memsched tells a kernel's shapes apart by their flops") {
+		t.Errorf("two footprints of one shape: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/batch"
@@ -71,7 +72,7 @@ func (s *Suite) checkPoints(p *parser) {
 	if w.File != "" {
 		data, err := os.ReadFile(s.Path(w.File))
 		if err == nil {
-			fileW, err = workloads.ReadJSONFile(s.Path(w.File))
+			fileW, err = readWorkloadFile(s.Path(w.File))
 		}
 		if err != nil {
 			p.errf("workload", "file", "%v", err)
@@ -329,6 +330,20 @@ func (r Run) WithPlatform(p *hardware.Platform) Run {
 	r.Key = run.KeyFor(r.Executor, r.ConfigID, r.SchedulerVersion)
 	r.kc, r.Seed, r.Platform = kc, kc.Seed, p
 	return r
+}
+
+// readWorkloadFile reads a suite's workload file: a StarPU tasks.rec
+// (.rec: the whole file, repetitions after a recorded wait behind a
+// barrier, workloads.ReadStarPUTasks), else a workload JSON.
+func readWorkloadFile(path string) (*workloads.Workload, error) {
+	if strings.HasSuffix(path, ".rec") {
+		st, err := workloads.ReadStarPUTasksFile(path, workloads.StarPUTasksOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return st.Workload, nil
+	}
+	return workloads.ReadJSONFile(path)
 }
 
 // Workload builds the run's workload (generated, or the suite's file).

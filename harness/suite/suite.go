@@ -52,7 +52,9 @@
 // false leaves out the C tile xgemm.c holds on every GPU), opts (the options
 // of an application kind, a table: opts = { dim = 3 }), seed (fixes the instance for every repetition; by default it derives from
 // the suite seed, the point and the repetition, shared by the schedulers)
-// or file (a workload JSON instead of a generator); [[scheduler]]
+// or file (a workload JSON instead of a generator, or a StarPU tasks.rec:
+// memsched workload --starpu-tasks F --repetition K -o w.json imports one
+// repetition); [[scheduler]]
 // charge_sched_time overrides the suite's for one block; [report] lines
 // (ceiling, one_matrix, both_matrices, all_inputs, lower_bound, pcie),
 // reference_csv (the papers' measurements by default; a results file of

@@ -33,7 +33,16 @@ type Header struct {
 	Platform         *hardware.Platform `json:"platform"`
 	Workload         *workloads.Spec    `json:"workload,omitempty"`
 	WorkloadFile     string             `json:"workload_file,omitempty"`
-	Seed             uint64             `json:"seed"`
+	// StarPUTasks names a workload imported from a StarPU tasks.rec
+	// (workloads.ReadStarPUTasks) and how.
+	StarPUTasks *StarPUTasks `json:"starpu_tasks,omitempty"`
+	Seed        uint64       `json:"seed"`
+}
+
+// StarPUTasks is a tasks.rec and the options it was imported with.
+type StarPUTasks struct {
+	File string `json:"file"`
+	workloads.StarPUTasksOptions
 }
 
 type resultLine struct {
