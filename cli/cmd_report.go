@@ -35,22 +35,31 @@ const reportUsage = `RESULTS.jsonl... [flags]
 
 Without --suite, each record's suite is looked up by name among the suites under --suites.`
 
+// reportFlags are report's flags, parsed.
+type reportFlags struct {
+	suitePath, suitesDir, claimsDir, format, average, figures string
+	repro, headline, out, orderPlot, workloadFile, fitFile    string
+	figFormats                                                []string
+	preview, formatGiven                                      bool
+}
+
 func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("report", reportUsage, stderr)
-	suitePath := fs.String("suite", "", "the suite the results come from (labels, baseline, bounds, reference series)")
-	suitesDir := fs.String("suites", "suites", "directory of suites, searched for the results' suites by name")
-	claimsDir := fs.String("claims", "", "directory of claims files (paper/): add the published numbers beside the reproduced ones")
-	format := fs.String("format", "md", "md, csv (per point and metric: mean, std, runs), runs (CSV, one row per run with every record field, for pandas or R) or html")
-	average := fs.String("average", report.RatioOfMeans, "improvement averaging: ratio-of-means (the papers') or mean-of-ratios")
-	figures := fs.String("figures", "", "write figures under this directory (one subdirectory per suite), as --figure-formats")
+	var rf reportFlags
+	fs.StringVar(&rf.suitePath, "suite", "", "the suite the results come from (labels, baseline, bounds, reference series)")
+	fs.StringVar(&rf.suitesDir, "suites", "suites", "directory of suites, searched for the results' suites by name")
+	fs.StringVar(&rf.claimsDir, "claims", "", "directory of claims files (paper/): add the published numbers beside the reproduced ones")
+	fs.StringVar(&rf.format, "format", "md", "md, csv (per point and metric: mean, std, runs), runs (CSV, one row per run with every record field, for pandas or R) or html")
+	fs.StringVar(&rf.average, "average", report.RatioOfMeans, "improvement averaging: ratio-of-means (the papers') or mean-of-ratios")
+	fs.StringVar(&rf.figures, "figures", "", "write figures under this directory (one subdirectory per suite), as --figure-formats")
 	figFormats := fs.String("figure-formats", "png,svg,pdf", "with --figures: the files of each figure, among png, svg and pdf")
-	repro := fs.String("reproduction", "", "write the reproduction report (every claim of --claims, default paper/) to this Markdown file")
-	headlineFile := fs.String("headline", "", "with --reproduction: write the headline into this file (README.md), on the line between <!-- headline --> and <!-- /headline -->")
-	out := fs.String("o", "", "output file (default stdout; the picture file with --order-plot)")
-	orderPlot := fs.String("order-plot", "", "draw the processing order of a trace (memsched run --trace) into -o (.png or .svg)")
-	workloadFile := fs.String("workload-file", "", "with --order-plot: the run's workload JSON, when the trace header has no generator spec")
-	preview := fs.Bool("preview", false, "the results come from a quick sweep (sweep --quick): title the report and figures PREVIEW")
-	fitFile := fs.String("fit", "", "with --reproduction: the fit declaration (paper/fit/v100-gemini.toml): tag each pair train or test, and show the fit's record (fitted values, sensitivity) when it exists")
+	fs.StringVar(&rf.repro, "reproduction", "", "write the reproduction report (every claim of --claims, default paper/) to this file: .md (Markdown) or .html (a page with an index)")
+	fs.StringVar(&rf.headline, "headline", "", "with --reproduction: write the headline into this file (README.md), on the line between <!-- headline --> and <!-- /headline -->")
+	fs.StringVar(&rf.out, "o", "", "output file (default stdout; the picture file with --order-plot)")
+	fs.StringVar(&rf.orderPlot, "order-plot", "", "draw the processing order of a trace (memsched run --trace) into -o (.png or .svg)")
+	fs.StringVar(&rf.workloadFile, "workload-file", "", "with --order-plot: the run's workload JSON, when the trace header has no generator spec")
+	fs.BoolVar(&rf.preview, "preview", false, "the results come from a quick sweep (sweep --quick): title the report and figures PREVIEW")
+	fs.StringVar(&rf.fitFile, "fit", "", "with --reproduction: the fit declaration (paper/fit/v100-gemini.toml): tag each pair train or test, and show the fit's record (fitted values, sensitivity) when it exists")
 	var prof profileFlags
 	prof.register(fs)
 	files, err := parseInterleaved(fs, args)
@@ -58,18 +67,18 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if err := checkScopes(fs,
-		flagScope{[]string{"workload-file"}, *orderPlot != "", "with --order-plot", "without it"},
-		flagScope{[]string{"headline", "fit"}, *repro != "", "with --reproduction", "without it"},
-		flagScope{[]string{"suite", "suites", "claims", "format", "average", "figures", "figure-formats", "reproduction", "preview"}, *orderPlot == "", "to tables and reports", "with --order-plot, which draws one trace"},
-		flagScope{[]string{"suite", "o"}, *repro == "", "to a report on stdout or -o", "with --reproduction, which writes its own file and finds each record's suite under --suites"},
+		flagScope{[]string{"workload-file"}, rf.orderPlot != "", "with --order-plot", "without it"},
+		flagScope{[]string{"headline", "fit"}, rf.repro != "", "with --reproduction", "without it"},
+		flagScope{[]string{"suite", "suites", "claims", "format", "average", "figures", "figure-formats", "reproduction", "preview"}, rf.orderPlot == "", "to tables and reports", "with --order-plot, which draws one trace"},
+		flagScope{[]string{"suite", "o"}, rf.repro == "", "to a report on stdout or -o", "with --reproduction, which writes its own file and finds each record's suite under --suites"},
 	); err != nil {
 		return err
 	}
-	formats, err := parseFigureFormats(*figFormats)
-	if err != nil {
+	rf.formatGiven = formatSet(fs)
+	if rf.figFormats, err = parseFigureFormats(*figFormats); err != nil {
 		return err
 	}
-	if *orderPlot != "" && len(files) > 0 {
+	if rf.orderPlot != "" && len(files) > 0 {
 		return fmt.Errorf("unexpected argument %q: --order-plot draws the trace it names", files[0])
 	}
 	stop, err := prof.start()
@@ -81,60 +90,73 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 			err = perr
 		}
 	}()
-	if *average != report.RatioOfMeans && *average != report.MeanOfRatios {
-		return fmt.Errorf("--average %q: use %s or %s", *average, report.RatioOfMeans, report.MeanOfRatios)
+	if rf.average != report.RatioOfMeans && rf.average != report.MeanOfRatios {
+		return fmt.Errorf("--average %q: use %s or %s", rf.average, report.RatioOfMeans, report.MeanOfRatios)
 	}
-	if *orderPlot != "" {
-		return orderPicture(*orderPlot, *workloadFile, *out, stdout)
+	switch {
+	case rf.orderPlot != "":
+		return orderPicture(rf.orderPlot, rf.workloadFile, rf.out, stdout)
+	case rf.repro != "":
+		return rf.reproduce(files, args, stdout, stderr)
 	}
-	if *repro != "" {
-		html := strings.EqualFold(filepath.Ext(*repro), ".html")
-		switch {
-		case !html && !strings.EqualFold(filepath.Ext(*repro), ".md"):
-			return fmt.Errorf("--reproduction %s: the report is a .md (Markdown) or .html page", *repro)
-		case formatSet(fs) && *format != map[bool]string{true: "html", false: "md"}[html]:
-			return fmt.Errorf("--format %s with --reproduction %s: the file's extension says %s", *format, *repro, map[bool]string{true: "html", false: "md"}[html])
+	return rf.tables(files, stdout, stderr)
+}
+
+// reproduce writes the reproduction report of every claim (--reproduction).
+func (rf *reportFlags) reproduce(files, args []string, stdout, stderr io.Writer) error {
+	html := strings.EqualFold(filepath.Ext(rf.repro), ".html")
+	want := map[bool]string{true: "html", false: "md"}[html]
+	switch {
+	case !html && !strings.EqualFold(filepath.Ext(rf.repro), ".md"):
+		return fmt.Errorf("--reproduction %s: the report is a .md (Markdown) or .html page", rf.repro)
+	case rf.formatGiven && rf.format != want:
+		return fmt.Errorf("--format %s with --reproduction %s: the file's extension says %s", rf.format, rf.repro, want)
+	}
+	claimsDir := rf.claimsDir
+	if claimsDir == "" {
+		claimsDir = "paper"
+	}
+	opt := report.Options{Average: rf.average, Preview: rf.preview}
+	if rf.fitFile != "" {
+		pts, err := report.LoadReference("paper/reference/gonthier-raw-results.csv")
+		if err != nil {
+			return err
 		}
-		if *claimsDir == "" {
-			*claimsDir = "paper"
+		if opt.Fit, err = paper.LoadFit(rf.fitFile, pts); err != nil {
+			return err
 		}
-		opt := report.Options{Average: *average, Preview: *preview}
-		if *fitFile != "" {
-			pts, err := report.LoadReference("paper/reference/gonthier-raw-results.csv")
-			if err != nil {
+		if _, err := os.Stat(opt.Fit.Results); err == nil {
+			if opt.FitResult, err = paper.ReadFitResult(opt.Fit.Results); err != nil {
 				return err
 			}
-			if opt.Fit, err = paper.LoadFit(*fitFile, pts); err != nil {
-				return err
-			}
-			if _, err := os.Stat(opt.Fit.Results); err == nil {
-				if opt.FitResult, err = paper.ReadFitResult(opt.Fit.Results); err != nil {
-					return err
-				}
-			}
 		}
-		return reproduction(files, *suitesDir, *claimsDir, *figures, formats, *repro, *headlineFile, opt, stdout, stderr, args)
 	}
+	return reproduction(files, rf.suitesDir, claimsDir, rf.figures, rf.figFormats, rf.repro, rf.headline, opt, stdout, stderr, args)
+}
+
+// tables reports results files: per suite, the tables, improvements,
+// claims and figures, as Markdown, HTML or CSV, or every run as CSV.
+func (rf *reportFlags) tables(files []string, stdout, stderr io.Writer) error {
 	if len(files) == 0 {
 		return fmt.Errorf("give at least one results file")
 	}
-	if *format != "md" && *format != "csv" && *format != "html" && *format != "runs" {
-		return fmt.Errorf("--format %q: use md, csv, runs or html", *format)
+	if rf.format != "md" && rf.format != "csv" && rf.format != "html" && rf.format != "runs" {
+		return fmt.Errorf("--format %q: use md, csv, runs or html", rf.format)
 	}
 	recs, src, at, err := report.LoadAt(files...)
 	if err != nil {
 		return err
 	}
-	if *format == "runs" {
-		return writeOut(*out, stdout, func(w io.Writer) error { return report.WriteRunsCSV(w, recs) })
+	if rf.format == "runs" {
+		return writeOut(rf.out, stdout, func(w io.Writer) error { return report.WriteRunsCSV(w, recs) })
 	}
 	var claims []paper.Claim
-	if *claimsDir != "" {
-		if claims, err = paper.LoadDir(*claimsDir); err != nil {
+	if rf.claimsDir != "" {
+		if claims, err = paper.LoadDir(rf.claimsDir); err != nil {
 			return err
 		}
 	}
-	if *figures != "" && *suitePath == "" {
+	if rf.figures != "" && rf.suitePath == "" {
 		// Without --suite, the records' suite names become directories.
 		for _, r := range recs {
 			if err := suite.CheckName(r.Suite); r.Suite != "" && err != nil {
@@ -142,95 +164,110 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 			}
 		}
 	}
-	var sets []*report.Set
-	if *suitePath != "" {
-		s, err := suite.Load(*suitePath)
-		if err != nil {
-			return err
-		}
-		if err := report.CheckSuite(s, recs, at); err != nil {
-			return err
-		}
-		set := report.NewSet(s, recs, src)
-		if set.Present == 0 {
-			fmt.Fprintf(stderr, "memsched report: no record of %s matches the current suite %s (other suite, or results of an older configuration); run memsched sweep %s\n", strings.Join(files, ", "), s.File, s.File)
-		}
-		sets = append(sets, set)
-	} else {
-		sets, err = setsByName(recs, src, at, files, *suitesDir, stderr)
-		if err != nil {
-			return err
-		}
-	}
-
-	var buf bytes.Buffer
-	linkDir := "."
-	if *out != "" {
-		linkDir = filepath.Dir(*out)
-	}
-	var doc report.Doc
-	for i, set := range sets {
-		set.Preview, set.FigureFormats = *preview, formats
-		warnMixed(set, stderr)
-		opt := report.Options{Average: *average, Claims: claims, LinkDir: linkDir, Preview: *preview}
-		if *claimsDir == "" && set.Suite != nil && set.Suite.Claims != "" {
-			// Without --claims, the suite's own claims file.
-			cs, err := paper.LoadClaims(set.Suite.Path(set.Suite.Claims))
-			if err != nil {
-				return fmt.Errorf("the claims of suite %s (%s): %w", set.Suite.Name, set.Suite.Claims, err)
-			}
-			opt.Claims = cs
-		}
-		if *figures != "" {
-			dir := filepath.Join(*figures, safeName(set.Name))
-			write := report.WriteFigures
-			if set.Suite != nil && set.Suite.Batch != nil {
-				write = report.WriteBatchFigures
-			}
-			if opt.Figures, err = write(set, dir); err != nil {
-				return err
-			}
-		}
-		if *format == "csv" {
-			if i > 0 {
-				continue // one CSV holds every set
-			}
-			for _, s := range sets {
-				if err := report.WriteCSV(&buf, s); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		d, err := report.Build(set, opt)
-		if err != nil {
-			return err
-		}
-		if len(sets) == 1 {
-			doc = *d
-		} else {
-			doc.Title = "memsched report"
-			doc.Sections = append(doc.Sections, report.Section{Title: set.Title, Level: 2})
-			for _, s := range d.Sections {
-				s.Level = 3
-				doc.Sections = append(doc.Sections, s)
-			}
-		}
-	}
-	switch *format {
-	case "md":
-		err = doc.Markdown(&buf)
-	case "html":
-		err = doc.HTML(&buf)
-	}
+	sets, err := rf.sets(recs, src, at, files, stderr)
 	if err != nil {
 		return err
 	}
-	if *out == "" {
-		_, err = stdout.Write(buf.Bytes())
+	if rf.format == "csv" {
+		return writeOut(rf.out, stdout, func(w io.Writer) error {
+			for _, set := range sets {
+				warnMixed(set, stderr)
+				if err := rf.writeFigures(set, nil); err != nil {
+					return err
+				}
+				if err := report.WriteCSV(w, set); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	doc, err := rf.document(sets, claims, stderr)
+	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(*out, buf.Bytes(), 0o644)
+	return writeOut(rf.out, stdout, func(w io.Writer) error {
+		if rf.format == "html" {
+			return doc.HTML(w)
+		}
+		return doc.Markdown(w)
+	})
+}
+
+// sets groups the records by suite: --suite's, or each record's suite
+// found by name under --suites.
+func (rf *reportFlags) sets(recs []run.Record, src, at, files []string, stderr io.Writer) ([]*report.Set, error) {
+	if rf.suitePath == "" {
+		return setsByName(recs, src, at, files, rf.suitesDir, stderr)
+	}
+	s, err := suite.Load(rf.suitePath)
+	if err != nil {
+		return nil, err
+	}
+	if err := report.CheckSuite(s, recs, at); err != nil {
+		return nil, err
+	}
+	set := report.NewSet(s, recs, src)
+	if set.Present == 0 {
+		fmt.Fprintf(stderr, "memsched report: no record of %s matches the current suite %s (other suite, or results of an older configuration); run memsched sweep %s\n", strings.Join(files, ", "), s.File, s.File)
+	}
+	return []*report.Set{set}, nil
+}
+
+// writeFigures writes a set's figures under --figures (nothing without it),
+// listing them in opt when opt is not nil.
+func (rf *reportFlags) writeFigures(set *report.Set, opt *report.Options) error {
+	set.Preview, set.FigureFormats = rf.preview, rf.figFormats
+	if rf.figures == "" {
+		return nil
+	}
+	write := report.WriteFigures
+	if set.Suite != nil && set.Suite.Batch != nil {
+		write = report.WriteBatchFigures
+	}
+	files, err := write(set, filepath.Join(rf.figures, safeName(set.Name)))
+	if opt != nil {
+		opt.Figures = files
+	}
+	return err
+}
+
+// document builds the report of the sets: one set's document, or one
+// section per set.
+func (rf *reportFlags) document(sets []*report.Set, claims []paper.Claim, stderr io.Writer) (*report.Doc, error) {
+	linkDir := "."
+	if rf.out != "" {
+		linkDir = filepath.Dir(rf.out)
+	}
+	doc := &report.Doc{Title: "memsched report"}
+	for _, set := range sets {
+		warnMixed(set, stderr)
+		opt := report.Options{Average: rf.average, Claims: claims, LinkDir: linkDir, Preview: rf.preview}
+		if rf.claimsDir == "" && set.Suite != nil && set.Suite.Claims != "" {
+			// Without --claims, the suite's own claims file.
+			cs, err := paper.LoadClaims(set.Suite.Path(set.Suite.Claims))
+			if err != nil {
+				return nil, fmt.Errorf("the claims of suite %s (%s): %w", set.Suite.Name, set.Suite.Claims, err)
+			}
+			opt.Claims = cs
+		}
+		if err := rf.writeFigures(set, &opt); err != nil {
+			return nil, err
+		}
+		d, err := report.Build(set, opt)
+		if err != nil {
+			return nil, err
+		}
+		if len(sets) == 1 {
+			return d, nil
+		}
+		doc.Sections = append(doc.Sections, report.Section{Title: set.Title, Level: 2})
+		for _, s := range d.Sections {
+			s.Level = 3
+			doc.Sections = append(doc.Sections, s)
+		}
+	}
+	return doc, nil
 }
 
 // setsByName groups records by their suite name and finds each suite file

@@ -10,7 +10,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
+	"codeberg.org/go-pdf/fpdf"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -654,4 +656,18 @@ func AggregateHostGBps(p *hardware.Platform, gpus int) float64 {
 		total += capOf(r)
 	}
 	return total
+}
+
+// PDFs are reproducible: the same figure gives the same bytes (fpdf
+// otherwise stamps the time and orders its catalogs by map iteration).
+// The date is SOURCE_DATE_EPOCH's when set (reproducible-builds.org), else
+// the Unix epoch.
+func init() {
+	t := time.Unix(0, 0).UTC()
+	if s, err := strconv.ParseInt(os.Getenv("SOURCE_DATE_EPOCH"), 10, 64); err == nil {
+		t = time.Unix(s, 0).UTC()
+	}
+	fpdf.SetDefaultCreationDate(t)
+	fpdf.SetDefaultModificationDate(t)
+	fpdf.SetDefaultCatalogSort(true)
 }
