@@ -125,6 +125,34 @@ func Select(s *suite.Suite, only []string) ([]suite.Run, error) {
 func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	t0 := time.Now()
 	var sum Summary
+	opt = opt.defaults(s)
+	runs, out, elsewhere, err := opt.selectRuns(s)
+	if err != nil {
+		return sum, err
+	}
+	sum.Total = len(runs)
+	f, err := openResults(out)
+	if err != nil {
+		return sum, err
+	}
+	defer func() { f.Close() }() // f changes when the file is rewritten
+	todo, err := prepare(s, opt, runs, out, &f, elsewhere, &sum)
+	if err != nil {
+		return sum, err
+	}
+	// A write error stops launching runs, as an interruption does.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	results, interrupted := launch(ctx, todo, opt)
+	werr := collect(results, f, out, s, opt, len(todo), stop, &sum)
+	sum.Interrupted = *interrupted
+	sum.Wall = time.Since(t0)
+	return sum, werr
+}
+
+// defaults fills the options left zero, and runs a CUDA suite one run at a
+// time.
+func (opt Options) defaults(s *suite.Suite) Options {
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
@@ -143,16 +171,20 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	if opt.SyncEvery <= 0 {
 		opt.SyncEvery = 64
 	}
-	timeout := opt.Timeout
-	if timeout == 0 {
-		timeout = s.Timeout
+	if opt.Timeout == 0 {
+		opt.Timeout = s.Timeout
 	}
-	runs, err := Select(s, opt.Only)
-	if err != nil {
-		return sum, err
+	return opt
+}
+
+// selectRuns picks the runs of this sweep and the file they go to: a shard's
+// runs into its shard file, knowing which the merged file holds already;
+// else every selected run into the results file, after merging any
+// shards left beside it.
+func (opt Options) selectRuns(s *suite.Suite) (runs []suite.Run, out string, elsewhere map[string]bool, err error) {
+	if runs, err = Select(s, opt.Only); err != nil {
+		return nil, "", nil, err
 	}
-	out := opt.Output
-	var elsewhere map[string]bool // done in the merged results file
 	if opt.Shard.Count > 0 {
 		mine := runs[:0:0]
 		for _, r := range runs {
@@ -160,30 +192,36 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 				mine = append(mine, r)
 			}
 		}
-		runs, out = mine, ShardFile(opt.Output, opt.Shard)
-		if elsewhere, err = Done(opt.Output, opt.RetryErrors); err != nil {
-			return sum, err
-		}
-	} else if n, err := MergeShards(opt.Output); err != nil {
-		return sum, fmt.Errorf("merging the shards of %s: %w", opt.Output, err)
+		elsewhere, err = Done(opt.Output, opt.RetryErrors)
+		return mine, ShardFile(opt.Output, opt.Shard), elsewhere, err
+	}
+	if n, err := MergeShards(opt.Output); err != nil {
+		return nil, "", nil, fmt.Errorf("merging the shards of %s: %w", opt.Output, err)
 	} else if n > 0 {
 		fmt.Fprintf(opt.Log, "%s: merged %d records from %s\n", s.Name, n, ShardDir(opt.Output))
 	}
-	sum.Total = len(runs)
+	return runs, opt.Output, nil, nil
+}
 
+// openResults opens the results file for appending, its one writer.
+func openResults(out string) (*os.File, error) {
 	if dir := filepath.Dir(out); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return sum, err
+			return nil, err
 		}
 	}
 	f, err := filelock.Open(out)
 	if errors.Is(err, filelock.ErrLocked) {
-		return sum, fmt.Errorf("%s is being written by another memsched sweep; one writer per results file: wait for it to finish, or write elsewhere with -o", out)
+		return nil, fmt.Errorf("%s is being written by another memsched sweep; one writer per results file: wait for it to finish, or write elsewhere with -o", out)
 	}
-	if err != nil {
-		return sum, err
-	}
-	defer func() { f.Close() }() // f changes when the file is rewritten
+	return f, err
+}
+
+// prepare brings the results file to the records it keeps (a fresh sweep
+// empties it; superseded, duplicate and cut lines go) and returns the runs
+// left to do, largest working sets first. Nothing is removed before the
+// executor and the suite's external programs are known to work.
+func prepare(s *suite.Suite, opt Options, runs []suite.Run, out string, f **os.File, elsewhere map[string]bool, sum *Summary) ([]suite.Run, error) {
 	ready := func() error {
 		if err := run.Ready(s.Executor); err != nil {
 			return fmt.Errorf("%s runs with executor %q, which cannot run here: %w; nothing was run or removed (run it where it can, or set the suite's executor)", s.Name, s.Executor, err)
@@ -201,30 +239,30 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	}
 	if opt.Fresh {
 		if err := ready(); err != nil {
-			return sum, err
+			return nil, err
 		}
-		if err := f.Truncate(0); err != nil {
-			return sum, err
+		if err := (*f).Truncate(0); err != nil {
+			return nil, err
 		}
 	}
 	lines, truncated, err := ReadLines(out)
 	if err != nil {
-		return sum, err
+		return nil, err
 	}
 	p := plan(s, runs, lines, opt.RetryErrors)
 	if len(p.todo) > 0 { // before rewriting away the records it supersedes
 		if err := ready(); err != nil {
-			return sum, err
+			return nil, err
 		}
 	}
 	switch {
 	case len(p.keep) != len(lines):
-		f, err = rewrite(f, out, p.keep)
+		*f, err = rewrite(*f, out, p.keep)
 	case truncated >= 0:
-		err = f.Truncate(truncated)
+		err = (*f).Truncate(truncated)
 	}
 	if err != nil {
-		return sum, err
+		return nil, err
 	}
 	if p.duplicates > 0 {
 		fmt.Fprintf(opt.Log, "%s: %s held %d duplicate records (same key); kept one of each\n", s.Name, out, p.duplicates)
@@ -244,43 +282,50 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	// Largest working sets first, so that the longest runs do not start
 	// last and leave the other workers idle.
 	sort.SliceStable(todo, func(i, j int) bool { return todo[i].WorkingSet > todo[j].WorkingSet })
+	return todo, nil
+}
 
-	var bar *progressbar.ProgressBar
-	if opt.Bar != nil && len(todo) > 0 {
-		bar = progressbar.NewOptions(len(todo), progressbar.OptionSetWriter(opt.Bar),
-			progressbar.OptionSetDescription(s.Name), progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish(), progressbar.OptionSetWidth(30))
-	}
-
-	// A write error stops launching runs, as an interruption does.
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	// A run starts when it gets one of Jobs slots (see lease).
+// launch starts the runs, each when it gets one of opt.Jobs slots (see
+// lease), and sends their records; it stops launching when ctx ends and
+// says, once results is closed, how many it did not start.
+func launch(ctx context.Context, todo []suite.Run, opt Options) (<-chan run.Record, *int) {
 	results := make(chan run.Record)
 	shared := shareWorkloads(todo)
 	slots := make(chan struct{}, opt.Jobs)
-	interrupted := 0 // written before results closes, read after
+	interrupted := new(int) // written before results closes, read after
 	go func() {
 		var wg sync.WaitGroup
 		defer func() { wg.Wait(); close(results) }()
 		for i, r := range todo {
 			select {
 			case <-ctx.Done():
-				interrupted = len(todo) - i
+				*interrupted = len(todo) - i
 				return
 			case slots <- struct{}{}:
 			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				rec := execute(r, shared, &lease{slots: slots}, opt.Runner, timeout)
+				rec := execute(r, shared, &lease{slots: slots}, opt.Runner, opt.Timeout)
 				<-slots
 				results <- rec
 			}()
 		}
 	}()
+	return results, interrupted
+}
 
+// collect appends each record to the results file as it comes, one write
+// per line, synced every opt.SyncEvery records or 2 s; the first write
+// error stops the launches (stop) and is returned once the runs drain.
+func collect(results <-chan run.Record, f *os.File, out string, s *suite.Suite, opt Options, n int, stop func(), sum *Summary) error {
+	var bar *progressbar.ProgressBar
+	if opt.Bar != nil && n > 0 {
+		bar = progressbar.NewOptions(n, progressbar.OptionSetWriter(opt.Bar),
+			progressbar.OptionSetDescription(s.Name), progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(), progressbar.OptionSetWidth(30))
+	}
 	var werr error
 	unsynced := 0
 	lastSync := time.Now()
@@ -331,9 +376,7 @@ func Run(ctx context.Context, s *suite.Suite, opt Options) (Summary, error) {
 	if bar != nil {
 		bar.Finish()
 	}
-	sum.Interrupted = interrupted
-	sum.Wall = time.Since(t0)
-	return sum, werr
+	return werr
 }
 
 // Plan is what a sweep does with a results file: which runs it skips, which
