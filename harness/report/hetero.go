@@ -208,12 +208,7 @@ func cellMean(set *Set, label string, p *Point, metric string) float64 {
 const mk, all = "makespan_s", "all_transfers_mib"
 
 func heteroMetric(c paper.Claim, name, list string, srs []*SuiteResults) (float64, string, error) {
-	var vals []float64
-	var where []string
-	count, hits := 0, 0
-	sfaBy := map[string][]float64{} // best_l_gpu: per (l_cpu,l_gpu), SFAs pooled over formulas and suites
-	var meanSFA []float64           // min_mean_sfa_pct: per (suite, label)
-	var meanWhere []string
+	a := &heteroAcc{sfaBy: map[string][]float64{}}
 	for _, sr := range srs {
 		set := sr.Set
 		base := baselineOf(c, set)
@@ -232,153 +227,179 @@ func heteroMetric(c paper.Claim, name, list string, srs []*SuiteResults) (float6
 			if !ok {
 				continue
 			}
-			b := cellMean(set, base, p, mk)
-			bT := cellMean(set, base, p, all)
-			at := fmt.Sprintf("%s %s", shortSuite(sr), describePoint(p))
-			switch name {
-			case "speedup", "share_better", "makespan_over_cp":
-				s := cellMean(set, labels[0], p, mk)
-				if math.IsNaN(s) || math.IsNaN(b) && name != "makespan_over_cp" {
-					return 0, "", fmt.Errorf("%s: %s or %s did not run at %s", sr.Suite.RelFile(), labels[0], base, describePoint(p))
-				}
-				switch name {
-				case "speedup":
-					vals = append(vals, b/s)
-				case "share_better":
-					count++
-					if s < b*(1-1e-9) {
-						hits++
-					}
-				case "makespan_over_cp":
-					cp, err := criticalPath(sr.Suite, p)
-					if err != nil {
-						return 0, "", err
-					}
-					vals = append(vals, s/cp)
-					where = append(where, at)
-				}
-			case "share_worst":
-				s := cellMean(set, labels[0], p, mk)
-				worst := true
-				for _, o := range set.Labels {
-					if o != labels[0] && cellMean(set, o, p, mk) > s*(1+1e-9) {
-						worst = false
-					}
-				}
-				count++
-				if worst {
-					hits++
-				}
-			case "sfa_pct", "min_mean_sfa_pct":
-				for _, l := range labels {
-					sfa := b / cellMean(set, l, p, mk)
-					vals = append(vals, (sfa-1)*100)
-					where = append(where, at+" "+l)
-					suiteSFA[l] = append(suiteSFA[l], (sfa-1)*100)
-				}
-			case "auto_vs_best":
-				other := math.Inf(-1)
-				for _, l := range set.Labels {
-					if l != base && l != "AUTO" {
-						other = max(other, b/cellMean(set, l, p, mk))
-					}
-				}
-				vals = append(vals, (b/cellMean(set, "AUTO", p, mk))/other)
-				where = append(where, at)
-			case "transfer_reduction_pct", "share_reduced", "share_fewer_transfers_slower":
-				for _, l := range labels {
-					T, t := cellMean(set, l, p, all), cellMean(set, l, p, mk)
-					switch name {
-					case "transfer_reduction_pct":
-						vals = append(vals, (1-T/bT)*100)
-						where = append(where, at+" "+l)
-					case "share_reduced":
-						count++
-						if T < bT {
-							hits++
-						}
-					default:
-						count++
-						if T < bT && t > b {
-							hits++
-						}
-					}
-				}
-			case "bmd_max_pct":
-				for _, l := range labels {
-					vals = append(vals, cellMean(set, l, p, "bmd_pct"))
-					where = append(where, at+" "+l)
-				}
-			case "share_corr_positive":
-				var xs, ys []float64
-				for _, l := range labels {
-					xs, ys = append(xs, cellMean(set, l, p, all)), append(ys, cellMean(set, l, p, mk))
-				}
-				count++
-				if pearson(xs, ys) > 0 {
-					hits++
-				}
-			case "best_l_gpu":
-				for _, sc := range sr.Suite.Schedulers {
-					if sc.Label == base {
-						continue
-					}
-					key := sc.Params["l_cpu"] + "," + sc.Params["l_gpu"]
-					if t := cellMean(set, sc.Label, p, mk); !math.IsNaN(t) {
-						sfaBy[key] = append(sfaBy[key], b/t)
-					}
-				}
-			default:
-				return 0, "", fmt.Errorf("unknown metric %q of a CPU+GPU claim", name)
+			if err := a.point(name, sr, base, labels, p, suiteSFA); err != nil {
+				return 0, "", err
 			}
 		}
 		if name == "min_mean_sfa_pct" {
-			vals, where = vals[:0], where[:0]
+			a.vals, a.where = a.vals[:0], a.where[:0]
 			for _, l := range labels {
-				meanSFA = append(meanSFA, mean(suiteSFA[l]))
-				meanWhere = append(meanWhere, shortSuite(sr)+" "+l)
+				a.meanSFA = append(a.meanSFA, mean(suiteSFA[l]))
+				a.meanWhere = append(a.meanWhere, shortSuite(sr)+" "+l)
 			}
 		}
 	}
+	return a.value(name, c, len(srs))
+}
+
+// heteroAcc gathers a CPU+GPU claim's metric over the points of its
+// suites: values with where they were taken, hit counts for the shares,
+// and the SFAs the best_l_gpu and min_mean_sfa_pct metrics pool.
+type heteroAcc struct {
+	vals        []float64
+	where       []string
+	count, hits int
+	sfaBy       map[string][]float64 // best_l_gpu: per (l_cpu,l_gpu), SFAs pooled over formulas and suites
+	meanSFA     []float64            // min_mean_sfa_pct: per (suite, label)
+	meanWhere   []string
+}
+
+// point adds one point of a suite to the metric.
+func (a *heteroAcc) point(name string, sr *SuiteResults, base string, labels []string, p *Point, suiteSFA map[string][]float64) error {
+	set := sr.Set
+	b := cellMean(set, base, p, mk)
+	bT := cellMean(set, base, p, all)
+	at := fmt.Sprintf("%s %s", shortSuite(sr), describePoint(p))
+	switch name {
+	case "speedup", "share_better", "makespan_over_cp":
+		s := cellMean(set, labels[0], p, mk)
+		if math.IsNaN(s) || math.IsNaN(b) && name != "makespan_over_cp" {
+			return fmt.Errorf("%s: %s or %s did not run at %s", sr.Suite.RelFile(), labels[0], base, describePoint(p))
+		}
+		switch name {
+		case "speedup":
+			a.vals = append(a.vals, b/s)
+		case "share_better":
+			a.count++
+			if s < b*(1-1e-9) {
+				a.hits++
+			}
+		case "makespan_over_cp":
+			cp, err := criticalPath(sr.Suite, p)
+			if err != nil {
+				return err
+			}
+			a.vals = append(a.vals, s/cp)
+			a.where = append(a.where, at)
+		}
+	case "share_worst":
+		s := cellMean(set, labels[0], p, mk)
+		worst := true
+		for _, o := range set.Labels {
+			if o != labels[0] && cellMean(set, o, p, mk) > s*(1+1e-9) {
+				worst = false
+			}
+		}
+		a.count++
+		if worst {
+			a.hits++
+		}
+	case "sfa_pct", "min_mean_sfa_pct":
+		for _, l := range labels {
+			sfa := b / cellMean(set, l, p, mk)
+			a.vals = append(a.vals, (sfa-1)*100)
+			a.where = append(a.where, at+" "+l)
+			suiteSFA[l] = append(suiteSFA[l], (sfa-1)*100)
+		}
+	case "auto_vs_best":
+		other := math.Inf(-1)
+		for _, l := range set.Labels {
+			if l != base && l != "AUTO" {
+				other = max(other, b/cellMean(set, l, p, mk))
+			}
+		}
+		a.vals = append(a.vals, (b/cellMean(set, "AUTO", p, mk))/other)
+		a.where = append(a.where, at)
+	case "transfer_reduction_pct", "share_reduced", "share_fewer_transfers_slower":
+		for _, l := range labels {
+			T, t := cellMean(set, l, p, all), cellMean(set, l, p, mk)
+			switch name {
+			case "transfer_reduction_pct":
+				a.vals = append(a.vals, (1-T/bT)*100)
+				a.where = append(a.where, at+" "+l)
+			case "share_reduced":
+				a.count++
+				if T < bT {
+					a.hits++
+				}
+			default:
+				a.count++
+				if T < bT && t > b {
+					a.hits++
+				}
+			}
+		}
+	case "bmd_max_pct":
+		for _, l := range labels {
+			a.vals = append(a.vals, cellMean(set, l, p, "bmd_pct"))
+			a.where = append(a.where, at+" "+l)
+		}
+	case "share_corr_positive":
+		var xs, ys []float64
+		for _, l := range labels {
+			xs, ys = append(xs, cellMean(set, l, p, all)), append(ys, cellMean(set, l, p, mk))
+		}
+		a.count++
+		if pearson(xs, ys) > 0 {
+			a.hits++
+		}
+	case "best_l_gpu":
+		for _, sc := range sr.Suite.Schedulers {
+			if sc.Label == base {
+				continue
+			}
+			key := sc.Params["l_cpu"] + "," + sc.Params["l_gpu"]
+			if t := cellMean(set, sc.Label, p, mk); !math.IsNaN(t) {
+				a.sfaBy[key] = append(a.sfaBy[key], b/t)
+			}
+		}
+	default:
+		return fmt.Errorf("unknown metric %q of a CPU+GPU claim", name)
+	}
+	return nil
+}
+
+// value is the metric over every point added, with how it was taken.
+func (a *heteroAcc) value(name string, c paper.Claim, suites int) (float64, string, error) {
 	switch name {
 	case "speedup":
-		if len(vals) == 0 {
+		if len(a.vals) == 0 {
 			return 0, "", fmt.Errorf("no point matches %v", c.Point)
 		}
-		return mean(vals), fmt.Sprintf("mean of %d per-configuration speedups (min %.3g, max %.3g) over %d suite(s)", len(vals), minOf(vals), maxOf(vals), len(srs)), nil
+		return mean(a.vals), fmt.Sprintf("mean of %d per-configuration speedups (min %.3g, max %.3g) over %d suite(s)", len(a.vals), minOf(a.vals), maxOf(a.vals), suites), nil
 	case "share_better", "share_worst", "share_reduced", "share_fewer_transfers_slower", "share_corr_positive":
-		if count == 0 {
+		if a.count == 0 {
 			return 0, "", fmt.Errorf("no point matches %v", c.Point)
 		}
-		return float64(hits) / float64(count), fmt.Sprintf("%d of %d", hits, count), nil
+		return float64(a.hits) / float64(a.count), fmt.Sprintf("%d of %d", a.hits, a.count), nil
 	case "makespan_over_cp", "auto_vs_best":
-		i := argmin(vals)
+		i := argmin(a.vals)
 		if i < 0 {
 			return 0, "", fmt.Errorf("no point matches %v", c.Point)
 		}
-		return vals[i], fmt.Sprintf("min over %d points, at %s (max %.3g)", len(vals), where[i], maxOf(vals)), nil
+		return a.vals[i], fmt.Sprintf("min over %d points, at %s (max %.3g)", len(a.vals), a.where[i], maxOf(a.vals)), nil
 	case "min_mean_sfa_pct":
-		i := argmin(meanSFA)
+		i := argmin(a.meanSFA)
 		if i < 0 {
 			return 0, "", fmt.Errorf("no point matches %v", c.Point)
 		}
-		return meanSFA[i], fmt.Sprintf("lowest mean SFA over a suite's points: %s; highest %.1f%%", meanWhere[i], maxOf(meanSFA)), nil
+		return a.meanSFA[i], fmt.Sprintf("lowest mean SFA over a suite's points: %s; highest %.1f%%", a.meanWhere[i], maxOf(a.meanSFA)), nil
 	case "sfa_pct", "transfer_reduction_pct", "bmd_max_pct":
-		i := argmax(vals)
+		i := argmax(a.vals)
 		if i < 0 {
 			return 0, "", fmt.Errorf("no point matches %v", c.Point)
 		}
-		return vals[i], fmt.Sprintf("max over %d (point, formula) pairs, at %s (min %.1f)", len(vals), where[i], minOf(vals)), nil
+		return a.vals[i], fmt.Sprintf("max over %d (point, formula) pairs, at %s (min %.1f)", len(a.vals), a.where[i], minOf(a.vals)), nil
 	case "best_l_gpu":
-		keys := make([]string, 0, len(sfaBy))
-		for k := range sfaBy {
+		keys := make([]string, 0, len(a.sfaBy))
+		for k := range a.sfaBy {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		best, bestK := math.Inf(-1), ""
 		var parts []string
 		for _, k := range keys {
-			m := mean(sfaBy[k])
+			m := mean(a.sfaBy[k])
 			parts = append(parts, fmt.Sprintf("(%s) %.3f", k, m))
 			if m > best {
 				best, bestK = m, k
