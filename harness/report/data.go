@@ -37,37 +37,13 @@ import (
 	"github.com/memsched/memsched/harness/sweep"
 )
 
-// Metric is one quantity of a record.
-type Metric struct {
-	Name   string
-	Title  string
-	Higher bool // higher is better
-	Get    func(r run.Record) float64
-}
+// Metric is one quantity of a record (run.Metric: the one list of them).
+type Metric = run.Metric
 
 const mib = float64(hardware.MiB)
 
-// Metrics by name (suite.Metrics lists the names).
-var Metrics = map[string]Metric{
-	"gflops":        {"gflops", "GFlop/s", true, func(r run.Record) float64 { return r.GFlops }},
-	"transfers_mib": {"transfers_mib", "transfers (MiB, host→GPU + GPU→GPU)", false, func(r run.Record) float64 { return float64(r.BytesH2D+r.BytesD2D) / mib }},
-	"h2d_mib":       {"h2d_mib", "host→GPU (MiB)", false, func(r run.Record) float64 { return float64(r.BytesH2D) / mib }},
-	"d2d_mib":       {"d2d_mib", "GPU→GPU (MiB)", false, func(r run.Record) float64 { return float64(r.BytesD2D) / mib }},
-	"loads":         {"loads", "loads", false, func(r run.Record) float64 { return float64(r.Loads) }},
-	"fetches":       {"fetches", "fetches", false, func(r run.Record) float64 { return float64(r.Fetches) }},
-	"prefetches":    {"prefetches", "prefetches", false, func(r run.Record) float64 { return float64(r.Prefetches) }},
-	"evictions":     {"evictions", "evictions", false, func(r run.Record) float64 { return float64(r.Evictions) }},
-	// The authors' fetch count: inputs missing when a task is popped (StarPU HFP.c get_data_to_load).
-	"pop_missing": {"pop_missing", "inputs missing at pop (the papers' fetches)", false, func(r run.Record) float64 { return float64(r.PopMissing) }},
-	// Loads of a static plan in the abstract model of thesis §2.2 (the toy examples' count).
-	"model_loads":  {"model_loads", "loads in the model of thesis §2.2", false, func(r run.Record) float64 { return float64(r.ModelLoads) }},
-	"makespan_s":   {"makespan_s", "makespan (s)", false, func(r run.Record) float64 { return r.MakespanS }},
-	"sched_time_s": {"sched_time_s", "scheduling wall time (s)", false, func(r run.Record) float64 { return r.SchedWallS }},
-	// PeerJ 2019's "total memory transfer": every copy, write-backs included.
-	"all_transfers_mib": {"all_transfers_mib", "all transfers (MiB, host→GPU + GPU→GPU + GPU→host)", false, func(r run.Record) float64 { return float64(r.BytesH2D+r.BytesD2D+r.BytesD2H) / mib }},
-	// LAHeteroprio's best-memory-node difference, % of popped tasks.
-	"bmd_pct": {"bmd_pct", "BMD (% of tasks)", false, func(r run.Record) float64 { return r.SchedStats["bmd_pct"] }},
-}
+// Metrics by name.
+var Metrics = run.Metrics
 
 // tableMetrics are the per-point tables of a report, in order.
 var tableMetrics = []string{"gflops", "transfers_mib", "h2d_mib", "d2d_mib", "loads", "makespan_s", "sched_time_s"}

@@ -87,6 +87,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
 )
@@ -214,7 +215,7 @@ type Reference struct {
 
 // Metrics the report knows, with their display names; transfers_mb is the
 // claims files' spelling of transfers_mib (the papers' MB are MiB).
-var Metrics = []string{"gflops", "transfers_mib", "h2d_mib", "d2d_mib", "loads", "fetches", "prefetches", "evictions", "pop_missing", "model_loads", "makespan_s", "sched_time_s", "all_transfers_mib", "bmd_pct"}
+var Metrics = run.MetricNames()
 
 // Lines the report can draw.
 // one_matrix and both_matrices are the 2D memory lines (red, orange; for 3D
