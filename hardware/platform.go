@@ -505,10 +505,17 @@ type Runtime struct {
 	// NUMA nodes"): 2 µs per driver iteration with one NUMA node (traced at
 	// papers/ICPP2023, EAGER on 2 and 4 GPUs: pops of tasks whose data are
 	// there 14 µs apart, 10 µs task queueing + 2 × 1 µs input + 2 µs). It is
-	// charged, with 1 + NUMA nodes (Topology.GPUsPerNUMA) driven, after a
-	// driver's launches (the iteration's requests come next, then its pop)
-	// and when a copy's end wakes an idle driver (it handles the end there,
-	// then launches and pops). 0: free.
+	// charged, with 1 + NUMA nodes (Topology.GPUsPerNUMA) driven, once per
+	// driver iteration, and above 0 the simulator runs a GPU driver's
+	// iteration in StarPU's order (driver_cuda.c
+	// _starpu_cuda_driver_run_once; sim's iterate): launch the popped task
+	// whose inputs arrived, then handle requests (the sleeps, then the
+	// copies that ended, then new copies), then pop, and only once the last
+	// popped task is launched (task_transferring reset); a copy's end is
+	// handled in that request handling, so the next copies are issued
+	// before the task the copy made ready is launched. 0: free, and the
+	// former order (launch, issue, pop), which gives the same times when
+	// the driver's host costs are 0, as in the real-machine presets.
 	ProgressUs float64 `toml:"progress_us" json:"progress_us,omitempty"`
 	// FlushInMakespan counts the final write-back of modified data in the
 	// makespan (false: the timed region ends with the last task, as the

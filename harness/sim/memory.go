@@ -68,10 +68,16 @@ type node struct {
 	// driverT is when the node's driver thread (a GPU's) is done with the
 	// host time it spends issuing copies, launching kernels and fetching
 	// inputs (Runtime.CopyIssueUs, TaskIssueUs, FetchInputUs).
-	driverT  float64
-	waitHome int   // data the head of copyQ waits for at home, or -1
-	outQ     []int // write-backs to home, in order (one outgoing stream)
-	busyOut  bool
+	driverT float64
+	// copyEnded: a copy into the node ended and its driver's next step
+	// handles it in its request handling, before it launches (iterate).
+	copyEnded bool
+	// progressed: the driver's current iteration has slept its request
+	// handling's progress time (iterate); a launch or a pop ends it.
+	progressed bool
+	waitHome   int   // data the head of copyQ waits for at home, or -1
+	outQ       []int // write-backs to home, in order (one outgoing stream)
+	busyOut    bool
 	// Under Runtime.AllocSync, an allocation blocks the GPU's driver until
 	// the device drains: the kernels launched when it blocked (done reaches
 	// barrier) and every queued copy finish; meanwhile it pops, launches

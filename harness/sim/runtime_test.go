@@ -278,6 +278,12 @@ func TestRuntimeSettingsNeverDeadlock(t *testing.T) {
 		func(r *hardware.Runtime) {
 			r.FetchRequests, r.PrefetchRequests, r.PrefetchAtBuffer, r.ReuseSameSize = 20, 10, true, false
 		},
+		// StarPU's SimGrid driver iteration (progress_us > 0, iterate): a
+		// wake-up at the end of the driver's host time must go on with its
+		// iteration, not start one that sleeps again.
+		func(r *hardware.Runtime) {
+			r.ProgressUs, r.TaskIssueUs, r.CopyIssueUs, r.FetchInputUs = 1, 10, 10, 1
+		},
 	}
 	for it := 0; it < 100; it++ {
 		r := newRand(uint64(it))

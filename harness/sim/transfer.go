@@ -216,11 +216,17 @@ func (e *Engine) LoadDone(g, d int, prefetch bool) { e.loadDone(g, d, prefetch, 
 func (e *Engine) loadDone(ni, d int, prefetch bool, src int) {
 	n := e.nodes[ni]
 	n.busyIn = false
-	if e.progress > 0 && n.gpu && n.driverT <= e.now {
-		// An idle driver woken by the copy's end handles it in its
-		// iteration's request handling (Runtime.ProgressUs): it launches
-		// and pops after.
-		n.driverT = e.now + e.progress
+	if e.progress > 0 && n.gpu {
+		// The driver sees the copy's end in its iteration's request
+		// handling (iterate, step 2): woken from its wait, it sleeps there
+		// first (datawizard.c ___starpu_datawizard_progress); busy, it
+		// sees the end in the iteration it is in. It issues the next
+		// copies before it launches the task the copy made ready.
+		if n.driverT <= e.now {
+			n.driverT = e.now + e.progress
+			n.progressed = true
+		}
+		n.copyEnded = true
 	}
 	e.spin(n, d)
 	n.set(d, resident)
@@ -249,6 +255,7 @@ func (e *Engine) loadDone(ni, d int, prefetch bool, src int) {
 	e.dataEvent("load_end", ni, d, bytes, "", src)
 	e.observe(schedulers.Loaded, ni, d)
 	e.kick(ni)
+	n.copyEnded = false
 	if freedSrc {
 		e.kick(src)
 	}

@@ -161,7 +161,9 @@ func (e *Engine) step(w int, issue bool) {
 		e.wakeUp(w, wk)
 		return
 	}
-	if e.taskIssue > 0 && n.gpu {
+	if e.progress > 0 && issue && n.gpu {
+		e.iterate(w, n)
+	} else if e.taskIssue > 0 && n.gpu {
 		// StarPU's CUDA driver launches the tasks whose inputs arrived
 		// before it handles requests and pops (driver_cuda.c
 		// _starpu_cuda_driver_run_once).
@@ -238,7 +240,14 @@ func (e *Engine) driverHeld(w int, wk *worker, n *node) bool {
 // popReady says no popped task of the worker is still transferring (or the
 // driver pops anyway, Runtime.PopWhileFetching).
 func (e *Engine) popReady(w int) bool {
-	return e.rt.PopWhileFetching || e.readyPrefix(w) == len(e.workers[w].pipe)
+	wk := e.workers[w]
+	if e.progress > 0 && e.taskIssue > 0 && e.nodes[wk.node].gpu && len(wk.launchAt) < len(wk.pipe) && !e.rt.PopWhileFetching {
+		// StarPU pops only once its last popped task is launched
+		// (_starpu_get_multi_worker_task: task_transferring is reset at
+		// the launch, in the next iteration's poll; Runtime.ProgressUs).
+		return false
+	}
+	return e.rt.PopWhileFetching || e.readyPrefix(w) == len(wk.pipe)
 }
 
 // wakeUp schedules the worker's wake-up at the end of its scheduling time,
@@ -432,6 +441,7 @@ func (e *Engine) popTask(w, task int) {
 	}
 	e.pops++
 	e.tasks[task].popSeq = e.pops
+	n.progressed = false // the pop ends the driver's iteration (iterate)
 	if e.fetchInput > 0 {
 		// _starpu_fetch_task_input sleeps after requesting each input.
 		e.driverSpend(n, e.fetchInput*float64(len(e.inputs(task))))
@@ -545,15 +555,56 @@ func (e *Engine) startCompute(w int) {
 func (e *Engine) launch(w int) {
 	wk := e.workers[w]
 	n := e.nodes[wk.node]
-	launched := false
 	for len(wk.launchAt) < len(wk.pipe) && n.holds(e.inputs(wk.pipe[len(wk.launchAt)])) {
 		wk.launchAt = append(wk.launchAt, e.driverSpend(n, e.taskIssue))
-		launched = true
+		n.progressed = false // a poll's launch: its request handling comes next (iterate)
 	}
-	if launched && e.progress > 0 {
-		// The iteration goes on handling the node's requests before it
-		// pops (driver_cuda.c _starpu_cuda_driver_run_once:
-		// __starpu_datawizard_progress; Runtime.ProgressUs).
+}
+
+// iterate begins a GPU driver's iteration as StarPU's CUDA driver runs it
+// in SimGrid mode (Runtime.ProgressUs > 0; driver_cuda.c
+// _starpu_cuda_driver_run_once), in its order:
+//
+//  1. poll: it launches the popped task whose inputs all arrived, 10 µs
+//     (execute_job_on_cuda, simgrid.c _starpu_simgrid_submit_job), and
+//     notes the kernels that ended (finish_job_on_cuda);
+//  2. progress: __starpu_datawizard_progress calls
+//     ___starpu_datawizard_progress for every memory node the worker
+//     drives, its NUMA node(s) then its GPU (topology.c
+//     _starpu_init_workers_binding), each sleeping 1 µs first ("XXX",
+//     datawizard.c) and then handling the node's requests: the copies
+//     that ended (_starpu_handle_pending_node_data_requests), then new
+//     copies, 10 µs each (simgrid.c _starpu_simgrid_transfer);
+//  3. pop: _starpu_get_multi_worker_task pops one task, and only once no
+//     popped task is transferring (worker->task_transferring NULL: the
+//     last popped task is launched), then fetches its inputs, 1 µs each
+//     (coherency.c _starpu_fetch_task_input);
+//  4. with nothing done it waits (starpu_pthread_wait_wait) until a
+//     copy's end (simgrid.c transfer_execute:
+//     _starpu_wake_all_blocked_workers_on_node), a kernel's end or a push
+//     wakes it.
+//
+// An event that finds the driver waiting (driverT < now) starts an
+// iteration: the launches of step 1, then step 2's sleeps. One that finds
+// it busy, or at the end of its host time (the wake-up driverHeld set),
+// goes on with the iteration it is in: step 2 is charged once per
+// iteration (node.progressed), and a launch or a pop ends it. A copy's end is seen only in step
+// 2 (loadDone charges the sleeps and sets copyEnded): that iteration
+// issues the next copies before the task the copy made ready is launched,
+// which happens in the next iteration's poll, before it pops again.
+func (e *Engine) iterate(w int, n *node) {
+	if n.copyEnded {
+		n.copyEnded = false // loadDone charged step 2: issue, then launch
+		return
+	}
+	if n.driverT < e.now {
+		n.progressed = false // it was waiting: a new iteration
+	}
+	if e.taskIssue > 0 {
+		e.launch(w)
+	}
+	if !n.progressed {
+		n.progressed = true
 		e.driverSpend(n, e.progress)
 	}
 }
