@@ -94,7 +94,7 @@ package sim
 // copies on gemini-1-fgcs and gemini-2-ipdps change. Runtime.ProgressUs
 // (datawizard.c ___starpu_datawizard_progress's SimGrid sleep) is new and
 // 0 in every preset.
-// 16: Runtime.ProgressUs > 0 runs a GPU driver's iteration in the order
+// Also in 15: Runtime.ProgressUs > 0 runs a GPU driver's iteration in the order
 // of driver_cuda.c _starpu_cuda_driver_run_once (iterate): the poll's
 // launch (10 µs), then __starpu_datawizard_progress, which sleeps
 // ProgressUs per driven memory node (datawizard.c
@@ -104,8 +104,8 @@ package sim
 // or a pop ends one), and a copy's end is handled in the request handling,
 // so the driver issues the next copies before it launches the task the
 // copy made ready (StarPU: kernel at copy end + 2 + 10 + 10 µs, the next
-// pop 2 µs after). It replaces 15's placement (after launches, and at a
-// copy's end into an idle driver). ProgressUs stays 0 in every preset: on
+// pop 2 µs after), in place of a first placement (after launches, and at
+// a copy's end into an idle driver). ProgressUs stays 0 in every preset: on
 // the peer suites it gains 4 equal load counts but moves multi-GPU
 // DARTS+LUF's GFlop/s MAPE from 0.78 to 1.20 %; results at 0 are 15's.
-const ModelVersion = 16
+const ModelVersion = 15
