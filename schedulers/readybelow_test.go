@@ -114,6 +114,30 @@ func TestReadyStarPUStopsAndWindow(t *testing.T) {
 	}
 }
 
+// A task with nothing to read but a written tile not allocated does not
+// stop StarPU's scan, and no later task stops it either: the break of
+// _starpu_fifo_pop_first_ready_task is in the branch of a strictly fewer
+// bytes not valid, so once a task has none, the scan queries every buffer
+// of every queued task (issue 34: the write-only C tile of xgemm.c's
+// cl_gemm0, IPDPS 2022's random order). t0 reads valid 0 and writes absent
+// 1, t1 reads 0 and writes allocated 2, t2 reads 0: the scan takes t1
+// after 2+2+1 queries; without t0 it stops at t1, after 2.
+func TestReadyStarPUWrittenTileScansAll(t *testing.T) {
+	w := &workloads.Workload{Data: []workloads.Data{{ID: 0, Bytes: 1}, {ID: 1, Bytes: 1}, {ID: 2, Bytes: 1}},
+		Modes: [][]workloads.Mode{{workloads.R, workloads.W}, {workloads.R, workloads.W}, {workloads.R}}}
+	for i, in := range [][]int{{0, 1}, {0, 2}, {0}} {
+		w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: 1, Inputs: in})
+	}
+	v := states(w, "v-v")
+	if got := schedulers.ReadyStarPU(v, 0, []int{0, 1, 2}, 0); got != 1 || v.ops != 5 {
+		t.Errorf("popped %d after %d queries, want 1 after 5", got, v.ops)
+	}
+	v = states(w, "v-v")
+	if got := schedulers.ReadyStarPU(v, 0, []int{1, 2}, 0); got != 0 || v.ops != 2 {
+		t.Errorf("without t0 popped %d after %d queries, want 0 after 2", got, v.ops)
+	}
+}
+
 // plannedStarts runs a one-GPU plan with Ready where StarPU applies it
 // (below, in the buffer) or over the whole plan, and returns the order
 // tasks start in.
