@@ -8,15 +8,17 @@ func init() {
 		Doc: "PaRSEC AP, absolute priority (thesis §5.1.2: \"all processing units share a task-waiting queue that is sorted by priority, " +
 			"and each time a processing unit becomes available, it takes for execution a task from the head\"); PaRSEC's own priorities " +
 			"for Cholesky with priority=parsec (the thesis noticed no difference with bottom levels)",
-		Params: []schedulers.Param{schedulers.PriorityParam},
+		Params: apParams,
 		// A worker takes a task when it has room to start it (no buffer of
 		// tasks prefetched ahead beyond its pipeline).
 		Buffer: 1,
-		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-			return &AP{Priority: p.String("priority")}, nil
-		},
+		New:    apNew,
 	})
 }
+
+var apParams, apNew = schedulers.Typed(func(a *schedulers.Args, o *AP) {
+	a.Shared(schedulers.PriorityParam, &o.Priority)
+}, func(o AP) (schedulers.Scheduler, error) { return &o, nil })
 
 // AP is one queue sorted by priority, shared by every worker.
 type AP struct {

@@ -62,52 +62,56 @@ const (
 	EndQueue = "queue"
 )
 
+// dmdaArgs binds the parameters every dmda variant has; ready variants add
+// Ready's window and ranking, dmdas its priorities.
+func dmdaArgs(a *schedulers.Args, o *DMDA) {
+	a.Float(&o.Alpha, "alpha", 1, "weight of the expected completion time (StarPU dmda alpha)").Min(0)
+	a.Float(&o.Beta, "beta", 1, "weight of the data transfer penalty (StarPU dmda beta)").Min(0)
+	a.String(&o.Predict, "transfer_predict", PredictStarPU, []string{PredictStarPU, PredictUncontended},
+		"transfer time in the penalty: starpu (StarPU's perfmodel_bus.c starpu_transfer_predict: size/bandwidth x 2 x the number of GPUs) or uncontended (size/bandwidth)")
+	a.Choice(&o.EndStarPU, EndStarPU, "expected_end", EndStarPU, []string{EndStarPU, EndQueue},
+		"a worker's expected end for the task: starpu (StarPU's compute_all_performance_predictions: the task starts at max(queue end, now + transfer penalty)) or queue (at the queue's end, thesis Eq. 4.1)")
+	// 5 (dmda), 6 (dmdar): StarPU's transfer penalty by default (penalty =
+	// expected, the code the papers ran: dmda's
+	// compute_all_performance_predictions calls
+	// starpu_task_expected_data_transfer_time_for); the thesis' Alg. 6
+	// reading is penalty = inmem.
+	a.String(&o.Penalty, "penalty", PenaltyExpected, []string{PenaltyInMem, PenaltyExpected},
+		"transfer penalty: inmem (thesis Alg. 6: data once allocated to a worker count as there forever) or expected (StarPU's code: data present or requested on the worker cost nothing, others their transfer time from the fastest valid copy)")
+}
+
+func rankArg(a *schedulers.Args, o *DMDA) {
+	a.Choice(&o.RankPresent, RankPresent, "rank", RankStarPU, []string{RankStarPU, RankPresent},
+		"how Ready ranks the queued tasks (dmdar, dmdas): starpu (StarPU's fifo_queues.c _starpu_fifo_pop_first_ready_task: fewest bytes not valid, then not loading, then not allocated, as starpu_data_query_status2 reports them) or present (thesis Alg. 2: fewest bytes not loaded or loading)")
+}
+
 func init() {
-	params := []schedulers.Param{
-		{Name: "alpha", Kind: "float", Default: "1", Min: "0", Doc: "weight of the expected completion time (StarPU dmda alpha)"},
-		{Name: "beta", Kind: "float", Default: "1", Min: "0", Doc: "weight of the data transfer penalty (StarPU dmda beta)"},
-		{Name: "transfer_predict", Kind: "string", Default: PredictStarPU, Choices: []string{PredictStarPU, PredictUncontended},
-			Doc: "transfer time in the penalty: starpu (StarPU's perfmodel_bus.c starpu_transfer_predict: size/bandwidth x 2 x the number of GPUs) or uncontended (size/bandwidth)"},
-		{Name: "expected_end", Kind: "string", Default: EndStarPU, Choices: []string{EndStarPU, EndQueue},
-			Doc: "a worker's expected end for the task: starpu (StarPU's compute_all_performance_predictions: the task starts at max(queue end, now + transfer penalty)) or queue (at the queue's end, thesis Eq. 4.1)"},
-	}
-	params = params[:len(params):len(params)] // each scheduler appends its own
-	penalty := func(def string) schedulers.Param {
-		return schedulers.Param{Name: "penalty", Kind: "string", Default: def, Choices: []string{PenaltyInMem, PenaltyExpected},
-			Doc: "transfer penalty: inmem (thesis Alg. 6: data once allocated to a worker count as there forever) or expected (StarPU's code: data present or requested on the worker cost nothing, others their transfer time from the fastest valid copy)"}
-	}
-	rank := schedulers.Param{Name: "rank", Kind: "string", Default: RankStarPU, Choices: []string{RankStarPU, RankPresent},
-		Doc: "how Ready ranks the queued tasks (dmdar, dmdas): starpu (StarPU's fifo_queues.c _starpu_fifo_pop_first_ready_task: fewest bytes not valid, then not loading, then not allocated, as starpu_data_query_status2 reports them) or present (thesis Alg. 2: fewest bytes not loaded or loading)"}
 	for _, ready := range []bool{false, true} {
-		// 5 (dmda), 6 (dmdar): StarPU's transfer penalty by default
-		// (penalty = expected, the code the papers ran: dmda's
-		// compute_all_performance_predictions calls
-		// starpu_task_expected_data_transfer_time_for); the thesis' Alg. 6
-		// reading is penalty = inmem.
 		name, doc, version := "dmda", "StarPU dmda: each task, in submission order, goes to the worker minimising alpha*(expected end - best end) + beta*transfer time of its missing inputs; every queued task is prefetched", 5
 		if ready {
 			// 5: StarPU's Ready ranking (rank = starpu).
 			name, version = "dmdar", 6
 			doc = "dmda + Ready: a worker starts the queued task with the fewest bytes still to load (StarPU's dmda_pop_ready_task: not valid, then not loading, then not allocated; thesis Alg. 2 with rank = present)"
 		}
-		schedulers.Register(schedulers.Spec{
-			Name: name, Version: version, Doc: doc, Params: append(params, penalty(PenaltyExpected),
-				schedulers.Param{Name: "window", Kind: "int", Default: "0", Min: "0", Doc: "Ready looks at the first window queued tasks only (0 = all); dmdar only"}, rank),
-			Buffer: -1,
-			New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-				return &DMDA{Alpha: p.Float("alpha"), Beta: p.Float("beta"), Ready: ready, Window: p.Int("window"), RankPresent: p.String("rank") == RankPresent, Penalty: p.String("penalty"), Predict: p.String("transfer_predict"), EndStarPU: p.String("expected_end") == EndStarPU}, nil
-			},
-		})
+		params, build := schedulers.Typed(func(a *schedulers.Args, o *DMDA) {
+			dmdaArgs(a, o)
+			a.Int(&o.Window, "window", 0, "Ready looks at the first window queued tasks only (0 = all); dmdar only").Min(0)
+			rankArg(a, o)
+		}, func(o DMDA) (schedulers.Scheduler, error) { o.Ready = ready; return &o, nil })
+		schedulers.Register(schedulers.Spec{Name: name, Version: version, Doc: doc, Params: params, Buffer: -1, New: build})
 	}
+	params, build := schedulers.Typed(func(a *schedulers.Args, o *DMDA) {
+		dmdaArgs(a, o)
+		a.Shared(schedulers.PriorityParam, &o.Priority)
+		rankArg(a, o)
+	}, func(o DMDA) (schedulers.Scheduler, error) { o.Ready, o.Sorted = true, true; return &o, nil })
 	schedulers.Register(schedulers.Spec{
 		Name: "dmdas", Version: 3, // 3: StarPU's Ready ranking (rank = starpu)
 		Doc: "StarPU dmdas (deque_modeling_policy_data_aware.c: dmda_push_sorted_task, dmda_pop_ready_task): dmda whose worker queues are sorted by priority, " +
 			"popped with Ready (fewest bytes to load, ranked as StarPU's _starpu_fifo_pop_first_ready_task, then highest priority; thesis §5.1); the transfer penalty is StarPU's expected transfer time",
-		Params: append(params, penalty(PenaltyExpected), schedulers.PriorityParam, rank),
+		Params: params,
 		Buffer: -1,
-		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-			return &DMDA{Alpha: p.Float("alpha"), Beta: p.Float("beta"), Ready: true, Sorted: true, RankPresent: p.String("rank") == RankPresent, Penalty: p.String("penalty"), Priority: p.String("priority"), Predict: p.String("transfer_predict"), EndStarPU: p.String("expected_end") == EndStarPU}, nil
-		},
+		New:    build,
 	})
 }
 

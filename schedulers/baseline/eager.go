@@ -16,11 +16,14 @@ func init() {
 		// (component_fifo.c fifo_pull_task): it holds one task whenever
 		// its worker pops, whatever STARPU_NTASKS_THRESHOLD.
 		Buffer: 1,
-		Params: []schedulers.Param{{Name: "ready", Kind: "bool", Default: "true",
-			Doc: "Ready in the worker's buffer (modular_eager_prefetching.c builds its FIFOs with STARPU_SCHED_SIMPLE_FIFOS_BELOW_READY, so STARPU_SCHED_READY defaults to 1 in modular_ez.c); it chooses only with a buffer above StarPU's 1; false pops in order"}},
-		New: func(p schedulers.Params) (schedulers.Scheduler, error) { return &Eager{Ready: p.Bool("ready")}, nil },
+		Params: eagerParams,
+		New:    eagerNew,
 	})
 }
+
+var eagerParams, eagerNew = schedulers.Typed(func(a *schedulers.Args, o *Eager) {
+	a.Bool(&o.Ready, "ready", true, "Ready in the worker's buffer (modular_eager_prefetching.c builds its FIFOs with STARPU_SCHED_SIMPLE_FIFOS_BELOW_READY, so STARPU_SCHED_READY defaults to 1 in modular_ez.c); it chooses only with a buffer above StarPU's 1; false pops in order")
+}, func(o Eager) (schedulers.Scheduler, error) { return &o, nil })
 
 // Eager is one FIFO shared by every worker; each worker's buffer pops with
 // Ready, as StarPU's fifo component below the eager one does

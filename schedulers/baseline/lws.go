@@ -1,7 +1,6 @@
 package baseline
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/memsched/memsched/hardware"
@@ -30,25 +29,21 @@ func init() {
 			"one queue per worker sorted by priority; a released task goes to the worker that released it (submitted ones round-robin); " +
 			"a worker pops its head (prio_deque.c _starpu_prio_deque_pop_task_for_worker), and when empty steals from the nearest busy worker (NVLink neighbours first) " +
 			"the latest pushed task of its highest priority (prio_deque.c _starpu_prio_deque_deque_task_for_worker)",
-		Params: []schedulers.Param{
-			schedulers.PriorityParam,
-			{Name: "steal", Kind: "int", Default: "1",
-				Doc: "tasks a steal takes from the victim (StarPU's ws_pick_task: 1); 0 = half of the victim's queue"},
-			{Name: "steal_from", Kind: "string", Default: StealBackHighest, Choices: []string{StealBackHighest, StealTail},
-				Doc: "back-highest: the latest pushed task of the highest priority, as the thesis' StarPU (src/sched_policies/prio_deque.c _starpu_prio_deque_deque_task_for_worker, called by work_stealing_policy.c ws_pick_task); tail: the lowest-priority end (the thesis' prose: 'steals tasks from the end of their queue')"},
-		},
+		Params: lwsParams,
 		// StarPU's lws is not a modular scheduler: the driver pops a task
 		// when its pipeline has room and fetches it then (no task buffer
 		// prefetched ahead).
 		Buffer: 1,
-		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-			if p.Int("steal") < 0 {
-				return nil, fmt.Errorf("lws: steal=%d must be >= 0 (0 = half of the victim's queue)", p.Int("steal"))
-			}
-			return &LWS{Priority: p.String("priority"), Steal: p.Int("steal"), StealFrom: p.String("steal_from")}, nil
-		},
+		New:    lwsNew,
 	})
 }
+
+var lwsParams, lwsNew = schedulers.Typed(func(a *schedulers.Args, o *LWS) {
+	a.Shared(schedulers.PriorityParam, &o.Priority)
+	a.Int(&o.Steal, "steal", 1, "tasks a steal takes from the victim (StarPU's ws_pick_task: 1); 0 = half of the victim's queue").Min(0)
+	a.String(&o.StealFrom, "steal_from", StealBackHighest, []string{StealBackHighest, StealTail},
+		"back-highest: the latest pushed task of the highest priority, as the thesis' StarPU (src/sched_policies/prio_deque.c _starpu_prio_deque_deque_task_for_worker, called by work_stealing_policy.c ws_pick_task); tail: the lowest-priority end (the thesis' prose: 'steals tasks from the end of their queue')")
+}, func(o LWS) (schedulers.Scheduler, error) { return &o, nil })
 
 // LWS is StarPU's locality work stealing.
 type LWS struct {

@@ -132,86 +132,39 @@ func init() {
 		Name:    "darts",
 		Version: 6,
 		Doc:     "DARTS (IPDPS 2022, thesis Alg. 9) as StarPU's dynamic_data_aware.c of October 2021 ran it: per GPU, scan a shuffled list of data not used yet for the one whose loading frees the most pool tasks and plan them; LUF eviction (Alg. 10); variants 3inputs (Alg. 11), opti, threshold",
-		Params: []schedulers.Param{
-			{Name: "eviction", Kind: "string", Default: "luf", Choices: []string{"luf", "lru"},
-				Doc: "luf: Least Used in the Future (thesis Alg. 10), withdrawing planned tasks that read the victim; lru: the runtime's LRU (plain DARTS)"},
-			{Name: "3inputs", Kind: "bool", Default: "false",
-				Doc: "when no data frees a task, plan the head of S_1(D) for the D maximising S_1 (tasks one more load from free) before falling back (thesis Alg. 11; artifact APP=1)"},
-			{Name: "opti", Kind: "bool", Default: "false",
-				Doc: "stop the data scan at the first data that frees a task (thesis §3.8.3; artifact THRESHOLD=2)"},
-			{Name: "threshold", Kind: "int", Default: "0", Min: "0",
-				Doc: "scan at most this many entries of the data list per decision (every entry counts); 0 = all (the papers' DARTS+LUF+TH: 110)"},
-			{Name: "threshold_min_tasks", Kind: "int", Default: "14400", Min: "0",
-				Doc: "the threshold applies only when more than this many tasks arrive together (dynamic_data_aware.c: NT_dynamic_outer > 14400)"},
-			{Name: "order", Kind: "string", Default: "shuffled", Choices: []string{"shuffled", "natural"},
-				Doc: "shuffled: the pool and each GPU's data list in random order (randomize_task_list, randomize_data_not_used_yet); natural: submission order, lists rotated by k|D|/K (artifact NATURAL_ORDER=1)"},
-			{Name: "ties", Kind: "string", Default: "first", Choices: []string{"first", "random"},
-				Doc: "among data freeing as many tasks and read by as many pool tasks: the first in list order (the papers' code) or uniformly at random"},
-			{Name: "tiebreak", Kind: "string", Default: "one_from_free", Choices: []string{"one_from_free", "task_left"},
-				Doc: "among data freeing as many tasks: one_from_free: the most pool tasks one load from free (their inputs other than D miss one), then the largest remaining expected time of D's pool tasks (dynamic_data_aware.c update_best_data_single_decision_tree, DOPT_SELECTION_ORDER=0; with equal task times that time orders as D's pool tasks do); task_left: the most pool tasks reading D (October 2021, task_using_data_list_size). They differ only when tasks read more than two data"},
-			{Name: "fallback", Kind: "string", Default: "head", Choices: []string{"head", "random", "rank"},
-				Doc: "the task planned when no data frees one: the pool's head (the papers' code), uniform, or the one at rank k|pool|/K"},
-			{Name: "reinsert", Kind: "string", Default: "random", Choices: []string{"random", "place"},
-				Doc: "where an evicted data returns to the GPU's list: a random place (push_data_not_used_yet_random_spot) or its place in the initial order"},
-			{Name: "withdraw", Kind: "string", Default: "first", Choices: []string{"first", "all"},
-				Doc: "under LUF, the planned tasks reading the victim that go back to the pool: first: the first in plan order only (dynamic_data_aware_victim_selector's loop ends there: starpu_task_list_push_back of the withdrawn task to main_task_list sets its next to NULL); all: every one (thesis Alg. 10)"},
-			{Name: "withdraw_count", Kind: "string", Default: "keep", Choices: []string{"keep", "drop"},
-				Doc: "under LUF, whether a task withdrawn from the plan still counts in n_p of its inputs: keep: it does, until it is planned and popped again (dynamic_data_aware_victim_selector moves it back to main_task_list without decrementing nb_task_in_planned_task, which only pull_task decrements when it pops a planned task); drop: it no longer does (thesis Alg. 10, memsched before version 6)"},
-			{Name: "relist", Kind: "string", Default: "read", Choices: []string{"read", "always"},
-				Doc: "under LUF, whether the victim returns to the GPU's list: read: only while pool tasks read it (dynamic_data_aware_victim_selector: !task_using_data_list_empty); always: every eviction (October 2021)"},
-			{Name: "lru_returns", Kind: "bool", Default: "false",
-				Doc: "with eviction=lru, evicted data return to the list too (false: the papers' code registers no DARTS code on eviction under LRU)"},
-			{Name: "planned_present", Kind: "bool", Default: "false",
-				Doc: "data planned or pulled on the GPU count as on it when counting freed tasks (artifact SIMULATE_MEMORY=1); false: only data valid or requested there (starpu_data_is_on_node)"},
-			{Name: "free_tasks", Kind: "bool", Default: "false",
-				Doc: "plan pool tasks whose inputs are all on the GPU before choosing a new data (not in the papers' code)"},
-			{Name: "refused", Kind: "bool", Default: "true",
-				Doc: "DARTS is asked for one task more than the GPU's FIFO takes and holds it until the next pull, so it decides one task ahead (dynamic_data_aware_can_push: refused_fifo_list); false: it decides when the FIFO has room"},
-			{Name: "plan_order", Kind: "string", Default: "push", Choices: []string{"push", "pool"},
-				Doc: "order of the tasks a chosen data frees in the plan: push: the task pushed (or withdrawn back) last first (task_using_data_list, push_front at push: dynamic_data_aware.c initialize_task_data_gpu_single_task_v1); pool: the task last in the shuffled pool first (memsched before version 3)"},
-			{Name: "rng", Kind: "string", Default: "run", Choices: []string{"run", "glibc"},
-				Doc: "the draws of the shuffles and of the random reinsertion: run: the run's generator (its seed); glibc: glibc's rand() after srandom(srandom) as StarPU's DARTS draws them (dynamic_data_aware.c starpu_sched_component_dynamic_data_aware_create, randomize_new_task_list, randomize_full_data_not_used_yet, push_data_not_used_yet_random_spot), so that orders match a StarPU run draw for draw"},
-			{Name: "srandom", Kind: "int", Default: "0", Min: "0",
-				Doc: "with rng=glibc, the seed given to srandom (StarPU's SEED variable, 0 unless set: the scripts set SEED=0)"},
-			{Name: "phases", Kind: "string", Default: "round", Choices: []string{"round", "serial"},
-				Doc: "round: the decisions of the workers pulling in one round of in-turn pulls all scan the data lists before any of them plans (REFINED_MUTEX, include/schedulers/dynamic_data_aware.h: dynamic_data_aware.c dynamic_data_aware_scheduling_3D_matrix scans without the lock, then takes refined_mutex to plan, a simcall at which the SimGrid actors woken together take turns); a plan whose freed tasks others took meanwhile restarts the decision on a conflict with another GPU's choice (data_conflict, Dopt) and then plans the pool's head, as the planned list is empty; serial: each decision's scan and plan back to back (memsched before version 5)"},
-			{Name: "app_draws", Kind: "int", Default: "1", Min: "0",
-				Doc: "with rng=glibc, the random() calls the application makes per submitted task before the scheduler draws (examples/mult/xgemm.c main: random()%100 < chance_to_be_created, once per task)"},
-		},
-		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-			o := Options{
-				LUF:               p.String("eviction") != "lru",
-				ThreeInputs:       p.Bool("3inputs"),
-				Opti:              p.Bool("opti"),
-				Threshold:         p.Int("threshold"),
-				ThresholdMinTasks: p.Int("threshold_min_tasks"),
-				Order:             p.String("order"),
-				Ties:              p.String("ties"),
-				TieBreak:          p.String("tiebreak"),
-				Fallback:          p.String("fallback"),
-				Reinsert:          p.String("reinsert"),
-				LRUReturns:        p.Bool("lru_returns"),
-				Withdraw:          p.String("withdraw"),
-				Relist:            p.String("relist"),
-				WithdrawDrop:      p.String("withdraw_count") == "drop",
-				PlannedPresent:    p.Bool("planned_present"),
-				FreeTasks:         p.Bool("free_tasks"),
-				PlanOrder:         p.String("plan_order"),
-				Refused:           p.Bool("refused"),
-				RNG:               p.String("rng"),
-				Srandom:           p.Int("srandom"),
-				AppDraws:          p.Int("app_draws"),
-				Serial:            p.String("phases") == "serial",
-			}
-			if o.Threshold < 0 || o.ThresholdMinTasks < 0 {
-				return nil, fmt.Errorf("darts: threshold=%d and threshold_min_tasks=%d must be >= 0", o.Threshold, o.ThresholdMinTasks)
-			}
-			return New(o), nil
-		},
+		Params:  dartsParams,
+		New:     dartsNew,
 	})
 }
 
-// Options are DARTS's parameters (see the registration for their meaning).
+// dartsParams and dartsNew declare DARTS's parameters once, bound to the
+// Options they set.
+var dartsParams, dartsNew = schedulers.Typed(func(a *schedulers.Args, o *Options) {
+	a.Choice(&o.LUF, "luf", "eviction", "luf", []string{"luf", "lru"}, "luf: Least Used in the Future (thesis Alg. 10), withdrawing planned tasks that read the victim; lru: the runtime's LRU (plain DARTS)")
+	a.Bool(&o.ThreeInputs, "3inputs", false, "when no data frees a task, plan the head of S_1(D) for the D maximising S_1 (tasks one more load from free) before falling back (thesis Alg. 11; artifact APP=1)")
+	a.Bool(&o.Opti, "opti", false, "stop the data scan at the first data that frees a task (thesis §3.8.3; artifact THRESHOLD=2)")
+	a.Int(&o.Threshold, "threshold", 0, "scan at most this many entries of the data list per decision (every entry counts); 0 = all (the papers' DARTS+LUF+TH: 110)").Min(0)
+	a.Int(&o.ThresholdMinTasks, "threshold_min_tasks", 14400, "the threshold applies only when more than this many tasks arrive together (dynamic_data_aware.c: NT_dynamic_outer > 14400)").Min(0)
+	a.String(&o.Order, "order", "shuffled", []string{"shuffled", "natural"}, "shuffled: the pool and each GPU's data list in random order (randomize_task_list, randomize_data_not_used_yet); natural: submission order, lists rotated by k|D|/K (artifact NATURAL_ORDER=1)")
+	a.String(&o.Ties, "ties", "first", []string{"first", "random"}, "among data freeing as many tasks and read by as many pool tasks: the first in list order (the papers' code) or uniformly at random")
+	a.String(&o.TieBreak, "tiebreak", "one_from_free", []string{"one_from_free", "task_left"}, "among data freeing as many tasks: one_from_free: the most pool tasks one load from free (their inputs other than D miss one), then the largest remaining expected time of D's pool tasks (dynamic_data_aware.c update_best_data_single_decision_tree, DOPT_SELECTION_ORDER=0; with equal task times that time orders as D's pool tasks do); task_left: the most pool tasks reading D (October 2021, task_using_data_list_size). They differ only when tasks read more than two data")
+	a.String(&o.Fallback, "fallback", "head", []string{"head", "random", "rank"}, "the task planned when no data frees one: the pool's head (the papers' code), uniform, or the one at rank k|pool|/K")
+	a.String(&o.Reinsert, "reinsert", "random", []string{"random", "place"}, "where an evicted data returns to the GPU's list: a random place (push_data_not_used_yet_random_spot) or its place in the initial order")
+	a.String(&o.Withdraw, "withdraw", "first", []string{"first", "all"}, "under LUF, the planned tasks reading the victim that go back to the pool: first: the first in plan order only (dynamic_data_aware_victim_selector's loop ends there: starpu_task_list_push_back of the withdrawn task to main_task_list sets its next to NULL); all: every one (thesis Alg. 10)")
+	a.Choice(&o.WithdrawDrop, "drop", "withdraw_count", "keep", []string{"keep", "drop"}, "under LUF, whether a task withdrawn from the plan still counts in n_p of its inputs: keep: it does, until it is planned and popped again (dynamic_data_aware_victim_selector moves it back to main_task_list without decrementing nb_task_in_planned_task, which only pull_task decrements when it pops a planned task); drop: it no longer does (thesis Alg. 10, memsched before version 6)")
+	a.String(&o.Relist, "relist", "read", []string{"read", "always"}, "under LUF, whether the victim returns to the GPU's list: read: only while pool tasks read it (dynamic_data_aware_victim_selector: !task_using_data_list_empty); always: every eviction (October 2021)")
+	a.Bool(&o.LRUReturns, "lru_returns", false, "with eviction=lru, evicted data return to the list too (false: the papers' code registers no DARTS code on eviction under LRU)")
+	a.Bool(&o.PlannedPresent, "planned_present", false, "data planned or pulled on the GPU count as on it when counting freed tasks (artifact SIMULATE_MEMORY=1); false: only data valid or requested there (starpu_data_is_on_node)")
+	a.Bool(&o.FreeTasks, "free_tasks", false, "plan pool tasks whose inputs are all on the GPU before choosing a new data (not in the papers' code)")
+	a.Bool(&o.Refused, "refused", true, "DARTS is asked for one task more than the GPU's FIFO takes and holds it until the next pull, so it decides one task ahead (dynamic_data_aware_can_push: refused_fifo_list); false: it decides when the FIFO has room")
+	a.String(&o.PlanOrder, "plan_order", "push", []string{"push", "pool"}, "order of the tasks a chosen data frees in the plan: push: the task pushed (or withdrawn back) last first (task_using_data_list, push_front at push: dynamic_data_aware.c initialize_task_data_gpu_single_task_v1); pool: the task last in the shuffled pool first (memsched before version 3)")
+	a.String(&o.RNG, "rng", "run", []string{"run", "glibc"}, "the draws of the shuffles and of the random reinsertion: run: the run's generator (its seed); glibc: glibc's rand() after srandom(srandom) as StarPU's DARTS draws them (dynamic_data_aware.c starpu_sched_component_dynamic_data_aware_create, randomize_new_task_list, randomize_full_data_not_used_yet, push_data_not_used_yet_random_spot), so that orders match a StarPU run draw for draw")
+	a.Int(&o.Srandom, "srandom", 0, "with rng=glibc, the seed given to srandom (StarPU's SEED variable, 0 unless set: the scripts set SEED=0)").Min(0)
+	a.Choice(&o.Serial, "serial", "phases", "round", []string{"round", "serial"}, "round: the decisions of the workers pulling in one round of in-turn pulls all scan the data lists before any of them plans (REFINED_MUTEX, include/schedulers/dynamic_data_aware.h: dynamic_data_aware.c dynamic_data_aware_scheduling_3D_matrix scans without the lock, then takes refined_mutex to plan, a simcall at which the SimGrid actors woken together take turns); a plan whose freed tasks others took meanwhile restarts the decision on a conflict with another GPU's choice (data_conflict, Dopt) and then plans the pool's head, as the planned list is empty; serial: each decision's scan and plan back to back (memsched before version 5)")
+	a.Int(&o.AppDraws, "app_draws", 1, "with rng=glibc, the random() calls the application makes per submitted task before the scheduler draws (examples/mult/xgemm.c main: random()%100 < chance_to_be_created, once per task)").Min(0)
+}, func(o Options) (schedulers.Scheduler, error) { return New(o), nil })
+
+// Options are DARTS's parameters (see dartsParams for their meaning).
 type Options struct {
 	LUF               bool
 	ThreeInputs       bool

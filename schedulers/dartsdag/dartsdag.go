@@ -62,32 +62,26 @@ func init() {
 		Doc: "DARTS final version (thesis Alg. 12, ch. 5): per memory node, load the data minimising transfer time / duration of the ready tasks it frees " +
 			"(ties: more free tasks, higher priority, more tasks one load from free, more remaining work), else the highest-priority task one load from free, " +
 			"else the highest-priority ready task; free tasks bypass readyTasks; LUF eviction; one plan per memory node",
-		Params: []schedulers.Param{
-			schedulers.PriorityParam,
-			{Name: "free_push", Kind: "string", Default: FreePushFewest, Choices: []string{FreePushFewest, FreePushRoundRobin},
-				Doc: "node a released free task goes to when several qualify: fewest-planned (thesis §5.2.2) or round-robin (upstream PUSH_FREE_TASK_ON_GPU_WITH_LEAST_TASK_IN_PLANNED_TASK=2, the chapter's scripts)"},
-			{Name: "eviction", Kind: "string", Default: "luf", Choices: []string{"luf", "lru"},
-				Doc: "luf: Least Used in the Future (thesis Alg. 10, §5.2.3), withdrawing the planned tasks that read the victim; lru: the runtime's"},
-			{Name: "ready", Kind: "bool", Default: "true",
-				Doc: "a worker starts the buffered task with the fewest bytes to load (the chapter's scripts set STARPU_SCHED_READY=1); false: plan order"},
-			{Name: "threshold", Kind: "int", Default: "0",
-				Doc: "examine at most this many data of dataNotInMem per decision; 0 = all (upstream THRESHOLD=0, the chapter's setting)"},
-		},
+		Params: dagParams,
 		// One taskBuffer per memory node: CPU cores sharing a RAM share it
 		// (thesis §5.7; the ICPP2023 tree, STARPU_SCHED_SIMPLE_DECIDE_MEMNODES,
 		// puts one fifo of STARPU_NTASKS_THRESHOLD tasks per memory node).
 		NodeBuffer: true,
-		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-			if p.Int("threshold") < 0 {
-				return nil, fmt.Errorf("darts-dag: threshold=%d must be >= 0 (0 = every data)", p.Int("threshold"))
-			}
-			return New(Options{Priority: p.String("priority"), FreePush: p.String("free_push"), LUF: p.String("eviction") == "luf",
-				Ready: p.Bool("ready"), Threshold: p.Int("threshold")}), nil
-		},
+		New:        dagNew,
 	})
 }
 
-// Options are the scheduler's parameters (see the registration).
+var dagParams, dagNew = schedulers.Typed(func(a *schedulers.Args, o *Options) {
+	a.Shared(schedulers.PriorityParam, &o.Priority)
+	a.String(&o.FreePush, "free_push", FreePushFewest, []string{FreePushFewest, FreePushRoundRobin},
+		"node a released free task goes to when several qualify: fewest-planned (thesis §5.2.2) or round-robin (upstream PUSH_FREE_TASK_ON_GPU_WITH_LEAST_TASK_IN_PLANNED_TASK=2, the chapter's scripts)")
+	a.Choice(&o.LUF, "luf", "eviction", "luf", []string{"luf", "lru"},
+		"luf: Least Used in the Future (thesis Alg. 10, §5.2.3), withdrawing the planned tasks that read the victim; lru: the runtime's")
+	a.Bool(&o.Ready, "ready", true, "a worker starts the buffered task with the fewest bytes to load (the chapter's scripts set STARPU_SCHED_READY=1); false: plan order")
+	a.Int(&o.Threshold, "threshold", 0, "examine at most this many data of dataNotInMem per decision; 0 = all (upstream THRESHOLD=0, the chapter's setting)").Min(0)
+}, func(o Options) (schedulers.Scheduler, error) { return New(o), nil })
+
+// Options are the scheduler's parameters (see dagParams).
 type Options struct {
 	Priority  string
 	FreePush  string

@@ -15,21 +15,27 @@ import (
 
 func init() {
 	schedulers.Register(schedulers.Spec{Name: "given-order", Version: 1,
-		Doc: "runs a listed order: one list of task ids per worker, in processing order; LRU or Belady eviction over the list",
-		Params: []schedulers.Param{
-			{Name: "order", Kind: "string", Default: "",
-				Doc: `task ids in processing order, workers separated by "|", e.g. "0 1 4 3 | 2 5 8 7 6"; empty: submission order on one worker`},
-			{Name: "belady", Kind: "bool", Default: "false", Doc: "Belady eviction over the listed order (thesis Theorem 1); false: LRU"},
-		},
-		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-			lists, err := Parse(p.String("order"))
-			if err != nil {
-				return nil, err
-			}
-			return &schedulers.Planned{Name: "given-order", Belady: p.Bool("belady"),
-				Plan: func(v schedulers.View) ([][]int, error) { return plan(lists, v) }}, nil
-		}})
+		Doc:    "runs a listed order: one list of task ids per worker, in processing order; LRU or Belady eviction over the list",
+		Params: params, New: build})
 }
+
+// options are given-order's parameters.
+type options struct {
+	Order  string
+	Belady bool
+}
+
+var params, build = schedulers.Typed(func(a *schedulers.Args, o *options) {
+	a.String(&o.Order, "order", "", nil, `task ids in processing order, workers separated by "|", e.g. "0 1 4 3 | 2 5 8 7 6"; empty: submission order on one worker`)
+	a.Bool(&o.Belady, "belady", false, "Belady eviction over the listed order (thesis Theorem 1); false: LRU")
+}, func(o options) (schedulers.Scheduler, error) {
+	lists, err := Parse(o.Order)
+	if err != nil {
+		return nil, err
+	}
+	return &schedulers.Planned{Name: "given-order", Belady: o.Belady,
+		Plan: func(v schedulers.View) ([][]int, error) { return plan(lists, v) }}, nil
+})
 
 // Parse reads an order: lists of task ids separated by "|", ids separated
 // by spaces or commas. An empty order is nil (the submission order).
