@@ -84,6 +84,9 @@ var configs = []config{
 	{"darts-cholesky-2gpu-opti", "darts", map[string]string{"opti": "true"}, 2, 12, chol, false},
 	{"darts-randompairs-4gpu", "darts", map[string]string{"threshold": "2", "threshold_min_tasks": "0", "order": "natural", "fallback": "rank"}, 4, 50, pairs, false},
 	{"darts-lu-deps-2gpu", "darts", map[string]string{"free_tasks": "false"}, 2, 12, luD, false},
+	// The papers' toy orders run as listed (mm2d N = 5 in the corpus: a
+	// column-by-column order on two GPUs, Belady over it).
+	{"given-order-2d-2gpu-belady", "given-order", map[string]string{"order": "0 5 10 15 20 1 6 11 16 21 2 7 12 | 17 22 3 8 13 18 23 4 9 14 19 24", "belady": "true"}, 2, 50, mm2d, false},
 	// The data model: CPU workers, out of core, scratch outputs, coherence
 	// over NVLink, duration noise (their platforms are set in setups).
 	{"eager-cholesky-deps-1gpu-4cpus", "eager", nil, 1, 12, cholD, false},
