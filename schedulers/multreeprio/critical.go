@@ -14,12 +14,13 @@ func init() {
 	schedulers.Register(schedulers.Spec{
 		Name: "critical-path", Version: Version, Buffer: 1,
 		Doc:    "the static scheduler of COMPAS 2022 §4 based only on the critical-path heuristic: a list schedule in which any idle worker that can run a task takes the most critical ready task (smallest latest start time), with no processing-unit affinity",
-		Params: []schedulers.Param{cpDuration},
-		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-			return &Critical{dur: p.String("cp_duration")}, nil
-		},
+		Params: criticalParams,
+		New:    criticalNew,
 	})
 }
+
+var criticalParams, criticalNew = schedulers.Typed(func(a *schedulers.Args, dur *string) { cpDurationArg(a, dur) },
+	func(dur string) (schedulers.Scheduler, error) { return &Critical{dur: dur}, nil })
 
 // Critical is the critical-path-only list scheduler: ready tasks ordered by
 // degree of criticality (1 − LST/length: ascending latest start), first

@@ -28,41 +28,53 @@ import (
 // Version counts decision changes of the three schedulers.
 const Version = 1
 
-var cpDuration = schedulers.Param{Name: "cp_duration", Kind: "string", Default: "min", Choices: []string{"min", "mean"},
-	Doc: "task duration in the critical-path passes: min over the kinds that run it (\"the critical path with an infinity of resources\", Fig. 3) or the mean over them (§A.7 #7)"}
+// Options are the parameters of multreeprio and multreeprio+cp.
+type Options struct {
+	Starving      string
+	B1Floor       bool
+	SpeedupFilter bool
+	PerWorker     bool // remaining = per-worker
+	CPBonus       bool
+	Static        bool
+	MaximaAfter   bool // maxima = after
+	Rescore       bool
+	LIFO          bool // ties = lifo
+	CPDuration    string
+}
 
-func params(cp bool) []schedulers.Param {
-	b := fmt.Sprint(cp)
-	return []schedulers.Param{
-		{Name: "starving", Kind: "string", Default: "idle", Choices: []string{"idle", "empty", "fewer"},
-			Doc: "starving(W_m), undefined in the paper (§A.7 #1): idle = a worker of the node has no task; empty = the node's tree is empty; fewer = fewer ready tasks in its tree than workers"},
-		{Name: "b1_floor", Kind: "bool", Default: "true", Doc: "B1 (Eq. 12) with the floor as printed; false reads the brackets as parentheses (§A.7 #2)"},
-		{Name: "speedup_filter", Kind: "bool", Default: "true", Doc: "the speedup-factor heuristic (§3.3): a kind that is not the task's fastest takes it only when the fastest kind's remaining work exceeds the task's cost there"},
-		{Name: "remaining", Kind: "string", Default: "per-worker", Choices: []string{"per-worker", "total"},
-			Doc: "the fastest kind's remaining work in that test (§A.7 #6): its running and ready work per worker of that kind, or in total"},
-		{Name: "cp_bonus", Kind: "bool", Default: b, Doc: "add B6 = 1 − LST/CP length, the degree of criticality (§3.3), as a sixth bonus (§A.7 #8)"},
-		{Name: "static", Kind: "bool", Default: b, Doc: "static scores: normalisers are the maxima over the whole DAG and the starving terms (B2, P1) are dropped, since no run-time state exists before the run; false: maxima \"so far\" (§A.7 #3)"},
-		{Name: "maxima", Kind: "string", Default: "before", Choices: []string{"before", "after"},
-			Doc: "when a task's own values enter the running maxima \"so far\" (§A.7 #3): before its scores (every ratio ≤ 1) or after"},
-		{Name: "rescore", Kind: "bool", Default: "false", Doc: "re-score the tasks of a node's tree, with the current starving state and maxima, when one of its workers pulls; false: a task's scores are fixed when it becomes ready (§A.7 #4: the paper scores \"a newly ready task\")"},
-		{Name: "ties", Kind: "string", Default: "fifo", Choices: []string{"fifo", "lifo"}, Doc: "order of equal scores in a tree (§A.7 #5): the task ready first, or last"},
-		cpDuration,
+func cpDurationArg(a *schedulers.Args, dst *string) {
+	a.String(dst, "cp_duration", "min", []string{"min", "mean"},
+		"task duration in the critical-path passes: min over the kinds that run it (\"the critical path with an infinity of resources\", Fig. 3) or the mean over them (§A.7 #7)")
+}
+
+// args binds the parameters; cp sets the defaults of multreeprio+cp.
+func args(cp bool) func(*schedulers.Args, *Options) {
+	return func(a *schedulers.Args, o *Options) {
+		a.String(&o.Starving, "starving", "idle", []string{"idle", "empty", "fewer"},
+			"starving(W_m), undefined in the paper (§A.7 #1): idle = a worker of the node has no task; empty = the node's tree is empty; fewer = fewer ready tasks in its tree than workers")
+		a.Bool(&o.B1Floor, "b1_floor", true, "B1 (Eq. 12) with the floor as printed; false reads the brackets as parentheses (§A.7 #2)")
+		a.Bool(&o.SpeedupFilter, "speedup_filter", true, "the speedup-factor heuristic (§3.3): a kind that is not the task's fastest takes it only when the fastest kind's remaining work exceeds the task's cost there")
+		a.Choice(&o.PerWorker, "per-worker", "remaining", "per-worker", []string{"per-worker", "total"},
+			"the fastest kind's remaining work in that test (§A.7 #6): its running and ready work per worker of that kind, or in total")
+		a.Bool(&o.CPBonus, "cp_bonus", cp, "add B6 = 1 − LST/CP length, the degree of criticality (§3.3), as a sixth bonus (§A.7 #8)")
+		a.Bool(&o.Static, "static", cp, "static scores: normalisers are the maxima over the whole DAG and the starving terms (B2, P1) are dropped, since no run-time state exists before the run; false: maxima \"so far\" (§A.7 #3)")
+		a.Choice(&o.MaximaAfter, "after", "maxima", "before", []string{"before", "after"},
+			"when a task's own values enter the running maxima \"so far\" (§A.7 #3): before its scores (every ratio ≤ 1) or after")
+		a.Bool(&o.Rescore, "rescore", false, "re-score the tasks of a node's tree, with the current starving state and maxima, when one of its workers pulls; false: a task's scores are fixed when it becomes ready (§A.7 #4: the paper scores \"a newly ready task\")")
+		a.Choice(&o.LIFO, "lifo", "ties", "fifo", []string{"fifo", "lifo"}, "order of equal scores in a tree (§A.7 #5): the task ready first, or last")
+		cpDurationArg(a, &o.CPDuration)
 	}
 }
 
 func init() {
-	schedulers.Register(schedulers.Spec{
-		Name: "multreeprio", Version: Version, Buffer: 1,
-		Doc:    "MulTreePrio (COMPAS 2022): one balanced tree of ready tasks per memory node, scores per (task, node) from five bonuses and a penalty (Eq. 8), speedup-factor heuristic at pop",
-		Params: params(false),
-		New:    func(p schedulers.Params) (schedulers.Scheduler, error) { return New(p), nil },
-	})
-	schedulers.Register(schedulers.Spec{
-		Name: "multreeprio+cp", Version: Version, Buffer: 1,
-		Doc:    "MulTreePrio+CP (COMPAS 2022 §4): the static version of MulTreePrio with the critical-path bonus (degree of criticality 1 − LST/CP length)",
-		Params: params(true),
-		New:    func(p schedulers.Params) (schedulers.Scheduler, error) { return New(p), nil },
-	})
+	for _, cp := range []bool{false, true} {
+		name, doc := "multreeprio", "MulTreePrio (COMPAS 2022): one balanced tree of ready tasks per memory node, scores per (task, node) from five bonuses and a penalty (Eq. 8), speedup-factor heuristic at pop"
+		if cp {
+			name, doc = "multreeprio+cp", "MulTreePrio+CP (COMPAS 2022 §4): the static version of MulTreePrio with the critical-path bonus (degree of criticality 1 − LST/CP length)"
+		}
+		params, build := schedulers.Typed(args(cp), func(o Options) (schedulers.Scheduler, error) { return New(o), nil })
+		schedulers.Register(schedulers.Spec{Name: name, Version: Version, Buffer: 1, Doc: doc, Params: params, New: build})
+	}
 }
 
 // key orders a tree: higher score first, then earlier pushes (FIFO, §A.7 #5).
@@ -125,10 +137,10 @@ type Scheduler struct {
 }
 
 // New builds MulTreePrio from resolved parameters.
-func New(p schedulers.Params) *Scheduler {
-	return &Scheduler{starving: p.String("starving"), floor: p.Bool("b1_floor"), filter: p.Bool("speedup_filter"),
-		perWork: p.String("remaining") != "total", cpBonus: p.Bool("cp_bonus"), static: p.Bool("static"), cpDur: p.String("cp_duration"),
-		after: p.String("maxima") == "after", rescore: p.Bool("rescore"), lifo: p.String("ties") == "lifo"}
+func New(o Options) *Scheduler {
+	return &Scheduler{starving: o.Starving, floor: o.B1Floor, filter: o.SpeedupFilter,
+		perWork: o.PerWorker, cpBonus: o.CPBonus, static: o.Static, cpDur: o.CPDuration,
+		after: o.MaximaAfter, rescore: o.Rescore, lifo: o.LIFO}
 }
 
 // Init indexes the platform's memory nodes and the DAG's metrics.
