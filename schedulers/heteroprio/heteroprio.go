@@ -28,59 +28,69 @@ import (
 // Version counts decision changes of both schedulers (see the registry).
 const Version = 1
 
-var commonParams = []schedulers.Param{
-	{Name: "priorities", Kind: "string", Default: "speedup",
-		Doc: "each kind's bucket order, \"cpu=k1,k2,...;gpu=k3,...\" (COMPAS 2022 Table 2's priorities, 0 first), or speedup: the GPU by decreasing CPU/GPU speedup, the CPU by increasing speedup (the applications' priorities of PeerJ 2019 are not published)"},
-	{Name: "speedup_factors", Kind: "string", Default: "model", Choices: []string{"model", "off"},
-		Doc: "model: per bucket the fastest kind and each kind's slowdown from the performance model (PeerJ 2019 §Speedup factors; StarPU starpu_heteroprio_set_faster_arch/set_arch_slow_factor); off: no restriction"},
-	{Name: "factor_rule", Kind: "string", Default: "ge", Choices: []string{"ge", "gt"},
-		Doc: "a slow worker takes from a bucket when its tasks per fastest worker are ≥ the slow factor (StarPU heteroprio.c; the paper's example: \"six or more\") or > it (the paper's rule: \"more than N_GPU × S_i\")"},
-	{Name: "bucket_order", Kind: "string", Default: "lifo", Choices: []string{"lifo", "fifo"},
-		Doc: "which end of a list a worker takes: lifo (StarPU heteroprio.c at 9fb080759: starpu_task_list_push_front/pop_front) or fifo (at 79d5d4ad3: prio_deque push_back, pop from the front)"},
+// Options are the parameters of heteroprio and laheteroprio (those after
+// MaxPrefetch: laheteroprio's only).
+type Options struct {
+	Priorities, SpeedupFactors, FactorRule, BucketOrder string
+	MaxPrefetch                                         int
+	DLAF, AutoStart, AutoTies                           string
+	Theta, A                                            float64
+	LCPU, LGPU, SCPU, SGPU                              int
+	PrioDistance, IgnoreEverywhere                      string
+	ProbeBytes                                          int
 }
+
+func commonArgs(a *schedulers.Args, o *Options) {
+	a.String(&o.Priorities, "priorities", "speedup", nil, "each kind's bucket order, \"cpu=k1,k2,...;gpu=k3,...\" (COMPAS 2022 Table 2's priorities, 0 first), or speedup: the GPU by decreasing CPU/GPU speedup, the CPU by increasing speedup (the applications' priorities of PeerJ 2019 are not published)")
+	a.String(&o.SpeedupFactors, "speedup_factors", "model", []string{"model", "off"}, "model: per bucket the fastest kind and each kind's slowdown from the performance model (PeerJ 2019 §Speedup factors; StarPU starpu_heteroprio_set_faster_arch/set_arch_slow_factor); off: no restriction")
+	a.String(&o.FactorRule, "factor_rule", "ge", []string{"ge", "gt"}, "a slow worker takes from a bucket when its tasks per fastest worker are ≥ the slow factor (StarPU heteroprio.c; the paper's example: \"six or more\") or > it (the paper's rule: \"more than N_GPU × S_i\")")
+	a.String(&o.BucketOrder, "bucket_order", "lifo", []string{"lifo", "fifo"}, "which end of a list a worker takes: lifo (StarPU heteroprio.c at 9fb080759: starpu_task_list_push_front/pop_front) or fifo (at 79d5d4ad3: prio_deque push_back, pop from the front)")
+}
+
+var heteroParams, heteroNew = schedulers.Typed(func(a *schedulers.Args, o *Options) {
+	commonArgs(a, o)
+	a.Int(&o.MaxPrefetch, "max_prefetch", 2, "tasks a worker takes from the buckets at once into its own queue (STARPU_HETEROPRIO_MAX_PREFETCH = 2); 1: one task per pop, as without prefetching")
+}, func(o Options) (schedulers.Scheduler, error) { return newScheduler(o, false) })
+
+var laParams, laNew = schedulers.Typed(func(a *schedulers.Args, o *Options) {
+	commonArgs(a, o)
+	a.String(&o.DLAF, "dlaf", "auto", []string{"auto", "laru", "mc_starpu", "ls_sdh", "ls_sdh2", "ls_sdhb", "lc_smwb"}, "push formula, paper definitions (Eqs. 6-9); auto chooses among ls_sdh, ls_sdh2, ls_sdhb, lc_smwb by BMD (StarPU's default STARPU_LAHETEROPRIO_PUSH=AUTO)")
+	a.String(&o.AutoStart, "auto_start", "lc_smwb", []string{"ls_sdh", "ls_sdh2", "ls_sdhb", "lc_smwb"}, "the formula auto uses before any pop (StarPU initialize_heteroprio_policy: PUSH_LS_SDHB, whose code computes the paper's LC_SMWB)")
+	a.String(&o.AutoTies, "auto_ties", "later", []string{"later", "keep"}, "auto, between formulas of equal BMD: the later one in StarPU's order ls_sdh, ls_sdh2, lc_smwb, ls_sdhb (heteroprio.c: \">=\" over match counts) or the one in use (the paper says only \"the one that has the lowest value\")")
+	a.Float(&o.Theta, "theta", 1000, "LS_SDHB weight of written data (PeerJ 2019: θ = 1,000)")
+	a.Float(&o.A, "a", 0.5, "distance = priority distance × a + transfer distance × (1 − a) (Eq. 12, a = 0.5)")
+	a.Int(&o.LCPU, "l_cpu", 1, "locality coefficient of the CPU workers: buckets visited per node before the next node (STARPU_LAHETEROPRIO_PRIO_STEP_CPU, default 1); 0 = all the kind's buckets")
+	a.Int(&o.LGPU, "l_gpu", 0, "locality coefficient of the GPU workers (STARPU_LAHETEROPRIO_PRIO_STEP_CUDA, default all the kind's buckets); 0 = all")
+	a.Int(&o.SCPU, "s_cpu", -1, "close-subgroup size of the CPU node (STARPU_LAHETEROPRIO_S_CPU, default nodes − 1); -1 = every other node")
+	a.Int(&o.SGPU, "s_gpu", 1, "close-subgroup size of a GPU node (STARPU_LAHETEROPRIO_S_CUDA, default 1); -1 = every other node")
+	a.String(&o.PrioDistance, "prio_distance", "paper", []string{"paper", "starpu"}, "paper: Eq. 11 over the k-th buckets of the two access arrays (Table 2's values); starpu: over each bucket's position (+1, 0 when absent), heteroprio.c starpu_heteroprio_map_wgroup_memory_nodes_hp")
+	a.String(&o.IgnoreEverywhere, "ignore_everywhere", "sdhb", []string{"sdhb", "all", "none"}, "data present on every node are ignored (PeerJ 2019: \"it should be ignored\"): in LS_SDHB only (StarPU get_best_mem_node), in every formula, or never")
+	a.Int(&o.ProbeBytes, "probe_bytes", 1073741824, "bytes of the transfer-time probe of the distance matrix (Eq. 10: starpu_transfer_predict(j, i, 1024³))")
+}, func(o Options) (schedulers.Scheduler, error) { return newScheduler(o, true) })
 
 func init() {
 	schedulers.Register(schedulers.Spec{
 		Name:    "heteroprio",
 		Version: Version,
 		Doc:     "StarPU Heteroprio (PeerJ CS 2019 §Heteroprio): one bucket per task type, one bucket order per worker kind, speedup factors for slow workers; each worker pre-takes up to max_prefetch tasks and idle workers steal from same-kind workers (heteroprio.c, use_locality = 0)",
-		Params: append(append([]schedulers.Param(nil), commonParams...),
-			schedulers.Param{Name: "max_prefetch", Kind: "int", Default: "2",
-				Doc: "tasks a worker takes from the buckets at once into its own queue (STARPU_HETEROPRIO_MAX_PREFETCH = 2); 1: one task per pop, as without prefetching"}),
-		Buffer: 1,
-		New:    func(p schedulers.Params) (schedulers.Scheduler, error) { return newScheduler(p, false) },
+		Params:  heteroParams,
+		Buffer:  1,
+		New:     heteroNew,
 	})
 	schedulers.Register(schedulers.Spec{
 		Name:    "laheteroprio",
 		Version: Version,
 		Doc:     "LAHeteroprio (PeerJ CS 2019): Heteroprio with one task list per (bucket, memory node), push by a data-locality affinity formula (laru, mc_starpu, ls_sdh, ls_sdh2, ls_sdhb, lc_smwb, or auto: the lowest best-memory-node difference), pop in an access order from the node distance matrix, subgroups S and locality coefficient l",
-		Params: append(append([]schedulers.Param(nil), commonParams...),
-			schedulers.Param{Name: "dlaf", Kind: "string", Default: "auto", Choices: []string{"auto", "laru", "mc_starpu", "ls_sdh", "ls_sdh2", "ls_sdhb", "lc_smwb"},
-				Doc: "push formula, paper definitions (Eqs. 6-9); auto chooses among ls_sdh, ls_sdh2, ls_sdhb, lc_smwb by BMD (StarPU's default STARPU_LAHETEROPRIO_PUSH=AUTO)"},
-			schedulers.Param{Name: "auto_start", Kind: "string", Default: "lc_smwb", Choices: []string{"ls_sdh", "ls_sdh2", "ls_sdhb", "lc_smwb"},
-				Doc: "the formula auto uses before any pop (StarPU initialize_heteroprio_policy: PUSH_LS_SDHB, whose code computes the paper's LC_SMWB)"},
-			schedulers.Param{Name: "auto_ties", Kind: "string", Default: "later", Choices: []string{"later", "keep"},
-				Doc: "auto, between formulas of equal BMD: the later one in StarPU's order ls_sdh, ls_sdh2, lc_smwb, ls_sdhb (heteroprio.c: \">=\" over match counts) or the one in use (the paper says only \"the one that has the lowest value\")"},
-			schedulers.Param{Name: "theta", Kind: "float", Default: "1000", Doc: "LS_SDHB weight of written data (PeerJ 2019: θ = 1,000)"},
-			schedulers.Param{Name: "a", Kind: "float", Default: "0.5", Doc: "distance = priority distance × a + transfer distance × (1 − a) (Eq. 12, a = 0.5)"},
-			schedulers.Param{Name: "l_cpu", Kind: "int", Default: "1", Doc: "locality coefficient of the CPU workers: buckets visited per node before the next node (STARPU_LAHETEROPRIO_PRIO_STEP_CPU, default 1); 0 = all the kind's buckets"},
-			schedulers.Param{Name: "l_gpu", Kind: "int", Default: "0", Doc: "locality coefficient of the GPU workers (STARPU_LAHETEROPRIO_PRIO_STEP_CUDA, default all the kind's buckets); 0 = all"},
-			schedulers.Param{Name: "s_cpu", Kind: "int", Default: "-1", Doc: "close-subgroup size of the CPU node (STARPU_LAHETEROPRIO_S_CPU, default nodes − 1); -1 = every other node"},
-			schedulers.Param{Name: "s_gpu", Kind: "int", Default: "1", Doc: "close-subgroup size of a GPU node (STARPU_LAHETEROPRIO_S_CUDA, default 1); -1 = every other node"},
-			schedulers.Param{Name: "prio_distance", Kind: "string", Default: "paper", Choices: []string{"paper", "starpu"},
-				Doc: "paper: Eq. 11 over the k-th buckets of the two access arrays (Table 2's values); starpu: over each bucket's position (+1, 0 when absent), heteroprio.c starpu_heteroprio_map_wgroup_memory_nodes_hp"},
-			schedulers.Param{Name: "ignore_everywhere", Kind: "string", Default: "sdhb", Choices: []string{"sdhb", "all", "none"},
-				Doc: "data present on every node are ignored (PeerJ 2019: \"it should be ignored\"): in LS_SDHB only (StarPU get_best_mem_node), in every formula, or never"},
-			schedulers.Param{Name: "probe_bytes", Kind: "int", Default: "1073741824", Doc: "bytes of the transfer-time probe of the distance matrix (Eq. 10: starpu_transfer_predict(j, i, 1024³))"}),
-		Buffer: 1,
-		New:    func(p schedulers.Params) (schedulers.Scheduler, error) { return newScheduler(p, true) },
+		Params:  laParams,
+		Buffer:  1,
+		New:     laNew,
 	})
 }
 
 // Scheduler is Heteroprio, with locality (LAHeteroprio) or without.
 type Scheduler struct {
 	v    schedulers.View
-	p    schedulers.Params
+	o    Options
 	la   bool
 	lifo bool
 	cfg  *config
@@ -102,26 +112,30 @@ type Scheduler struct {
 	found   [][]int
 }
 
-func newScheduler(p schedulers.Params, la bool) (*Scheduler, error) {
-	s := &Scheduler{p: p, la: la, lifo: p.String("bucket_order") != "fifo", maxPrefetch: p.Int("max_prefetch")}
+func newScheduler(o Options, la bool) (*Scheduler, error) {
+	s := &Scheduler{o: o, la: la, lifo: o.BucketOrder != "fifo", maxPrefetch: o.MaxPrefetch}
 	if !la && s.maxPrefetch < 1 {
 		return nil, fmt.Errorf("heteroprio: max_prefetch = %d; use at least 1 (StarPU's STARPU_HETEROPRIO_MAX_PREFETCH is 2)", s.maxPrefetch)
 	}
 	if la {
-		for _, k := range []string{"l_cpu", "l_gpu"} {
-			if p.Int(k) < 0 {
-				return nil, fmt.Errorf("laheteroprio: %s = %d; use a number of buckets >= 1, or 0 for all of them", k, p.Int(k))
+		type kv struct {
+			k string
+			v int
+		}
+		for _, x := range []kv{{"l_cpu", o.LCPU}, {"l_gpu", o.LGPU}} {
+			if x.v < 0 {
+				return nil, fmt.Errorf("laheteroprio: %s = %d; use a number of buckets >= 1, or 0 for all of them", x.k, x.v)
 			}
 		}
-		for _, k := range []string{"s_cpu", "s_gpu"} {
-			if p.Int(k) < -1 {
-				return nil, fmt.Errorf("laheteroprio: %s = %d; use a number of nodes >= 0, or -1 for every other node", k, p.Int(k))
+		for _, x := range []kv{{"s_cpu", o.SCPU}, {"s_gpu", o.SGPU}} {
+			if x.v < -1 {
+				return nil, fmt.Errorf("laheteroprio: %s = %d; use a number of nodes >= 0, or -1 for every other node", x.k, x.v)
 			}
 		}
-		if a := p.Float("a"); a < 0 || a > 1 {
+		if a := o.A; a < 0 || a > 1 {
 			return nil, fmt.Errorf("laheteroprio: a = %g; use a weight in [0, 1]", a)
 		}
-		if p.Float("theta") < 0 || p.Int("probe_bytes") <= 0 {
+		if o.Theta < 0 || o.ProbeBytes <= 0 {
 			return nil, fmt.Errorf("laheteroprio: theta must be >= 0 and probe_bytes > 0")
 		}
 	}
@@ -132,14 +146,14 @@ func newScheduler(p schedulers.Params, la bool) (*Scheduler, error) {
 func (s *Scheduler) Init(v schedulers.View) error {
 	s.v = v
 	var err error
-	if s.cfg, err = newConfig(v, s.p.String("priorities"), s.p.String("speedup_factors") == "model"); err != nil {
+	if s.cfg, err = newConfig(v, s.o.Priorities, s.o.SpeedupFactors == "model"); err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
 	}
-	s.cfg.strict = s.p.String("factor_rule") == "gt"
+	s.cfg.strict = s.o.FactorRule == "gt"
 	s.remaining = make([]int, len(s.cfg.kinds))
 	lists := 1
 	if s.la {
-		if s.loc, err = newLocality(v, s.cfg, s.p); err != nil {
+		if s.loc, err = newLocality(v, s.cfg, s.o); err != nil {
 			return err
 		}
 		lists = len(s.loc.groups)

@@ -53,9 +53,9 @@ type locality struct {
 // kind, in the list of a group.
 type item struct{ prio, group int }
 
-func newLocality(v schedulers.View, cfg *config, p schedulers.Params) (*locality, error) {
-	l := &locality{v: v, cfg: cfg, dlaf: DLAF(p.String("dlaf")), theta: p.Float("theta"), ignore: p.String("ignore_everywhere"),
-		keep: p.String("auto_ties") == "keep"}
+func newLocality(v schedulers.View, cfg *config, o Options) (*locality, error) {
+	l := &locality{v: v, cfg: cfg, dlaf: DLAF(o.DLAF), theta: o.Theta, ignore: o.IgnoreEverywhere,
+		keep: o.AutoTies == "keep"}
 	home := v.Nodes() - 1
 	nodeGroup := map[int]int{}
 	addNode := func(n int) {
@@ -87,13 +87,13 @@ func newLocality(v schedulers.View, cfg *config, p schedulers.Params) (*locality
 	for g, w := range l.rep {
 		kindOfGroup[g] = cfg.kindOf[w]
 	}
-	l.dist = distances(v, l.groups, kindOfGroup, cfg, p.Float("a"), float64(p.Int("probe_bytes")), p.String("prio_distance"))
+	l.dist = distances(v, l.groups, kindOfGroup, cfg, o.A, float64(o.ProbeBytes), o.PrioDistance)
 	l.access = make([][]item, len(l.groups))
 	for g := range l.groups {
 		k := kindOfGroup[g]
-		step, close := p.Int("l_cpu"), p.Int("s_cpu")
+		step, close := o.LCPU, o.SCPU
 		if cfg.kinds[k] == hardware.GPU {
-			step, close = p.Int("l_gpu"), p.Int("s_gpu")
+			step, close = o.LGPU, o.SGPU
 		}
 		l.access[g] = accessOrder(g, len(cfg.order[k]), byDistance(g, l.dist[g]), step, close)
 	}
@@ -118,7 +118,7 @@ func newLocality(v schedulers.View, cfg *config, p schedulers.Params) (*locality
 		l.choice = make([]int32, n*len(autoCandidates))
 		l.candMism = make([]int, len(autoCandidates))
 		l.autoShare = make([]int, len(autoCandidates))
-		start := DLAF(p.String("auto_start"))
+		start := DLAF(o.AutoStart)
 		for i, c := range autoCandidates {
 			if c == start {
 				l.current = i
