@@ -373,11 +373,26 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e := &Engine{cfg: cfg, w: w, p: p, rt: p.Runtime, sched: cfg.Scheduler, be: be, current: -1, pushNode: -1,
 		maxFetch: cmp.Or(p.Runtime.FetchRequests, starpuFetchRequests), maxPrefetch: cmp.Or(p.Runtime.PrefetchRequests, starpuPrefetchRequests),
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x6d656d7363686564))}
-	rt := &p.Runtime
+	e.initScheduler()
+	e.initNodes()
+	if err := e.checkMemory(); err != nil {
+		return nil, err
+	}
+	e.initWorkers()
+	if err := e.initTasks(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// initScheduler sets what the engine charges for scheduling and which of
+// the scheduler's optional interfaces it calls.
+func (e *Engine) initScheduler() {
+	cfg, p, rt := e.cfg, e.p, &e.p.Runtime
 	e.opCost = [schedulers.NumOps]float64{schedulers.OpStep: rt.OpSeconds, schedulers.OpArray: rt.ArrayOpSeconds,
 		schedulers.OpStatus: rt.StatusOpSeconds, schedulers.OpPredict: rt.PredictOpSeconds, schedulers.OpBelady: rt.BeladyOpSeconds}
 	switch {
-	case be != nil: // on real GPUs scheduling time passes for real
+	case e.be != nil: // on real GPUs scheduling time passes for real
 	case p.Runtime.SchedCost == "model":
 		e.charge = chargeModel
 	case (cfg.ChargeSchedTime || p.Runtime.SchedCost == "measured") && cfg.Clock != nil:
@@ -389,6 +404,12 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	e.idler, _ = cfg.Scheduler.(schedulers.Idler)
 	e.pumper, _ = cfg.Scheduler.(schedulers.Pumper)
 	e.rounder, _ = cfg.Scheduler.(schedulers.Rounder)
+}
+
+// initNodes builds the links, the memory nodes (every datum valid at
+// home), the peer routes and the drivers' host costs.
+func (e *Engine) initNodes() {
+	w, p, be := e.w, e.p, e.be
 	e.links, e.down, e.up = p.Links()
 	e.linkIndex = map[string]int{}
 	e.rateMemo64 = map[uint64][]float64{}
@@ -443,6 +464,11 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	for i := range nd { // every data starts valid at home
 		e.nodes[e.home].set(i, resident)
 	}
+}
+
+// checkMemory refuses a GPU memory smaller than one task's inputs.
+func (e *Engine) checkMemory() error {
+	w, p := e.w, e.p
 	if need := w.MaxInputBytes(); e.minCapacity() >= 0 && need > e.minCapacity() {
 		per, held := "per GPU", ""
 		if p.OutOfCore() {
@@ -451,9 +477,16 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 			held = fmt.Sprintf(" once the application holds its %d bytes there (device_bytes)", w.DeviceBytes)
 			need += w.DeviceBytes
 		}
-		return nil, fmt.Errorf("memory of %d bytes (%.2f MiB) %s is smaller than one task's inputs (%d bytes, %.2f MiB)%s: raise --memory-mb to at least %.2f",
+		return fmt.Errorf("memory of %d bytes (%.2f MiB) %s is smaller than one task's inputs (%d bytes, %.2f MiB)%s: raise --memory-mb to at least %.2f",
 			p.MemoryBytes, float64(p.MemoryBytes)/hardware.MiB, per, w.MaxInputBytes(), float64(w.MaxInputBytes())/hardware.MiB, held, math.Ceil(float64(need)/hardware.MiB*100)/100)
 	}
+	return nil
+}
+
+// initWorkers builds the workers, their kinds and buffers (one per node
+// with Config.NodeBuffer).
+func (e *Engine) initWorkers() {
+	cfg, p := e.cfg, e.p
 	kindIndex := map[string]int{}
 	for i, ws := range p.Workers() {
 		k, ok := kindIndex[ws.Kind]
@@ -478,6 +511,14 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		n.stepping, n.starting = bitset.New(len(n.workers)), bitset.New(len(n.workers))
 		n.stepping.Fill(len(n.workers)) // every worker steps first
 	}
+}
+
+// initTasks gives each task its duration on every worker kind (and GPU,
+// from a kernel's history), with the run's duration noise, and its
+// dependencies.
+func (e *Engine) initTasks() error {
+	w, p, cfg := e.w, e.p, e.cfg
+	nd := len(w.Data)
 	e.tasks = make([]taskRec, len(w.Tasks))
 	e.compute = make([][]float64, len(e.kinds))
 	for k := 1; k < len(e.compute); k++ {
@@ -504,7 +545,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 		if i == 0 || t.Kernel != lastKernel { // tasks come in runs of one kernel
 			k, known := p.Kernels[t.Kernel]
 			if !known {
-				return nil, fmt.Errorf("platform %s has no performance model for kernel %q", p.Name, t.Kernel)
+				return fmt.Errorf("platform %s has no performance model for kernel %q", p.Name, t.Kernel)
 			}
 			for ki, kind := range e.kinds {
 				rates[ki], canRun[ki] = k.On(kind)
@@ -533,17 +574,17 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 			}
 		}
 		if !runnable {
-			return nil, fmt.Errorf("no worker of platform %s can run kernel %q (task %d): the platform's workers are %v", p.Name, t.Kernel, i, e.kinds)
+			return fmt.Errorf("no worker of platform %s can run kernel %q (task %d): the platform's workers are %v", p.Name, t.Kernel, i, e.kinds)
 		}
 		e.flops += t.Flops
 		if err := e.setTask(i, t); err != nil {
-			return nil, err
+			return err
 		}
 		e.tasks[i].waiting = int32(len(w.DepsOf(i)))
 	}
 	e.children = w.Successors()
 	e.stats.PerWorker = make([]int, len(e.workers))
-	return e, nil
+	return nil
 }
 
 // hasHistory reports whether a kernel of the workload has a per-GPU
