@@ -433,7 +433,8 @@ var policies = map[string]policy{
 	// TASK_STEALING=3 (steal from the most loaded GPU's tail).
 	"mhfp": {sched: "HFP", env: map[string]string{"MULTIGPU": "4"}, params: map[string]setter{
 		"flip": flag("ORDER_U"), "ready": flag("STARPU_SCHED_READY"), "belady": flag("BELADY"), "fast_start": flag("FASTER_FIRST_ITERATION"),
-		"balance": only("true", "MULTIGPU=4 balances on expected task times"),
+		"balance":    only("true", "MULTIGPU=4 balances on expected task times"),
+		"balance_by": only("starpu", "HFP.c load_balance_expected_time"),
 		"steal": func(v string) (string, string, error) {
 			if b, err := strconv.ParseBool(v); err != nil || !b {
 				return "TASK_STEALING", "0", err

@@ -102,3 +102,45 @@ func spread(loads []float64, avg float64) float64 {
 	}
 	return s
 }
+
+// TestBalanceStarPUTrace is 2D N=10 on 4 GPUs of gemini-2-ipdps as StarPU's
+// HFP.c (MULTIGPU=4, papers/ICPP2023) balanced it, read from an instrumented
+// run: packages of 16, 24, 24, 36 tasks timed at CUDA0's 563.6051 µs, the
+// average and the moves at CUDA1's 570.7416 µs. avg − t(P_0) = 14268.54 −
+// 9017.68 = 5250.86 µs is crossed by the 10th task of 570.74: the last 10
+// tasks of P_3 go to P_0, reversed; then P_1 (13526.52) and P_0 (14725.10):
+// t(P_0) − avg = 456.56 µs is shorter than a task, so StarPU stops at 26, 24,
+// 24, 26.
+func TestBalanceStarPUTrace(t *testing.T) {
+	var in [][]int
+	next := 0
+	for _, n := range []int{16, 24, 24, 36} {
+		var p []int
+		for range n {
+			p = append(p, next)
+			next++
+		}
+		in = append(in, p)
+	}
+	got := BalanceStarPU(in, func(int) float64 { return 563.6051 }, func(int) float64 { return 570.7416 })
+	var want0 []int
+	want0 = append(want0, in[0]...)
+	for i := 99; i >= 90; i-- {
+		want0 = append(want0, i)
+	}
+	want := [][]int{want0, in[1], in[2], in[3][:26]}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Fatalf("package %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	if len(in[3]) != 36 {
+		t.Fatal("input modified")
+	}
+	// One cost for both: avg − 16 = 9 tasks, then 1 to P_1, 1 to P_2, all
+	// at 25 (P_min = P_max: stop), as Balance.
+	got = BalanceStarPU(in, unitCost, unitCost)
+	if l := loadsOf(got, unitCost); !slices.Equal(l, []float64{25, 25, 25, 25}) {
+		t.Fatalf("loads %v, want 25 each", l)
+	}
+}

@@ -22,6 +22,15 @@ const (
 	MSTThesis = "thesis"
 )
 
+// Balancing of the mhfp scheduler (parameter balance_by).
+const (
+	// BalanceStarPU is order.BalanceStarPU: StarPU's HFP.c
+	// load_balance_expected_time at papers/ICPP2023 (MULTIGPU=4).
+	BalanceStarPU = "starpu"
+	// BalanceThesis is order.Balance: thesis Algorithm 8.
+	BalanceThesis = "thesis"
+)
+
 func init() {
 	ready := schedulers.Param{Name: "ready", Kind: "bool", Default: "false", Doc: "Ready reordering of the buffered tasks at run time (thesis Alg. 2)"}
 	readyAt := schedulers.ReadyAtParam
@@ -80,14 +89,17 @@ func init() {
 	// HFP.c's multi-GPU path fills one next_use_tab per GPU package.
 	// Version 5: merges as StarPU's (merge_fit = false; its multi-GPU
 	// packing is the same hierarchical_fair_packing).
-	schedulers.Register(schedulers.Spec{Name: "mhfp", Version: 5,
+	// Version 6: balances as StarPU's (balance_by = starpu).
+	schedulers.Register(schedulers.Spec{Name: "mhfp", Version: 6,
 		Doc: "multi-GPU HFP (thesis Alg. 8): HFP stopped at K packages, tail tasks moved to balance expected compute time, package k on GPU k, stealing half of the most loaded GPU's remaining tasks from its tail, Ready, Belady",
 		Params: []schedulers.Param{on(flip), on(ready), readyAt, on(belady), schedulers.BeladyUsesParam, fast, mergeFit, window,
 			{Name: "balance", Kind: "bool", Default: "true", Doc: "load balancing toward the average compute time"},
+			{Name: "balance_by", Kind: "string", Default: BalanceStarPU, Choices: []string{BalanceStarPU, BalanceThesis},
+				Doc: "starpu: StarPU's HFP.c load_balance_expected_time at papers/ICPP2023 (MULTIGPU=4): packages timed on worker 0's model, the average, the amount and the moved tasks on worker 1's (starpu_worker_get_perf_archtype(STARPU_CUDA_WORKER, 0)), tail tasks popped while the moved time is below the amount and pushed at the back of the least loaded package, reversed (order.BalanceStarPU); thesis: Algorithm 8 on worker 0's times, the tail moved in order, rounded to whole tasks (order.Balance)"},
 			{Name: "steal", Kind: "bool", Default: "true", Doc: "work stealing when a GPU runs out of planned tasks"}},
 		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
 			opts := order.HFPOptions{Flip: p.Bool("flip"), FastStart: p.Bool("fast_start"), MergeFit: p.Bool("merge_fit")}
-			balance := p.Bool("balance")
+			balance, balanceBy := p.Bool("balance"), p.String("balance_by")
 			return &schedulers.Planned{Name: "mhfp", Ready: p.Bool("ready"), ReadyBelow: p.String("ready_at") == schedulers.ReadyAtBuffer, Window: p.Int("window"), Belady: p.Bool("belady"), BeladyUses: p.String("belady_uses"), Steal: p.Bool("steal"),
 				Plan: func(v schedulers.View) ([][]int, error) {
 					opts.Memory = v.Platform().MemoryBytes
@@ -99,7 +111,13 @@ func init() {
 					}
 					if balance {
 						// Homogeneous GPUs: the perf model of GPU 0 (thesis §3.7).
-						pkgs = order.Balance(pkgs, func(t int) float64 { return v.ComputeSeconds(0, t) })
+						on0 := func(t int) float64 { return v.ComputeSeconds(0, t) }
+						if balanceBy == BalanceThesis {
+							pkgs = order.Balance(pkgs, on0)
+						} else {
+							on1 := func(t int) float64 { return v.ComputeSeconds(min(1, v.Workers()-1), t) }
+							pkgs = order.BalanceStarPU(pkgs, on0, on1)
+						}
 					}
 					return pkgs, nil
 				}}, nil
