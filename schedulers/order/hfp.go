@@ -32,17 +32,54 @@ type HFPOptions struct {
 	// Packages is the number of packages at which merging stops: 1 (or 0)
 	// is plain HFP, K is mHFP's first step (thesis Algorithm 8).
 	Packages int
-	// Count, when set, is told the comparisons StarPU's implementation of
-	// the same packing makes (HFP.c HFP_do_schedule at c80ea6665, October
-	// 2021), once per iteration: the common-data matrix compares the sorted
-	// data arrays of every pair of packages (Σ_{i<j} d_i·d_j), then after
-	// each merge ("goto debut_while") the search for the maximum and the
-	// merge loop walk, for every package of 𝕊, every package j, summing
-	// P_i's weight and testing each data of P_j against P_i's
-	// (d_i + d_i·d_j): 2·Σ_{i∈𝕊} (P·d_i + d_i·D) per merge, with P
-	// packages holding D data in all.
+	// Count, when set, is told the elementary operations StarPU's
+	// implementation of the same packing performs, once per iteration, as
+	// Code reads them (HFPCodeNov2021 or HFPCodeOct2021: see there). Count
+	// and Code change no decision.
 	Count func(ops int)
+	// Code is the version of StarPU's HFP.c whose work Count reports: the
+	// zero value, HFPCodeNov2021, is the code of papers/ICPP2023.
+	Code HFPCode
 }
+
+// HFPCode names a version of StarPU's HFP.c packing
+// (hierarchical_fair_packing), for HFPOptions.Count: the code was rewritten
+// on 23 November 2021, between the IPDPS 2022 campaign (October 2021) and
+// the FGCS 2023 ones (November 2021, January 2022).
+type HFPCode uint8
+
+const (
+	// HFPCodeNov2021 is the packing from 219ce987c (2021-11-23, "code pour
+	// complexité linéaire de la comparaison") to papers/ICPP2023: each
+	// iteration (and each restart without the bound) clears the P×P
+	// matrix (P² writes), finds the minimum size (P), fills only the rows
+	// of 𝕊 by a linear merge of the two sorted data arrays, testing the
+	// maximum at each pair ((P_i, P_j), j ≠ i: d_i + d_j − c_ij, where c_ij
+	// = |D(P_i) ∩ D(P_j)|: the merge stops when the list with the smaller
+	// last handle is exhausted, one step before the union's end, plus the
+	// test), then one merge loop that walks the P packages and, for each
+	// row of 𝕊, its P entries (P + |𝕊|·P); each merge zeroes two rows and
+	// two columns (4P) and merges the two sorted arrays then copies them
+	// without duplicates (2(d_i + d_j)). A removal to P_nc walks the list
+	// (P). The first iteration with FastStart (FASTER_FIRST_ITERATION,
+	// 2021-11-24) clears the matrix, then walks, for each single-task
+	// package, the list from its head (one test a link) to the first other
+	// single-task package sharing a data, comparing every pair of their data
+	// (d_i·d_j for each single-task package passed, up to the first equal
+	// pair for the one found), and merges as above.
+	HFPCodeNov2021 HFPCode = iota
+	// HFPCodeOct2021 is the packing of c80ea6665 (2021-10-13, "Code utilisé
+	// pour expé", the IPDPS 2022 campaign): the common-data matrix compares
+	// every data of every pair of packages (Σ_{i<j} d_i·d_j, nested loops),
+	// then after each merge ("goto debut_while") the search for the maximum
+	// and the merge loop walk, for every package of 𝕊, every package j,
+	// summing P_i's weight and testing each data of P_j against P_i's (d_i +
+	// d_i·d_j): 2·Σ_{i∈𝕊} (P·d_i + d_i·D) per merge, with P packages holding
+	// D data in all. Its O(P²) clears and O(P + d) merges, under 1 % of that,
+	// are not counted. It had no fast start: with FastStart the first
+	// iteration is charged its matrix only.
+	HFPCodeOct2021
+)
 
 // HFP runs Hierarchical Fair Packing (thesis Algorithm 5) and returns the
 // packages, each an ordered task list. With Packages = 1 the single package
@@ -127,10 +164,13 @@ func hfpRun(w *workloads.Workload, opts HFPOptions, pairMin int) [][]int {
 		h.flush()
 		S := buckets.smallest(h)
 
-		// StarPU's cost of this iteration: its matrix now, its searches
-		// once the merges are known.
-		var searchOps int64
-		if opts.Count != nil {
+		// StarPU's cost of this iteration (Code): October's matrix now, its
+		// searches once the merges are known; November's rows of 𝕊 once
+		// per pass, its merge loop and merges after.
+		var searchOps, rowOps int64
+		nov := opts.Count != nil && opts.Code == HFPCodeNov2021
+		P := int64(h.nAlive)
+		if opts.Count != nil && !nov {
 			opts.Count(int((h.sumD*h.sumD - h.sumD2) / 2))
 			for _, i := range S {
 				d := int64(h.sets.size(i))
@@ -139,10 +179,27 @@ func hfpRun(w *workloads.Workload, opts HFPOptions, pairMin int) [][]int {
 		}
 		if firstIter && opts.FastStart {
 			firstIter = false
-			h.fastStart(S, K)
+			var count func(int64)
+			if nov {
+				opts.Count(int(saturating.Add(saturating.Mul(P, P), P))) // clear, delete_link
+				count = func(n int64) { opts.Count(int(n)) }
+			}
+			h.fastStart(S, K, count)
 			continue
 		}
 		firstIter = false
+		if nov {
+			rowOps = saturating.Add(saturating.Mul(P, P), P) // clear, minimum
+			for _, i := range S {
+				d := int64(h.sets.size(i))
+				var c int64 // Σ_{j≠i} c_ij
+				for _, x := range h.sets.of(i) {
+					c += int64(len(h.pk[x]) - 1)
+				}
+				rowOps = saturating.Add(rowOps, saturating.Mul(P-1, d)+h.sumD-d-c)
+			}
+			opts.Count(int(rowOps))
+		}
 
 		// Pass 1: MaxSharedData, from each P_i's best value.
 		h.round++
@@ -152,17 +209,26 @@ func hfpRun(w *workloads.Workload, opts HFPOptions, pairMin int) [][]int {
 			maxShared = h.bestAll(S, true)
 			if maxShared == 0 {
 				sizeLimit = false
+				if nov { // goto beggining_while_packaging_impossible: the pass again
+					opts.Count(int(rowOps))
+				}
 			}
 		}
 		if !sizeLimit {
 			maxShared = h.bestAll(S, false)
 			if maxShared == 0 {
+				if nov {
+					opts.Count(int(P)) // the walk to 𝕊's packages
+				}
 				for _, i := range S {
 					nc = h.appendTasks(nc, i)
 					h.remove(i)
 				}
 				continue
 			}
+		}
+		if nov { // the merge loop: every link, every entry of 𝕊's rows
+			opts.Count(int(saturating.Add(P, saturating.Mul(int64(len(S)), P))))
 		}
 
 		// Pass 2: merges, in slot order, of pairs reaching maxShared.
@@ -185,13 +251,16 @@ func hfpRun(w *workloads.Workload, opts HFPOptions, pairMin int) [][]int {
 				continue
 			}
 			h.inQ[i], h.inQ[j] = h.round, h.round
+			if nov {
+				opts.Count(int(4*P + 2*int64(h.sets.size(i)+h.sets.size(j))))
+			}
 			h.merge(i, j, opts.Flip)
 			merged++
 			if h.nAlive == K {
 				break
 			}
 		}
-		if opts.Count != nil {
+		if opts.Count != nil && !nov {
 			opts.Count(int(saturating.Mul(max(merged, 1), searchOps)))
 		}
 	}
@@ -341,10 +410,31 @@ func (h *hfp) touch(data []int32) {
 // holder lists are sorted, so the first single-task holder after a cursor
 // is each list's candidate; a package that grew never is one again, so the
 // cursors pass them for good.
-func (h *hfp) fastStart(S []int32, K int) {
+//
+// count, when set, is told HFPCodeNov2021's work (see there): the first
+// iteration has every slot alive, so StarPU's link of slot s is the s-th
+// and a walk from the head to j tests j+1 links; the single-task packages
+// it passes are summed with a Fenwick tree over the slots.
+func (h *hfp) fastStart(S []int32, K int, count func(int64)) {
 	single := func(c int32) bool { return h.size[c] == 1 }
+	var fw fenwick
+	var singles int64 // Σ d over the single-task packages
+	links := int64(h.nAlive) // StarPU's list, merged links included, until HFP_delete_link
+	if count != nil {
+		fw = make(fenwick, len(h.size)+1)
+		for _, i := range S {
+			if h.alive(i) && single(i) {
+				d := int64(h.sets.size(i))
+				fw.add(i, d)
+				singles += d
+			}
+		}
+	}
 	head := make([]int32, len(h.pk))
 	for _, i := range S {
+		if count != nil {
+			count(1) // the link's size test
+		}
 		if !h.alive(i) || !single(i) {
 			continue // merged earlier in this pass
 		}
@@ -363,6 +453,23 @@ func (h *hfp) fastStart(S []int32, K int) {
 				j = lst[p]
 			}
 		}
+		if count != nil {
+			di := int64(h.sets.size(i))
+			if j < 0 { // the whole list, every other single-task package
+				count(saturating.Add(links, saturating.Mul(di, singles-di)))
+			} else {
+				passed := fw.prefix(j) // single-task slots below j
+				if i < j {
+					passed -= di
+				}
+				count(saturating.Add(int64(j)+1+firstCommon(h.sets.of(i), h.sets.of(j)), saturating.Mul(di, passed)))
+				dj := int64(h.sets.size(j))
+				count(2 * (di + dj)) // the arrays' merge and copy
+				fw.add(i, -di)
+				fw.add(j, -dj)
+				singles -= di + dj
+			}
+		}
 		if j < 0 {
 			continue
 		}
@@ -371,6 +478,37 @@ func (h *hfp) fastStart(S []int32, K int) {
 			return
 		}
 	}
+}
+
+// firstCommon is the number of comparisons StarPU's nested loops (every
+// data of a, for each every data of b) make up to the first equal pair.
+func firstCommon(a, b []int32) int64 {
+	for x, u := range a {
+		for y, v := range b {
+			if u == v {
+				return int64(x*len(b) + y + 1)
+			}
+		}
+	}
+	return int64(len(a) * len(b))
+}
+
+// fenwick sums int64 weights over slots (1-based inside).
+type fenwick []int64
+
+func (f fenwick) add(slot int32, v int64) {
+	for k := int(slot) + 1; k < len(f); k += k & -k {
+		f[k] += v
+	}
+}
+
+// prefix is the sum over the slots below slot.
+func (f fenwick) prefix(slot int32) int64 {
+	var s int64
+	for k := int(slot); k > 0; k -= k & -k {
+		s += f[k]
+	}
+	return s
 }
 
 // merge appends P_j to P_i (after the optional flip) and frees slot j.

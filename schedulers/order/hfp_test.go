@@ -302,7 +302,75 @@ func checkHFP(t *testing.T, name string, w *workloads.Workload, opts HFPOptions)
 			t.Fatalf("%s opts %+v: packages %v are not a partition", name, opts, got)
 		}
 	}
-	return len(pairMins)
+	// Counting either code's operations changes no decision.
+	for _, code := range []HFPCode{HFPCodeNov2021, HFPCodeOct2021} {
+		o := opts
+		o.Code = code
+		ops := 0
+		o.Count = func(n int) {
+			if n < 0 {
+				t.Fatalf("%s opts %+v: negative count %d", name, o, n)
+			}
+			ops += n
+		}
+		if got := hfpRun(w, o, defaultPairMin); !samePackages(got, want) {
+			t.Fatalf("%s (%d tasks, %d data) opts %+v counted (code %d):\n got %v\nwant %v", name, len(w.Tasks), len(w.Data), opts, code, got, want)
+		}
+	}
+	return len(pairMins) + 2
+}
+
+// TestHFPCountByCode: the operations each version of StarPU's packing
+// performs on T0 {0,1}, T1 {1,2}, T2 {2,3} (unit data, no bound), counted
+// by hand from HFP.c (HFPCode's comments).
+//
+// November 2021, no fast start. Iteration 1: P = 3, 𝕊 = all, d = 2 each,
+// D = 6. Clear + minimum 9 + 3; rows: P_0 (0,1) 2+2-1, (0,2) 2+2 = 7,
+// P_1 3 + 3 = 6, P_2 7; merge loop 3 + 3·3; merge (0,1) 4·3 + 2·(2+2):
+// 12 + 20 + 12 + 20 = 64. Iteration 2: P = 2, P_0 {0,1,2}, 𝕊 = {P_2}:
+// 4 + 2, row (2,0) 2+3-1 = 4, merge loop 2 + 1·2, merge (2,0) 4·2 +
+// 2·(2+3): 10 + 4 + 18 = 32. Total 96.
+//
+// November 2021, fast start. Iteration 1: clear and delete_link 9 + 3; a
+// size test per link (3); P_0 walks links 0, 1 (2) and compares {0,1}
+// with {1,2} to the first equal pair (0-1, 0-2, 1-1: 3), merges 2·(2+2);
+// P_2 walks the 3 links and finds no other single-task package: 12 + 3 +
+// 5 + 8 + 3 = 31. Iteration 2 as above: 32. Total 63.
+//
+// October 2021. Iteration 1: matrix Σ_{i<j} d_i·d_j = 3·4, one merge,
+// search 2·Σ_{i∈𝕊} d_i·(P + D) = 3·2·2·(3+6) = 108: 120. Iteration 2:
+// matrix 3·2, search 2·2·(2+5) = 28: 34. Total 154; with fast start the
+// first iteration is its matrix, 12: 46.
+func TestHFPCountByCode(t *testing.T) {
+	w := build([]int64{1, 1, 1, 1}, [][]int{{0, 1}, {1, 2}, {2, 3}})
+	for _, c := range []struct {
+		code HFPCode
+		fast bool
+		want int
+	}{{HFPCodeNov2021, false, 96}, {HFPCodeNov2021, true, 63}, {HFPCodeOct2021, false, 154}, {HFPCodeOct2021, true, 46}} {
+		ops := 0
+		HFP(w, HFPOptions{Memory: 100, FastStart: c.fast, Packages: 1, Code: c.code, Count: func(n int) { ops += n }})
+		if ops != c.want {
+			t.Errorf("code %d fast %v: %d operations, want %d", c.code, c.fast, ops, c.want)
+		}
+	}
+}
+
+// TestHFPCountRestart: T0 {0,1}, T1 {1,2} with M = 2: no pair fits, so
+// November's code fills the rows again without the bound (goto
+// beggining_while_packaging_impossible). P = 2, d = 2, D = 4: each pass
+// 4 + 2 + 2·(1·2 + 4 - 2 - 1) = 12, twice; merge loop 2 + 2·2; merge
+// 4·2 + 2·(2+2): 24 + 6 + 16 = 46. October: matrix 4, search
+// 2·2·2·(2+4) = 48: 52.
+func TestHFPCountRestart(t *testing.T) {
+	w := build([]int64{1, 1, 1}, [][]int{{0, 1}, {1, 2}})
+	for code, want := range map[HFPCode]int{HFPCodeNov2021: 46, HFPCodeOct2021: 52} {
+		ops := 0
+		HFP(w, HFPOptions{Memory: 2, Packages: 1, Code: code, Count: func(n int) { ops += n }})
+		if ops != want {
+			t.Errorf("code %d: %d operations, want %d", code, ops, want)
+		}
+	}
 }
 
 // TestHFPMatchesReferenceStructured: larger instances whose packages form
