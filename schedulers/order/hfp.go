@@ -418,7 +418,7 @@ func (h *hfp) touch(data []int32) {
 func (h *hfp) fastStart(S []int32, K int, count func(int64)) {
 	single := func(c int32) bool { return h.size[c] == 1 }
 	var fw fenwick
-	var singles int64 // Σ d over the single-task packages
+	var singles int64        // Σ d over the single-task packages
 	links := int64(h.nAlive) // StarPU's list, merged links included, until HFP_delete_link
 	if count != nil {
 		fw = make(fenwick, len(h.size)+1)
