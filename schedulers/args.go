@@ -97,6 +97,15 @@ func (a *Args) Shared(p Param, dst any) Arg {
 	return a.add(p, set)
 }
 
+// SharedIs declares a shared string parameter whose value sets a bool:
+// dst is true when the value is on.
+func (a *Args) SharedIs(p Param, dst *bool, on string) Arg {
+	return a.add(p, func(v string) error {
+		*dst = v == on
+		return nil
+	})
+}
+
 // decode sets every bound field from p, a parameter missing from p taking
 // its default; a value that does not parse as its kind is an error (it
 // cannot come from Resolve, which checked it: the caller built p by hand).

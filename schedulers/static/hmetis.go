@@ -8,30 +8,38 @@ import (
 	"github.com/memsched/memsched/schedulers/hypergraph"
 )
 
+// hmetisOptions are hmetis+r's parameters.
+type hmetisOptions struct {
+	Ready, ReadyBelow, Steal bool
+	UBFactor                 float64
+	Runs, VCycles            int
+	Partitioner, Seed        string
+}
+
+var hmetisParams, hmetisNew = schedulers.Typed(func(a *schedulers.Args, o *hmetisOptions) {
+	a.Bool(&o.Ready, "ready", true, "Ready reordering at run time")
+	readyAtArg(a, &o.ReadyBelow)
+	a.Bool(&o.Steal, "steal", true, "work stealing when a GPU runs out of tasks")
+	a.Float(&o.UBFactor, "ubfactor", 1, "hMETIS UBfactor: balance tolerance per bisection, percent")
+	a.Int(&o.Runs, "runs", 20, "hMETIS Nruns: bisections computed per level, best kept").Min(0)
+	a.Int(&o.VCycles, "vcycles", 2, "hMETIS Vcycle mode (1, 2, 3; -1 none)")
+	a.String(&o.Partitioner, "partitioner", "auto", []string{"auto", "builtin", "bounded", "external"},
+		"auto: an installed hmetis/shmetis/khmetis/KaHyPar if on PATH, else the built-in partitioner bounding its work (bounded: sampled ratings of large edges, shared coarsenings, as hMETIS and KaHyPar bound theirs; 0.9 s instead of 22 s on the 90,000-task hypergraph, same cut); builtin: the built-in one rating every pin; the record names which ran")
+	a.String(&o.Seed, "partition_seed", "hypergraph", []string{"hypergraph", "run"},
+		"hypergraph: the partitioner's seed derives from the hypergraph, so a hypergraph always gets the same partition, as a partition file generated beforehand (the scripts' HMETIS=3) is the same for every run reading it; the 'hMETIS+R' and 'no part. time' blocks then differ only by the partitioning time, and a sweep partitions once for both; run: the run's random source, each block and repetition its own partition (as version 3 of this scheduler, which also weighed tasks by their drawn durations)")
+}, func(o hmetisOptions) (schedulers.Scheduler, error) {
+	s := &hmetisR{mode: o.Partitioner, seedRun: o.Seed == "run"}
+	s.Planned = schedulers.Planned{Name: "hmetis+r", Ready: o.Ready, ReadyBelow: o.ReadyBelow, Steal: o.Steal,
+		Plan: func(v schedulers.View) ([][]int, error) {
+			return s.partition(v, hypergraph.Options{Parts: v.Workers(), UBFactor: o.UBFactor, Runs: o.Runs, VCycles: o.VCycles})
+		}}
+	return s, nil
+})
+
 func init() {
 	schedulers.Register(schedulers.Spec{Name: "hmetis+r", Version: 5,
-		Doc: "hMETIS+R (thesis Alg. 7): partition the task hypergraph (one hyperedge per data, weighted by bytes; vertices weighted by expected duration) into K balanced parts, part k on GPU k in submission order, Ready, stealing half of the most loaded GPU's remaining tasks from its tail",
-		Params: []schedulers.Param{
-			{Name: "ready", Kind: "bool", Default: "true", Doc: "Ready reordering at run time"},
-			schedulers.ReadyAtParam,
-			{Name: "steal", Kind: "bool", Default: "true", Doc: "work stealing when a GPU runs out of tasks"},
-			{Name: "ubfactor", Kind: "float", Default: "1", Doc: "hMETIS UBfactor: balance tolerance per bisection, percent"},
-			{Name: "runs", Kind: "int", Default: "20", Min: "0", Doc: "hMETIS Nruns: bisections computed per level, best kept"},
-			{Name: "vcycles", Kind: "int", Default: "2", Doc: "hMETIS Vcycle mode (1, 2, 3; -1 none)"},
-			{Name: "partitioner", Kind: "string", Default: "auto", Choices: []string{"auto", "builtin", "bounded", "external"},
-				Doc: "auto: an installed hmetis/shmetis/khmetis/KaHyPar if on PATH, else the built-in partitioner bounding its work (bounded: sampled ratings of large edges, shared coarsenings, as hMETIS and KaHyPar bound theirs; 0.9 s instead of 22 s on the 90,000-task hypergraph, same cut); builtin: the built-in one rating every pin; the record names which ran"},
-			{Name: "partition_seed", Kind: "string", Default: "hypergraph", Choices: []string{"hypergraph", "run"},
-				Doc: "hypergraph: the partitioner's seed derives from the hypergraph, so a hypergraph always gets the same partition, as a partition file generated beforehand (the scripts' HMETIS=3) is the same for every run reading it; the 'hMETIS+R' and 'no part. time' blocks then differ only by the partitioning time, and a sweep partitions once for both; run: the run's random source, each block and repetition its own partition (as version 3 of this scheduler, which also weighed tasks by their drawn durations)"},
-		},
-		New: func(p schedulers.Params) (schedulers.Scheduler, error) {
-			s := &hmetisR{mode: p.String("partitioner"), seedRun: p.String("partition_seed") == "run"}
-			s.Planned = schedulers.Planned{Name: "hmetis+r", Ready: p.Bool("ready"), ReadyBelow: p.String("ready_at") == schedulers.ReadyAtBuffer, Steal: p.Bool("steal"),
-				Plan: func(v schedulers.View) ([][]int, error) {
-					return s.partition(v, hypergraph.Options{Parts: v.Workers(), UBFactor: p.Float("ubfactor"),
-						Runs: p.Int("runs"), VCycles: p.Int("vcycles")})
-				}}
-			return s, nil
-		}})
+		Doc:    "hMETIS+R (thesis Alg. 7): partition the task hypergraph (one hyperedge per data, weighted by bytes; vertices weighted by expected duration) into K balanced parts, part k on GPU k in submission order, Ready, stealing half of the most loaded GPU's remaining tasks from its tail",
+		Params: hmetisParams, New: hmetisNew})
 }
 
 // hmetisR is Planned with a plan from the hypergraph partitioner; it
