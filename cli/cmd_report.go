@@ -244,8 +244,9 @@ func (rf *reportFlags) document(sets []*report.Set, claims []paper.Claim, stderr
 		warnMixed(set, stderr)
 		opt := report.Options{Average: rf.average, Claims: claims, LinkDir: linkDir, Preview: rf.preview}
 		if rf.claimsDir == "" && set.Suite != nil && set.Suite.Claims != "" {
-			// Without --claims, the suite's own claims file.
-			cs, err := paper.LoadClaims(set.Suite.Path(set.Suite.Claims))
+			// Without --claims, the claims files beside the suite's own
+			// (paper/*.toml): a claim may restate another paper's.
+			cs, err := paper.LoadDir(filepath.Dir(set.Suite.Path(set.Suite.Claims)))
 			if err != nil {
 				return nil, fmt.Errorf("the claims of suite %s (%s): %w", set.Suite.Name, set.Suite.Claims, err)
 			}

@@ -155,3 +155,17 @@ func TestCalibrateFromStarPU(t *testing.T) {
 		t.Errorf("exit %d; stdout differs from the file written with -o", code)
 	}
 }
+
+// A suite's report reads the claims files beside its own: the thesis'
+// claims restate the other papers' (report --suite on a thesis suite).
+func TestReportOfAThesisSuite(t *testing.T) {
+	dir := t.TempDir()
+	r := filepath.Join(dir, "toy.jsonl")
+	if code, _, errs := cli("sweep", "../suites/thesis/toy.toml", "-o", r, "-q"); code != 0 {
+		t.Fatal(errs)
+	}
+	code, out, errs := cli("report", r, "--suite", "../suites/thesis/toy.toml")
+	if code != 0 || !strings.Contains(out, "thesis-f3.4-loads-with-flip") {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+}

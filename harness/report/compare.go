@@ -170,8 +170,16 @@ func compareCells(oc, nc *Cell, m Metric, confidence float64) CompareRow {
 // center ± its interval, the change (~ when the test cannot tell them
 // apart) with its interval, then the p-value and sample sizes.
 func (c *Comparison) Table() Table {
+	exact := true
+	for _, r := range c.Rows {
+		exact = exact && r.NOld == 1 && r.NNew == 1
+	}
+	caption := fmt.Sprintf("%s: median ± %.0f %% confidence interval; change = new/old − 1, ~ when the U test cannot tell the sides apart (%s is better)", Metrics[c.Metric].Title, 100*c.Confidence, map[bool]string{true: "higher", false: "lower"}[c.Higher])
+	if exact {
+		caption = fmt.Sprintf("%s: one run a side, an exact value (the simulator is deterministic: a rerun gives the same number), so no interval and no test; change = new/old − 1 (%s is better); repetitions or seeds give intervals", Metrics[c.Metric].Title, map[bool]string{true: "higher", false: "lower"}[c.Higher])
+	}
 	t := Table{
-		Caption: fmt.Sprintf("%s: median ± %.0f %% confidence interval; change = new/old − 1 (%s is better)", Metrics[c.Metric].Title, 100*c.Confidence, map[bool]string{true: "higher", false: "lower"}[c.Higher]),
+		Caption: caption,
 		Header:  []string{"label", "point", "old", "new", "change", "change interval", "p", "n"},
 		Right:   []bool{false, false, true, true, true, true, true, true},
 	}

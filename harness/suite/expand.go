@@ -60,7 +60,12 @@ type Run struct {
 }
 
 // Points is the number of sweep points.
-func (s *Suite) Points() int { return len(s.points) }
+func (s *Suite) Points() int {
+	if s.Batch != nil {
+		return len(s.Batch.Workloads)
+	}
+	return len(s.points)
+}
 
 // checkPoints builds every point and checks that each can run at all: the
 // platform is consistent and one task's inputs fit in a GPU's memory.
