@@ -244,9 +244,16 @@ func (rf *reportFlags) document(sets []*report.Set, claims []paper.Claim, stderr
 		warnMixed(set, stderr)
 		opt := report.Options{Average: rf.average, Claims: claims, LinkDir: linkDir, Preview: rf.preview}
 		if rf.claimsDir == "" && set.Suite != nil && set.Suite.Claims != "" {
-			// Without --claims, the claims files beside the suite's own
-			// (paper/*.toml): a claim may restate another paper's.
-			cs, err := paper.LoadDir(filepath.Dir(set.Suite.Path(set.Suite.Claims)))
+			// Without --claims, the suite's own claims file; with the claims
+			// files beside it (paper/*.toml) when a claim restates another
+			// paper's, which only they resolve.
+			own := set.Suite.Path(set.Suite.Claims)
+			cs, err := paper.LoadClaims(own)
+			if err != nil {
+				if all, derr := paper.LoadDir(filepath.Dir(own)); derr == nil {
+					cs, err = all, nil
+				}
+			}
 			if err != nil {
 				return nil, fmt.Errorf("the claims of suite %s (%s): %w", set.Suite.Name, set.Suite.Claims, err)
 			}
