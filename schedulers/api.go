@@ -103,6 +103,14 @@ const (
 	// belady_victim_selector over next_use_tab, or memsched's walk of the
 	// remaining plan); belady_op_seconds.
 	OpBelady
+	// OpStatusWritten is a status query of a write-only buffer (the C
+	// tile of xgemm.c's cl_gemm0), counted besides its OpStatus: each of
+	// the N² C tiles is its own handle, met once per scan, so its query
+	// misses the caches the 2N A and B handles stay in (issue 34's
+	// hypothesis: the 2-GPU random-order DMDAR of IPDPS 2022 scans every
+	// queued task at each pop); status_written_op_seconds, on top of
+	// status_op_seconds.
+	OpStatusWritten
 	// NumOps counts the kinds.
 	NumOps
 )

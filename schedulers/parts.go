@@ -26,10 +26,11 @@ func Ready(v View, worker int, buffer []int, window int) int {
 	w := v.Workload()
 	on := v.Presence(worker)
 	best, bestMissing := 0, int64(-1)
-	ops := 0
+	ops, written := 0, 0
 	for i := 0; i < n; i++ {
 		inputs := v.TaskInputs(buffer[i])
 		ops += len(inputs)
+		written += writeOnly(w, buffer[i])
 		missing := missingBytes(on, w, inputs, bestMissing)
 		if bestMissing < 0 || missing < bestMissing {
 			best, bestMissing = i, missing
@@ -38,8 +39,28 @@ func Ready(v View, worker int, buffer []int, window int) int {
 			}
 		}
 	}
-	v.CountOps(OpStatus, ops)
+	countStatus(v, ops, written)
 	return best
+}
+
+// countStatus counts a Ready scan's status queries, and those of
+// write-only buffers among them (OpStatusWritten).
+func countStatus(v View, ops, written int) {
+	v.CountOps(OpStatus, ops)
+	if written > 0 {
+		v.CountOps(OpStatusWritten, written)
+	}
+}
+
+// writeOnly is the number of task t's buffers it only writes.
+func writeOnly(w *workloads.Workload, t int) int {
+	n := 0
+	for k := range w.Tasks[t].Inputs {
+		if m := w.Mode(t, k); m.Writes() && !m.Reads() {
+			n++
+		}
+	}
+	return n
 }
 
 // ReadyStarPU is Ready as StarPU's code ranks the tasks
@@ -67,7 +88,7 @@ func ReadyStarPU(v View, worker int, buffer []int, window int) int {
 	st := StatusOf(v, worker)
 	best := 0
 	var bestReady, bestLoading, bestAlloc int64 = math.MaxInt64, math.MaxInt64, math.MaxInt64
-	ops := 0
+	ops, written := 0, 0
 scan:
 	for i := 0; i < n; i++ {
 		t := buffer[i]
@@ -80,7 +101,11 @@ scan:
 			if s&StatusAllocated == 0 {
 				notAlloc += b
 			}
-			if s&StatusValid == 0 && w.Mode(t, k).Reads() {
+			m := w.Mode(t, k)
+			if m.Writes() && !m.Reads() {
+				written++
+			}
+			if s&StatusValid == 0 && m.Reads() {
 				notReady += b
 				if s&StatusLoading == 0 {
 					notLoading += b
@@ -97,7 +122,7 @@ scan:
 			best, bestLoading, bestAlloc = i, notLoading, notAlloc
 		}
 	}
-	v.CountOps(OpStatus, ops)
+	countStatus(v, ops, written)
 	return best
 }
 

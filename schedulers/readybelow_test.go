@@ -21,6 +21,7 @@ type stateView struct {
 	resident []bool
 	present  []bool
 	ops      int
+	written  int // OpStatusWritten, apart
 }
 
 func (s *stateView) Workload() *workloads.Workload { return s.w }
@@ -28,8 +29,14 @@ func (s *stateView) Resident(_, d int) bool        { return s.resident[d] }
 func (s *stateView) Presence(int) schedulers.Presence {
 	return schedulers.NewPresence(s.present)
 }
-func (s *stateView) Count(n int)                     { s.ops += n }
-func (s *stateView) CountOps(_ schedulers.Op, n int) { s.ops += n }
+func (s *stateView) Count(n int) { s.ops += n }
+func (s *stateView) CountOps(k schedulers.Op, n int) {
+	if k == schedulers.OpStatusWritten {
+		s.written += n
+		return
+	}
+	s.ops += n
+}
 func (s *stateView) TaskInputs(t int) []int32 {
 	var in []int32
 	for _, d := range s.w.Tasks[t].Inputs {
@@ -129,8 +136,8 @@ func TestReadyStarPUWrittenTileScansAll(t *testing.T) {
 		w.Tasks = append(w.Tasks, workloads.Task{ID: i, Kernel: "gemm", Flops: 1, Inputs: in})
 	}
 	v := states(w, "v-v")
-	if got := schedulers.ReadyStarPU(v, 0, []int{0, 1, 2}, 0); got != 1 || v.ops != 5 {
-		t.Errorf("popped %d after %d queries, want 1 after 5", got, v.ops)
+	if got := schedulers.ReadyStarPU(v, 0, []int{0, 1, 2}, 0); got != 1 || v.ops != 5 || v.written != 2 {
+		t.Errorf("popped %d after %d queries (%d of written tiles), want 1 after 5 (2)", got, v.ops, v.written)
 	}
 	v = states(w, "v-v")
 	if got := schedulers.ReadyStarPU(v, 0, []int{1, 2}, 0); got != 0 || v.ops != 2 {

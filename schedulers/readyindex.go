@@ -77,9 +77,21 @@ type readyTask struct {
 	where                   int32 // worker whose buffer holds the task, -1 none
 	seq                     int32 // arrival at that worker: its leaf in the worker's tree
 	n                       int32 // its inputs (duplicates kept, as Ready counts them)
+	w                       int32 // of them, the write-only ones (OpStatusWritten)
 	off                     int32 // with more than readyInline inputs: its first slot
 	in                      [readyInline]readySlot
 }
+
+// queries packs the status queries of a scan over some tasks: every one
+// in the low 32 bits, those of write-only buffers in the high 32 bits, so
+// that the tree's sums count both at once (a sum of packed counts is the
+// packed sum while each stays below 2³²: the index refuses more inputs).
+type queries int64
+
+func (rt *readyTask) queries() queries { return queries(rt.n) | queries(rt.w)<<32 }
+
+func (q queries) all() int     { return int(q & (1<<32 - 1)) }
+func (q queries) written() int { return int(q >> 32) }
 
 // readyInline is the number of inputs a task's record holds.
 const readyInline = 2
@@ -117,16 +129,20 @@ func newReadyIndex(v View, starpu bool) *ReadyIndex {
 	}
 	r := &ReadyIndex{v: v, w: w, starpu: starpu, tasks: make([]readyTask, len(w.Tasks)),
 		node: make([]int, v.Workers()), queues: make([]readyTree, v.Workers()), waiting: newChunkLists(v.Nodes() * len(w.Data))}
-	n := 0
+	n, total := 0, int64(0)
 	for _, task := range w.Tasks {
 		if len(task.Inputs) > readyInline {
 			n += len(task.Inputs)
 		}
+		total += int64(len(task.Inputs))
+	}
+	if total >= 1<<31 {
+		panic("schedulers: ReadyIndex: too many inputs") // their sum is packed in 32 bits (queries)
 	}
 	r.slots = make([]readySlot, 0, n)
 	for t, task := range w.Tasks {
 		rt := &r.tasks[t]
-		*rt = readyTask{where: -1, n: int32(len(task.Inputs))}
+		*rt = readyTask{where: -1, n: int32(len(task.Inputs)), w: int32(writeOnly(w, t))}
 		if len(task.Inputs) <= readyInline {
 			for i, d := range task.Inputs {
 				rt.in[i] = readySlot(d)
@@ -410,7 +426,7 @@ func (r *ReadyIndex) forget(task int) {
 	rt := &r.tasks[task]
 	q, old := &r.queues[rt.where], r.key(task)
 	rt.where = -1
-	q.remove(int(rt.seq), old, rt.n)
+	q.remove(int(rt.seq), old, rt.queries())
 	in := r.inputs(rt)
 	for i, s := range in {
 		in[i] = readySlot(s.data())
@@ -446,7 +462,7 @@ func (r *ReadyIndex) Pop(worker int, buffer []int) int {
 func (r *ReadyIndex) next(worker int) (task, before int) {
 	q := &r.queues[worker]
 	for {
-		i, before, inputs := q.first()
+		i, before, scanned := q.first()
 		if i < 0 {
 			panic("schedulers: ReadyIndex.Next on a worker with no task")
 		}
@@ -463,15 +479,18 @@ func (r *ReadyIndex) next(worker int) (task, before int) {
 				if r.key(t) == k {
 					ops := q.queuedInputs() // the scan found no complete task: it saw all
 					if r.stops(worker, t, k) {
-						ops = inputs + int64(r.tasks[t].n)
+						ops = scanned + r.tasks[t].queries()
 					}
-					r.v.CountOps(OpStatus, int(ops))
+					r.v.CountOps(OpStatus, ops.all())
+					if n := ops.written(); n > 0 {
+						r.v.CountOps(OpStatusWritten, n)
+					}
 					r.forget(t) // also rescans the block: its least key was k
 					return t, before
 				}
 			}
 			before++
-			inputs += int64(r.tasks[t].n)
+			scanned += r.tasks[t].queries()
 		}
 		q.rescan(i / readyBlock) // every candidate's count was low: they moved up
 	}
@@ -571,7 +590,7 @@ const readyLeft = -1
 type readyNode struct {
 	key    readyKey // least key below
 	queued int64    // queued arrivals below
-	inputs int64    // their inputs
+	inputs queries  // their inputs' status queries
 }
 
 // key is arrival i's key: its task's while queued here, else readyGone.
@@ -592,10 +611,10 @@ func (t *readyTree) key(i int) readyKey {
 	return k
 }
 
-// inputs is the number of inputs of arrival i's task, 0 once it left.
-func (t *readyTree) inputs(i int) int32 {
+// inputs is the status queries of arrival i's task, 0 once it left.
+func (t *readyTree) inputs(i int) queries {
 	if rt := t.queued(i); rt != nil {
-		return rt.n
+		return rt.queries()
 	}
 	return 0
 }
@@ -622,7 +641,7 @@ func (t *readyTree) push(task int32) {
 	}
 	t.arrivals = append(t.arrivals, task)
 	t.grow(i + 1)
-	t.account(i, 1, int64(t.inputs(i)))
+	t.account(i, 1, t.inputs(i))
 	t.update(i, readyGone)
 }
 
@@ -663,7 +682,7 @@ func (t *readyTree) build() {
 			if rt := t.queued(i); rt != nil {
 				leaf.key = least(leaf.key, t.key(i))
 				leaf.queued++
-				leaf.inputs += int64(rt.n)
+				leaf.inputs += rt.queries()
 			}
 		}
 		t.node[t.size+b] = leaf
@@ -672,23 +691,23 @@ func (t *readyTree) build() {
 }
 
 // remove accounts for arrival i's task leaving, whose record already says
-// so; old is the key it had, n its inputs.
-func (t *readyTree) remove(i int, old readyKey, n int32) {
+// so; old is the key it had, q its inputs' queries.
+func (t *readyTree) remove(i int, old readyKey, q queries) {
 	t.arrivals[i] = readyLeft
-	t.account(i, -1, -int64(n))
+	t.account(i, -1, -q)
 	t.update(i, old)
 }
 
 // account adds to the queued arrivals and inputs above arrival i.
-func (t *readyTree) account(i int, queued, inputs int64) {
+func (t *readyTree) account(i int, queued int64, inputs queries) {
 	for j := t.size + i/readyBlock; j > 0; j /= 2 {
 		t.node[j].queued += queued
 		t.node[j].inputs += inputs
 	}
 }
 
-// queuedInputs is the number of inputs of the queued arrivals.
-func (t *readyTree) queuedInputs() int64 {
+// queuedInputs is the status queries of the queued arrivals' inputs.
+func (t *readyTree) queuedInputs() queries {
 	if t.size == 0 {
 		return 0
 	}
@@ -776,7 +795,7 @@ func (t *readyTree) firstNoneMissing() int {
 
 // first returns the first arrival holding the least key (-1 if every
 // task left), the number of queued arrivals before it, and their inputs.
-func (t *readyTree) first() (i, before int, inputs int64) {
+func (t *readyTree) first() (i, before int, inputs queries) {
 	if t.size == 0 || t.node[1].key == readyGone {
 		return -1, 0, 0
 	}
@@ -798,7 +817,7 @@ func (t *readyTree) first() (i, before int, inputs int64) {
 		}
 		if k != readyGone {
 			queued++
-			inputs += int64(t.inputs(i))
+			inputs += t.inputs(i)
 		}
 	}
 	panic("schedulers: readyTree out of sync")

@@ -21,7 +21,7 @@ func TestReadyTreeMatchesScan(t *testing.T) {
 		}
 		tree := readyTree{ix: ix}
 		var keys []readyKey
-		var inputs []int64
+		var inputs []queries
 		key := func() readyKey {
 			k := readyKey{missing: int64(r.IntN(4)), prio: float64(r.IntN(3) * (it % 2))}
 			if ix.starpu {
@@ -39,17 +39,18 @@ func TestReadyTreeMatchesScan(t *testing.T) {
 			switch op := r.IntN(10); {
 			case op < 3 || len(keys) == 0:
 				k, n := key(), r.IntN(4)
+				wr := r.IntN(n + 1) // of them written only: the packed sums count both
 				task := len(ix.tasks)
-				ix.tasks = append(ix.tasks, readyTask{missing: k.missing, loading: k.loading, alloc: k.alloc, seq: int32(len(keys)), n: int32(n)})
+				ix.tasks = append(ix.tasks, readyTask{missing: k.missing, loading: k.loading, alloc: k.alloc, seq: int32(len(keys)), n: int32(n), w: int32(wr)})
 				if ix.Prio != nil {
 					ix.Prio = append(ix.Prio, k.prio)
 				}
 				tree.push(int32(task))
-				keys, inputs = append(keys, k), append(inputs, int64(n))
+				keys, inputs = append(keys, k), append(inputs, queries(n)|queries(wr)<<32)
 			case op < 5:
 				if i := r.IntN(len(keys)); keys[i] != readyGone {
 					ix.tasks[i].where = -1
-					tree.remove(i, keys[i], int32(inputs[i]))
+					tree.remove(i, keys[i], inputs[i])
 					keys[i] = readyGone
 				}
 			default:
@@ -63,7 +64,7 @@ func TestReadyTreeMatchesScan(t *testing.T) {
 					keys[i] = k
 				}
 			}
-			want, before, through, all := -1, 0, int64(0), int64(0)
+			want, before, through, all := -1, 0, queries(0), queries(0)
 			for i, k := range keys {
 				if k == readyGone {
 					continue

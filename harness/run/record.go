@@ -108,6 +108,9 @@ type Record struct {
 	SchedStatusOps  int64   `json:"sched_status_ops,omitempty"`
 	SchedPredictOps int64   `json:"sched_predict_ops,omitempty"`
 	SchedBeladyOps  int64   `json:"sched_belady_ops,omitempty"`
+	// Of the status queries, those of write-only buffers
+	// (schedulers.OpStatusWritten).
+	SchedStatusWrittenOps int64 `json:"sched_status_written_ops,omitempty"`
 	SimWallS        float64 `json:"sim_wall_s"`
 	Partition       string  `json:"partitioner,omitempty"`
 	// SchedStats are counters a scheduler reports about its own decisions

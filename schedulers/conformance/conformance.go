@@ -165,7 +165,7 @@ func Problems(spec schedulers.Spec, in Instance, params schedulers.Params) (prob
 	switch i := firstDifference(first.events, third.events); {
 	case i >= 0:
 		problems = append(problems, fmt.Sprintf("its shortcuts change the run: event %d is %s, without them %s", i, describe(first.events, i), describe(third.events, i)))
-	case first.rec.SchedOps != third.rec.SchedOps || first.rec.SchedArrayOps != third.rec.SchedArrayOps || first.rec.SchedStatusOps != third.rec.SchedStatusOps || first.rec.SchedPredictOps != third.rec.SchedPredictOps || first.rec.SchedBeladyOps != third.rec.SchedBeladyOps:
+	case first.rec.SchedOps != third.rec.SchedOps || first.rec.SchedArrayOps != third.rec.SchedArrayOps || first.rec.SchedStatusOps != third.rec.SchedStatusOps || first.rec.SchedPredictOps != third.rec.SchedPredictOps || first.rec.SchedBeladyOps != third.rec.SchedBeladyOps || first.rec.SchedStatusWrittenOps != third.rec.SchedStatusWrittenOps:
 		problems = append(problems, fmt.Sprintf("its shortcuts change the counted operations (steps, array, status, Belady): %d, %d, %d, %d; without them %d, %d, %d, %d",
 			first.rec.SchedOps, first.rec.SchedArrayOps, first.rec.SchedStatusOps, first.rec.SchedBeladyOps, third.rec.SchedOps, third.rec.SchedArrayOps, third.rec.SchedStatusOps, third.rec.SchedBeladyOps))
 	}
