@@ -105,14 +105,14 @@ type Record struct {
 	// Data status queries, dmda predictions and Belady look-ups counted
 	// (schedulers.OpStatus, OpPredict, OpBelady), each priced apart under
 	// sched_cost = "model".
-	SchedStatusOps  int64   `json:"sched_status_ops,omitempty"`
-	SchedPredictOps int64   `json:"sched_predict_ops,omitempty"`
-	SchedBeladyOps  int64   `json:"sched_belady_ops,omitempty"`
+	SchedStatusOps  int64 `json:"sched_status_ops,omitempty"`
+	SchedPredictOps int64 `json:"sched_predict_ops,omitempty"`
+	SchedBeladyOps  int64 `json:"sched_belady_ops,omitempty"`
 	// Of the status queries, those of write-only buffers
 	// (schedulers.OpStatusWritten).
-	SchedStatusWrittenOps int64 `json:"sched_status_written_ops,omitempty"`
-	SimWallS        float64 `json:"sim_wall_s"`
-	Partition       string  `json:"partitioner,omitempty"`
+	SchedStatusWrittenOps int64   `json:"sched_status_written_ops,omitempty"`
+	SimWallS              float64 `json:"sim_wall_s"`
+	Partition             string  `json:"partitioner,omitempty"`
 	// SchedStats are counters a scheduler reports about its own decisions
 	// (LAHeteroprio's BMD and stolen tasks), by name.
 	SchedStats map[string]float64 `json:"sched_stats,omitempty"`
