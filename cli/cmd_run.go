@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,7 +28,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(params, "param", "scheduler parameter key=value (repeatable)")
 	seed := fs.Uint64("seed", 1, "random seed (workload generation and scheduler ties)")
 	charge := fs.Bool("charge-sched-time", false, "charge the scheduler's wall time to the simulated timeline (as real runs do)")
-	tracePath := fs.String("trace", "", "write a JSON Lines trace of every event to this file")
+	tracePath := fs.String("trace", "", "write a trace of every event to this file: JSON Lines (.jsonl; memsched validate reads it), or converted by its extension as trace export does (.paje, .json for Perfetto, .png/.svg/.pdf)")
 	executor := fs.String("executor", "sim", "sim (discrete-event simulator), cuda (real GPUs) or starpu (StarPU itself in SimGrid: MEMSCHED_STARPU, MEMSCHED_STARPU_PERFMODELS)")
 	simProfile := fs.String("sim-profile", "", "write where each worker's simulated time went (compute, wait fetch by data, idle, scheduling) to this file in pprof's format (go tool pprof -top FILE)")
 	var prof profileFlags
@@ -108,6 +109,31 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 // runTraced runs cfg writing its trace to path; any write error (a full
 // disk) is an error, so an exit status 0 means a complete trace.
 func runTraced(cfg run.Config, hdr trace.Header, path string) (run.Record, error) {
+	if format := exportFormat(path); format != "" {
+		// A trace converted by its extension: the JSON Lines trace in
+		// memory, then trace export's conversion of it.
+		var buf bytes.Buffer
+		tw, err := trace.NewWriter(&buf, hdr)
+		if err != nil {
+			return run.Record{}, err
+		}
+		cfg.Trace = tee(cfg.Trace, tw.Event)
+		rec, err := run.Run(cfg)
+		if err != nil {
+			return rec, err
+		}
+		if err := tw.Result(rec); err != nil {
+			return rec, err
+		}
+		t, err := trace.Read(&buf)
+		if err == nil {
+			err = exportTrace(t, format, path, io.Discard)
+		}
+		if err != nil {
+			return rec, fmt.Errorf("writing the trace %s: %w", path, err)
+		}
+		return rec, nil
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return run.Record{}, err

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/memsched/memsched/harness/report"
 	"github.com/memsched/memsched/harness/trace"
-	"github.com/memsched/memsched/internal/atomicfile"
 	"github.com/memsched/memsched/internal/suggest"
 	"github.com/memsched/memsched/workloads"
 )
@@ -19,7 +17,7 @@ func init() {
 	register("trace", "convert a run's trace (memsched run --trace) for timeline viewers: trace export --format paje|chrome|png|svg|pdf", cmdTrace)
 }
 
-// exportFormats maps a format to what writes it; the picture formats
+// exportFormats are the formats trace export writes; the picture formats
 // share one writer, which reads the extension.
 var exportFormats = []string{"paje", "chrome", "png", "svg", "pdf"}
 
@@ -42,17 +40,11 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	}
 	f := *format
 	if f == "" {
-		switch ext := strings.ToLower(filepath.Ext(*out)); ext {
-		case ".paje", ".trace":
-			f = "paje"
-		case ".json":
-			f = "chrome"
-		case ".png", ".svg", ".pdf":
-			f = ext[1:]
-		case "":
+		switch f = exportFormat(*out); {
+		case *out == "":
 			return fmt.Errorf("give --format (%s) or an -o file whose extension says it", strings.Join(exportFormats, ", "))
-		default:
-			return fmt.Errorf("-o %s: extension %q says no format; give --format (%s)", *out, ext, strings.Join(exportFormats, ", "))
+		case f == "":
+			return fmt.Errorf("-o %s: extension %q says no format; give --format (%s)", *out, filepath.Ext(*out), strings.Join(exportFormats, ", "))
 		}
 	}
 	picture := f == "png" || f == "svg" || f == "pdf"
@@ -68,32 +60,47 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tl, err := trace.NewTimeline(t)
-	if err != nil {
+	if err := exportTrace(t, f, *out, stdout); err != nil {
 		return fmt.Errorf("%s: %w", fs.Arg(0), err)
 	}
-	if picture {
+	return nil
+}
+
+// exportFormat is the export format an output file's extension names, ""
+// for any other (a JSON Lines trace: .jsonl).
+func exportFormat(path string) string {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".paje", ".trace":
+		return "paje"
+	case ".json":
+		return "chrome"
+	case ".png", ".svg", ".pdf":
+		return ext[1:]
+	}
+	return ""
+}
+
+// exportTrace writes a trace in format f to out (stdout when "", paje and
+// chrome only): the one conversion trace export and run --trace share.
+func exportTrace(t *trace.Trace, f, out string, stdout io.Writer) error {
+	tl, err := trace.NewTimeline(t)
+	if err != nil {
+		return err
+	}
+	if f == "png" || f == "svg" || f == "pdf" {
 		h := t.Header
 		title := fmt.Sprintf("%s on %d GPU(s), %s", h.Scheduler, h.Platform.GPUs, h.Platform.Name)
 		if h.Workload != nil {
 			title = fmt.Sprintf("%s, %s", title, h.Workload.Name())
 		}
-		return report.TimelinePlot(tl, title, *out)
+		return report.TimelinePlot(tl, title, out)
 	}
-	var buf bytes.Buffer
-	if f == "paje" {
-		err = trace.WritePaje(&buf, tl)
-	} else {
-		err = trace.WriteChrome(&buf, tl, taskNamer(t))
-	}
-	if err != nil {
-		return err
-	}
-	if *out == "" {
-		_, err = stdout.Write(buf.Bytes())
-		return err
-	}
-	return atomicfile.WriteFile(*out, buf.Bytes(), 0o644)
+	return writeOut(out, stdout, func(w io.Writer) error {
+		if f == "paje" {
+			return trace.WritePaje(w, tl)
+		}
+		return trace.WriteChrome(w, tl, taskNamer(t))
+	})
 }
 
 // readTraceFile reads a whole trace; a truncated one is an error here

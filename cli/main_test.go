@@ -169,3 +169,18 @@ func TestReportOfAThesisSuite(t *testing.T) {
 		t.Fatalf("exit %d: %s\n%s", code, errs, out)
 	}
 }
+
+// run --trace converts by the file's extension, as trace export does.
+func TestRunTraceConvertsByExtension(t *testing.T) {
+	dir := t.TempDir()
+	for ext, want := range map[string]string{".paje": "%EventDef PajeDefineContainerType", ".json": `{"traceEvents":[`, ".jsonl": `{"ev":"run"`} {
+		path := filepath.Join(dir, "t"+ext)
+		if code, _, errs := cli("run", "--n", "4", "--gpus", "2", "--trace", path); code != 0 {
+			t.Fatalf("%s: %s", ext, errs)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || !strings.HasPrefix(string(b), want) {
+			t.Errorf("%s starts %.40q, want %q (%v)", ext, b, want, err)
+		}
+	}
+}
