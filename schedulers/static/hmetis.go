@@ -3,6 +3,11 @@ package static
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/schedulers/hypergraph"
@@ -14,6 +19,7 @@ type hmetisOptions struct {
 	UBFactor                 float64
 	Runs, VCycles            int
 	Partitioner, Seed        string
+	Files                    string
 }
 
 var hmetisParams, hmetisNew = schedulers.Typed(func(a *schedulers.Args, o *hmetisOptions) {
@@ -27,8 +33,10 @@ var hmetisParams, hmetisNew = schedulers.Typed(func(a *schedulers.Args, o *hmeti
 		"auto: an installed hmetis/shmetis/khmetis/KaHyPar if on PATH, else the built-in partitioner bounding its work (bounded: sampled ratings of large edges, shared coarsenings, as hMETIS and KaHyPar bound theirs; 0.9 s instead of 22 s on the 90,000-task hypergraph, same cut); builtin: the built-in one rating every pin; the record names which ran")
 	a.String(&o.Seed, "partition_seed", "hypergraph", []string{"hypergraph", "run"},
 		"hypergraph: the partitioner's seed derives from the hypergraph, so a hypergraph always gets the same partition, as a partition file generated beforehand (the scripts' HMETIS=3) is the same for every run reading it; the 'hMETIS+R' and 'no part. time' blocks then differ only by the partitioning time, and a sweep partitions once for both; run: the run's random source, each block and repetition its own partition (as version 3 of this scheduler, which also weighed tasks by their drawn durations)")
+	a.String(&o.Files, "partition_files", "", nil,
+		"a directory of partitions generated beforehand, as HFP.c's hmetis_input_already_generated (HMETIS=3) reads them: input_hMETIS_N<N>.txt, one part number per task in submission order, N from the workload's name (matmul2d-n<N>); paper/reference/hmetis-partitions/2GPU and 4GPU are the authors' (StarPU 8f5ebf395, 5 Oct 2021). Empty: the partitioner computes the partition")
 }, func(o hmetisOptions) (schedulers.Scheduler, error) {
-	s := &hmetisR{mode: o.Partitioner, seedRun: o.Seed == "run"}
+	s := &hmetisR{mode: o.Partitioner, seedRun: o.Seed == "run", files: o.Files}
 	s.Planned = schedulers.Planned{Name: "hmetis+r", Ready: o.Ready, ReadyBelow: o.ReadyBelow, Steal: o.Steal,
 		Plan: func(v schedulers.View) ([][]int, error) {
 			return s.partition(v, hypergraph.Options{Parts: v.Workers(), UBFactor: o.UBFactor, Runs: o.Runs, VCycles: o.VCycles})
@@ -37,7 +45,7 @@ var hmetisParams, hmetisNew = schedulers.Typed(func(a *schedulers.Args, o *hmeti
 })
 
 func init() {
-	schedulers.Register(schedulers.Spec{Name: "hmetis+r", Version: 5,
+	schedulers.Register(schedulers.Spec{Name: "hmetis+r", Version: 6,
 		Doc:    "hMETIS+R (thesis Alg. 7): partition the task hypergraph (one hyperedge per data, weighted by bytes; vertices weighted by expected duration) into K balanced parts, part k on GPU k in submission order, Ready, stealing half of the most loaded GPU's remaining tasks from its tail",
 		Params: hmetisParams, New: hmetisNew})
 }
@@ -48,6 +56,7 @@ type hmetisR struct {
 	schedulers.Planned
 	mode    string // auto, builtin, bounded or external
 	seedRun bool   // partition_seed = run
+	files   string // partition_files
 	tool    string
 }
 
@@ -62,6 +71,17 @@ func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int,
 			plans[0] = append(plans[0], i)
 		}
 		s.tool = "none (1 GPU)"
+		return plans, nil
+	}
+	if s.files != "" {
+		parts, tool, err := readPartitionFile(s.files, w.Name, len(w.Tasks), k)
+		if err != nil {
+			return nil, err
+		}
+		s.tool = tool
+		for t, part := range parts {
+			plans[part] = append(plans[part], t)
+		}
 		return plans, nil
 	}
 	// A task weighs its expected duration on worker 0 in nanoseconds (at
@@ -142,4 +162,37 @@ func (s *hmetisR) run(h *hypergraph.Hypergraph, opt hypergraph.Options) (parts [
 		}
 	}
 	return parts, tool, err
+}
+
+// sizeInName is the matrix size in tiles a workload's name carries
+// (matmul2d-n40), HFP.c's HMETIS_N.
+var sizeInName = regexp.MustCompile(`-n([0-9]+)(-|$)`)
+
+// readPartitionFile reads the partition of an n-task workload into k
+// parts from dir, as HFP.c hmetis_input_already_generated does: the file
+// input_hMETIS_N<N>.txt holds one part number per task, the tasks in
+// submission order.
+func readPartitionFile(dir, name string, n, k int) ([]int, string, error) {
+	m := sizeInName.FindStringSubmatch(name)
+	if m == nil {
+		return nil, "", fmt.Errorf("hmetis+r partition_files: no size -n<N> in the workload's name %q", name)
+	}
+	path := filepath.Join(dir, "input_hMETIS_N"+m[1]+".txt")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("hmetis+r partition_files: %w", err)
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) != n {
+		return nil, "", fmt.Errorf("hmetis+r partition_files: %s has %d parts for %d tasks", path, len(fields), n)
+	}
+	parts := make([]int, n)
+	for t, f := range fields {
+		p, err := strconv.Atoi(f)
+		if err != nil || p < 0 || p >= k {
+			return nil, "", fmt.Errorf("hmetis+r partition_files: %s, task %d: part %q, not one of the %d GPUs", path, t, f, k)
+		}
+		parts[t] = p
+	}
+	return parts, "file " + path, nil
 }

@@ -1,0 +1,35 @@
+package static
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestReadPartitionFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "input_hMETIS_N2.txt"), []byte("0\n1\n1\n0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	parts, tool, err := readPartitionFile(dir, "matmul2d-n2", 4, 2)
+	if err != nil || len(parts) != 4 || parts[1] != 1 || parts[3] != 0 || tool == "" {
+		t.Fatalf("parts %v tool %q err %v", parts, tool, err)
+	}
+	if _, _, err := readPartitionFile(dir, "matmul2d-n2", 5, 2); err == nil {
+		t.Error("a file with fewer parts than tasks was accepted")
+	}
+	if _, _, err := readPartitionFile(dir, "matmul2d-n2", 4, 1); err == nil {
+		t.Error("a part beyond the GPUs was accepted")
+	}
+	if _, _, err := readPartitionFile(dir, "matmul2d-n3", 9, 2); err == nil {
+		t.Error("a missing file was accepted")
+	}
+	// The authors' file for N = 40 on 2 GPUs splits the inner panels.
+	parts, _, err = readPartitionFile("../../paper/reference/hmetis-partitions/2GPU", "matmul2d-n40", 1600, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parts[0] != parts[40] || parts[1] != parts[41] {
+		t.Errorf("N = 40: tasks 0 and 40 (or 1 and 41) in different parts")
+	}
+}
