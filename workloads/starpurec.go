@@ -875,52 +875,26 @@ func assignData(w *Workload, recs []*rec, real, keep []int, name string) error {
 		last       int // the task of its last access
 	}
 	regs := map[uint64]*reg{}
-	direct := make([]int32, n)
-	seen := make([]int32, n)
-	gen := int32(0)
-	var stack []int
-	reaches := func(u, t int) bool {
-		if direct[u] == int32(t)+1 {
-			return true
-		}
-		gen++
-		stack = append(stack[:0], t)
-		for len(stack) > 0 {
-			x := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			for _, y := range w.DepsOf(x) {
-				if y == u {
-					return true
-				}
-				if pos[y] > pos[u] && seen[y] != gen {
-					seen[y] = gen
-					stack = append(stack, y)
-				}
-			}
-		}
-		return false
-	}
+	paths := newPathSearch(w, pos)
 	inputs := make([][]int, n)
 	for _, t := range order {
-		for _, u := range w.DepsOf(t) {
-			direct[u] = int32(t) + 1
-		}
+		paths.markDirect(t)
 		for _, a := range accs[t] {
 			g := regs[a.h]
 			fresh := g == nil
 			if !fresh && !g.scratch && !a.scratch {
-				if g.lastWriter >= 0 && !reaches(g.lastWriter, t) {
+				if g.lastWriter >= 0 && !paths.reaches(g.lastWriter, t) {
 					fresh = true
 				} else if a.mode.Writes() {
 					for _, r := range g.readers {
-						if !reaches(r, t) {
+						if !paths.reaches(r, t) {
 							fresh = true
 							break
 						}
 					}
 				}
 			}
-			if !fresh && g.scratch != a.scratch && !reaches(g.last, t) {
+			if !fresh && g.scratch != a.scratch && !paths.reaches(g.last, t) {
 				fresh = true
 			}
 			if !fresh && g.scratch != a.scratch {

@@ -169,43 +169,16 @@ func (w *Workload) checkRaces(forward bool) error {
 		lastWriter[d] = -1
 	}
 	readers := make([][]int32, nd) // readers of a datum since its last write, before its final one
-	direct := make([]int32, nt)    // direct[u] == t+1: t depends on u
-	seen := make([]int32, nt)      // search marks, by generation
-	gen := int32(0)
-	var stack []int
-	// reaches reports a dependency path u -> ... -> t (pos[u] < pos[t]).
-	reaches := func(u, t int) bool {
-		if direct[u] == int32(t)+1 {
-			return true
-		}
-		gen++
-		stack = append(stack[:0], t)
-		for len(stack) > 0 {
-			x := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			for _, y := range w.DepsOf(x) {
-				if y == u {
-					return true
-				}
-				if pos[y] > pos[u] && seen[y] != gen {
-					seen[y] = gen
-					stack = append(stack, y)
-				}
-			}
-		}
-		return false
-	}
+	paths := newPathSearch(w, pos)
 	for i, t := range order {
-		for _, u := range w.DepsOf(t) {
-			direct[u] = int32(t) + 1
-		}
+		paths.markDirect(t)
 		for k, d := range w.Tasks[t].Inputs {
 			if finalWrite[d] < 0 || w.Data[d].Scratch {
 				continue
 			}
 			last := int(lastWriter[d])
 			if !w.Mode(t, k).Writes() {
-				if last >= 0 && !reaches(last, t) {
+				if last >= 0 && !paths.reaches(last, t) {
 					return raceErr(last, t, d, "writes", "reads")
 				}
 				if int32(i) < finalWrite[d] {
@@ -213,11 +186,11 @@ func (w *Workload) checkRaces(forward bool) error {
 				}
 				continue
 			}
-			if last >= 0 && !reaches(last, t) {
+			if last >= 0 && !paths.reaches(last, t) {
 				return raceErr(last, t, d, "writes", "writes")
 			}
 			for _, r := range readers[d] {
-				if !reaches(int(r), t) {
+				if !paths.reaches(int(r), t) {
 					return raceErr(int(r), t, d, "reads", "writes")
 				}
 			}
@@ -290,4 +263,54 @@ func (w *Workload) findCycle() []int {
 		}
 	}
 	return nil
+}
+
+// pathSearch answers whether a dependency path u -> ... -> t exists
+// between two tasks of a topological order (pos: each task's place in
+// it), walking back from t only through tasks after u. The caller marks
+// t's direct dependencies first (direct(t)), which answers most queries
+// at once; the search marks are reused by generation, so a query
+// allocates nothing.
+type pathSearch struct {
+	w      *Workload
+	pos    []int32
+	direct []int32 // direct[u] == t+1: t depends on u
+	seen   []int32 // search marks, by generation
+	gen    int32
+	stack  []int
+}
+
+func newPathSearch(w *Workload, pos []int32) *pathSearch {
+	n := len(w.Tasks)
+	return &pathSearch{w: w, pos: pos, direct: make([]int32, n), seen: make([]int32, n)}
+}
+
+// markDirect records t's direct dependencies, before queries about t.
+func (p *pathSearch) markDirect(t int) {
+	for _, u := range p.w.DepsOf(t) {
+		p.direct[u] = int32(t) + 1
+	}
+}
+
+// reaches reports a dependency path u -> ... -> t (pos[u] < pos[t]).
+func (p *pathSearch) reaches(u, t int) bool {
+	if p.direct[u] == int32(t)+1 {
+		return true
+	}
+	p.gen++
+	p.stack = append(p.stack[:0], t)
+	for len(p.stack) > 0 {
+		x := p.stack[len(p.stack)-1]
+		p.stack = p.stack[:len(p.stack)-1]
+		for _, y := range p.w.DepsOf(x) {
+			if y == u {
+				return true
+			}
+			if p.pos[y] > p.pos[u] && p.seen[y] != p.gen {
+				p.seen[y] = p.gen
+				p.stack = append(p.stack, y)
+			}
+		}
+	}
+	return false
 }
