@@ -52,11 +52,12 @@ func countStatus(v View, ops, written int) {
 	}
 }
 
-// writeOnly is the number of task t's buffers it only writes.
+// writeOnly is the number of task t's buffers it only writes (none
+// without modes: Ready's scan over read-only task sets pays one check).
 func writeOnly(w *workloads.Workload, t int) int {
 	n := 0
-	for k := range w.Tasks[t].Inputs {
-		if m := w.Mode(t, k); m.Writes() && !m.Reads() {
+	for _, m := range w.ModesOf(t) {
+		if m.Writes() && !m.Reads() {
 			n++
 		}
 	}

@@ -1,8 +1,6 @@
 package sim_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -138,25 +136,13 @@ func scriptValue(v string) any {
 }
 
 // rulesWorkload reads "data NAME BYTES" and "task NAME KERNEL FLOPS
-// NAME[:MODE]..." lines into a workload, through the JSON reader that
-// checks every workload file.
+// DATA[:MODE]... [after TASK...]" lines into a workload, checked as every
+// workload is (Workload.Validate: sizes, modes, cycles, races).
 func rulesWorkload(input string) (*workloads.Workload, []string, []string, error) {
-	type dataJSON struct {
-		ID    int   `json:"id"`
-		Bytes int64 `json:"bytes"`
-	}
-	type taskJSON struct {
-		ID     int      `json:"id"`
-		Kernel string   `json:"kernel"`
-		Flops  float64  `json:"flops"`
-		Inputs []int    `json:"inputs"`
-		Modes  []string `json:"modes,omitempty"`
-		Deps   []int    `json:"deps"`
-	}
-	var data []dataJSON
-	var tasks []taskJSON
+	w := &workloads.Workload{Name: "rules"}
 	var dataNames, taskNames []string
 	id := map[string]int{}
+	modes := false
 	for i, line := range strings.Split(strings.TrimSpace(input), "\n") {
 		f := strings.Fields(line)
 		switch {
@@ -165,16 +151,16 @@ func rulesWorkload(input string) (*workloads.Workload, []string, []string, error
 			if err != nil {
 				return nil, nil, nil, fmt.Errorf("line %d: %v", i+1, err)
 			}
-			id[f[1]] = len(data)
-			data = append(data, dataJSON{ID: len(data), Bytes: b})
+			id[f[1]] = len(w.Data)
+			w.Data = append(w.Data, workloads.Data{ID: len(w.Data), Bytes: b})
 			dataNames = append(dataNames, f[1])
 		case len(f) >= 5 && f[0] == "task":
 			flops, err := strconv.ParseFloat(f[3], 64)
 			if err != nil {
 				return nil, nil, nil, fmt.Errorf("line %d: %v", i+1, err)
 			}
-			tj := taskJSON{ID: len(tasks), Kernel: f[2], Flops: flops, Deps: []int{}}
-			modes := false
+			t := workloads.Task{ID: len(w.Tasks), Kernel: f[2], Flops: flops}
+			var deps []int
 			ins := f[4:]
 			if k := slices.Index(ins, "after"); k >= 0 {
 				for _, dep := range ins[k+1:] {
@@ -182,39 +168,39 @@ func rulesWorkload(input string) (*workloads.Workload, []string, []string, error
 					if j < 0 {
 						return nil, nil, nil, fmt.Errorf("line %d: task %q not declared before", i+1, dep)
 					}
-					tj.Deps = append(tj.Deps, j)
+					deps = append(deps, j)
 				}
 				ins = ins[:k]
 			}
+			var ms []workloads.Mode
 			for _, in := range ins {
-				name, mode, ok := strings.Cut(in, ":")
+				name, mode, given := strings.Cut(in, ":")
 				d, known := id[name]
 				if !known {
 					return nil, nil, nil, fmt.Errorf("line %d: data %q not declared", i+1, name)
 				}
-				if !ok {
-					mode = "R"
-				} else {
+				m := workloads.R
+				if given {
 					modes = true
+					if err := m.UnmarshalText([]byte(mode)); err != nil {
+						return nil, nil, nil, fmt.Errorf("line %d: %v", i+1, err)
+					}
 				}
-				tj.Inputs = append(tj.Inputs, d)
-				tj.Modes = append(tj.Modes, mode)
+				t.Inputs = append(t.Inputs, d)
+				ms = append(ms, m)
 			}
-			if !modes {
-				tj.Modes = nil
-			}
-			tasks = append(tasks, tj)
+			w.Tasks = append(w.Tasks, t)
+			w.Modes = append(w.Modes, ms)
+			w.Deps = append(w.Deps, deps)
 			taskNames = append(taskNames, f[1])
 		default:
-			return nil, nil, nil, fmt.Errorf("line %d: %q: want \"data NAME BYTES\" or \"task NAME KERNEL FLOPS DATA[:MODE]...\"", i+1, line)
+			return nil, nil, nil, fmt.Errorf("line %d: %q: want \"data NAME BYTES\" or \"task NAME KERNEL FLOPS DATA[:MODE]... [after TASK...]\"", i+1, line)
 		}
 	}
-	b, err := json.Marshal(map[string]any{"name": "rules", "data": data, "tasks": tasks})
-	if err != nil {
-		return nil, nil, nil, err
+	if !modes {
+		w.Modes = nil // every input read: the workload of chapters 3-4
 	}
-	w, err := workloads.ReadJSON(bytes.NewReader(b))
-	return w, dataNames, taskNames, err
+	return w, dataNames, taskNames, w.Validate()
 }
 
 func rulesRun(t *testing.T, d *datadriven.TestData, p *hardware.Platform, w *workloads.Workload, names, tasks []string) string {
