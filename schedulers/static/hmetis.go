@@ -178,6 +178,15 @@ func readPartitionFile(dir, name string, n, k int) ([]int, string, error) {
 		return nil, "", fmt.Errorf("hmetis+r partition_files: no size -n<N> in the workload's name %q", name)
 	}
 	path := filepath.Join(dir, "input_hMETIS_N"+m[1]+".txt")
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("hmetis+r partition_files: %w (a relative directory is relative to where memsched runs: the suites name it from the repository's root)", err)
+	}
+	// A part number per task and its line break: at most 11 bytes each
+	// for any k a run can have; a larger file is not a partition.
+	if limit := int64(n)*11 + 64; st.Size() > limit {
+		return nil, "", fmt.Errorf("hmetis+r partition_files: %s has %d bytes, more than the %d a partition of %d tasks takes", path, st.Size(), limit, n)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, "", fmt.Errorf("hmetis+r partition_files: %w", err)

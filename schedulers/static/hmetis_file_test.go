@@ -24,6 +24,11 @@ func TestReadPartitionFile(t *testing.T) {
 	if _, _, err := readPartitionFile(dir, "matmul2d-n3", 9, 2); err == nil {
 		t.Error("a missing file was accepted")
 	}
+	big := filepath.Join(t.TempDir(), "input_hMETIS_N2.txt")
+	os.WriteFile(big, make([]byte, 200), 0o644)
+	if _, _, err := readPartitionFile(filepath.Dir(big), "matmul2d-n2", 4, 2); err == nil {
+		t.Error("a file far larger than a partition was read")
+	}
 	// The authors' file for N = 40 on 2 GPUs splits the inner panels.
 	parts, _, err = readPartitionFile("../../paper/reference/hmetis-partitions/2GPU", "matmul2d-n40", 1600, 2)
 	if err != nil {
