@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/run"
-	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/simprof"
 	"github.com/memsched/memsched/schedulers"
 )
@@ -65,9 +65,9 @@ func (sp *simProfile) discard() {
 }
 
 // tee gives each event to a, if any, then to b.
-func tee(a, b func(sim.Event)) func(sim.Event) {
+func tee(a, b func(event.Event)) func(event.Event) {
 	if a == nil {
 		return b
 	}
-	return func(e sim.Event) { a(e); b(e) }
+	return func(e event.Event) { a(e); b(e) }
 }

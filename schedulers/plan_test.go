@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/schedulers/schedtest"
@@ -38,9 +39,9 @@ func TestReadyIndexMatchesScan(t *testing.T) {
 					}
 					return out, nil
 				}}
-			var trace []sim.Event
+			var trace []event.Event
 			st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: 1 + it%3, Pipeline: 1 + it%2,
-				Trace: func(e sim.Event) { trace = append(trace, e) }})
+				Trace: func(e event.Event) { trace = append(trace, e) }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,9 +143,9 @@ func TestBeladyIndexMatchesScan(t *testing.T) {
 			if scan {
 				s = &scanBelady{Planned: pl}
 			}
-			var trace []sim.Event
+			var trace []event.Event
 			st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: 1 + it%3, Pipeline: 1 + it%2,
-				Trace: func(e sim.Event) { trace = append(trace, e) }})
+				Trace: func(e event.Event) { trace = append(trace, e) }})
 			if err != nil {
 				t.Fatal(err)
 			}

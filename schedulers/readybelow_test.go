@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/schedulers/schedtest"
@@ -159,7 +160,7 @@ func plannedStarts(t *testing.T, w *workloads.Workload, plan []int, below bool, 
 		Plan: func(schedulers.View) ([][]int, error) { return [][]int{append([]int(nil), plan...)}, nil }}
 	var out []string
 	if _, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: buffer, Pipeline: 1,
-		Trace: func(e sim.Event) {
+		Trace: func(e event.Event) {
 			if e.Ev == "task_start" {
 				out = append(out, fmt.Sprint(e.Task))
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
 	_ "github.com/memsched/memsched/schedulers/baseline"
@@ -169,17 +170,17 @@ func TestMachineLockstep(t *testing.T) {
 			t.Run(c.name+"/"+sched, func(t *testing.T) {
 				w := mustGen(t, c.spec)
 				p := privateLinks(t, c.gpus, c.mem*w.Data[0].Bytes)
-				var want, got []sim.Event
+				var want, got []event.Event
 				s1, buf := build(t, sched, p)
 				st1, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s1, Buffer: buf,
-					Pipeline: p.Runtime.Pipeline, Seed: 7, Trace: func(e sim.Event) { want = append(want, e) }})
+					Pipeline: p.Runtime.Pipeline, Seed: 7, Trace: func(e event.Event) { want = append(want, e) }})
 				if err != nil {
 					t.Fatal(err)
 				}
 				s2, _ := build(t, sched, p)
 				b := &simBackend{}
 				m, err := sim.NewWith(sim.Config{Workload: w, Platform: p, Scheduler: s2, Buffer: buf,
-					Pipeline: p.Runtime.Pipeline, Seed: 7, Trace: func(e sim.Event) { got = append(got, e) }}, b)
+					Pipeline: p.Runtime.Pipeline, Seed: 7, Trace: func(e event.Event) { got = append(got, e) }}, b)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/hardware/cuda"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/trace"
@@ -80,7 +81,7 @@ func modelOfFake(t testing.TB, gpus int, memBytes int64) *hardware.Platform {
 type outcome struct {
 	st     *sim.Stats
 	device string
-	events []sim.Event
+	events []event.Event
 }
 
 func execute(t *testing.T, w *workloads.Workload, p *hardware.Platform, sched string, opt Options) outcome {
@@ -89,7 +90,7 @@ func execute(t *testing.T, w *workloads.Workload, p *hardware.Platform, sched st
 	var o outcome
 	var err error
 	o.st, o.device, err = RunWith(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: buf,
-		Pipeline: p.Runtime.Pipeline, Seed: 1, Trace: func(e sim.Event) { o.events = append(o.events, e) }}, opt)
+		Pipeline: p.Runtime.Pipeline, Seed: 1, Trace: func(e event.Event) { o.events = append(o.events, e) }}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,10 +247,10 @@ func TestMakespanMatchesSim(t *testing.T) {
 				p := modelOfFake(t, gpus, 6*w.Data[0].Bytes)
 				p.Topology.GPULinkGBps = gbps
 				p.Kernels["gemm"] = hardware.Kernel{Rate: hardware.Rate{GFlops: gflops}}
-				var want []sim.Event
+				var want []event.Event
 				s, buf := build(t, sched, p)
 				st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: buf, Pipeline: p.Runtime.Pipeline,
-					Seed: 1, Trace: func(e sim.Event) { want = append(want, e) }})
+					Seed: 1, Trace: func(e event.Event) { want = append(want, e) }})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -305,9 +306,9 @@ func TestKernelLoadingBeforeTheClock(t *testing.T) {
 
 // diffEvents compares two traces as multisets of events with times
 // rounded to the nanosecond (equal-time events may come in another order).
-func diffEvents(want, got []sim.Event) string {
-	key := func(e sim.Event) sim.Event { e.T = math.Round(e.T * 1e9); return e }
-	count := map[sim.Event]int{}
+func diffEvents(want, got []event.Event) string {
+	key := func(e event.Event) event.Event { e.T = math.Round(e.T * 1e9); return e }
+	count := map[event.Event]int{}
 	for _, e := range want {
 		count[key(e)]++
 	}

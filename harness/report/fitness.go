@@ -2,11 +2,11 @@ package report
 
 import (
 	"fmt"
-	"github.com/memsched/memsched/harness/sim"
 	"math"
 	"sort"
 	"strconv"
 
+	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/paper"
 )
 
@@ -128,12 +128,12 @@ func fidelitySections(pairs []paper.FitPair, spec *paper.FitSpec, fit *paper.Fit
 			desc += fmt.Sprintf("`%s`, ", st)
 		}
 		para := fmt.Sprintf("Values fitted by `%s`: %s; at them the fit computed training %s and test %s GFlop/s MAPE (its record: %s).", fit.Command, trimComma(desc), pct1(fit.TrainMAPE), pct1(fit.TestMAPE), spec.Results)
-		if fit.ModelVersion != sim.ModelVersion {
+		if fit.ModelVersion != run.ModelVersion {
 			fitted := "an older simulator model"
 			if fit.ModelVersion > 0 {
 				fitted = fmt.Sprintf("simulator model %d", fit.ModelVersion)
 			}
-			para += fmt.Sprintf(" That fit ran under %s; these results are model %d's, whose runtime rules differ (sim.ModelVersion): the errors above are today's at the old values, and `make fit` refits them.", fitted, sim.ModelVersion)
+			para += fmt.Sprintf(" That fit ran under %s; these results are model %d's, whose runtime rules differ (sim.ModelVersion): the errors above are today's at the old values, and `make fit` refits them.", fitted, run.ModelVersion)
 		}
 		paras = append(paras, para)
 	}

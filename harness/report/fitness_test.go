@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/paper"
 )
 
@@ -21,10 +21,10 @@ func TestFitRecordOfAnotherModelSaysSo(t *testing.T) {
 		}
 		return b.String()
 	}
-	if s := text(sim.ModelVersion); strings.Contains(s, "That fit ran under") {
+	if s := text(run.ModelVersion); strings.Contains(s, "That fit ran under") {
 		t.Errorf("a record of the current model is flagged: %s", s)
 	}
-	if s := text(6); !strings.Contains(s, "That fit ran under simulator model 6") || !strings.Contains(s, fmt.Sprintf("model %d's", sim.ModelVersion)) {
+	if s := text(6); !strings.Contains(s, "That fit ran under simulator model 6") || !strings.Contains(s, fmt.Sprintf("model %d's", run.ModelVersion)) {
 		t.Errorf("a record of model 6 is not flagged: %s", s)
 	}
 	if s := text(0); !strings.Contains(s, "an older simulator model") {

@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/internal/atomicfile"
 	"github.com/memsched/memsched/workloads"
 )
@@ -31,7 +31,7 @@ type taskMark struct {
 // orderMarks derives, from a trace, each task's worker, start rank and the
 // loads it needed: a load counts for the first task of its worker that
 // starts after it and reads the datum.
-func orderMarks(evs []sim.Event, w *workloads.Workload) (map[int]*taskMark, int, error) {
+func orderMarks(evs []event.Event, w *workloads.Workload) (map[int]*taskMark, int, error) {
 	marks := map[int]*taskMark{}
 	type wd struct{ w, d int }
 	pending := map[wd]string{}
@@ -96,7 +96,7 @@ type panelSpec struct {
 // B; for other kinds a frame. 3D products get one panel per k layer,
 // Cholesky and LU one panel per step k (the tiles the step writes). The
 // format follows out's extension: .png or .svg.
-func OrderPlot(evs []sim.Event, w *workloads.Workload, out string) error {
+func OrderPlot(evs []event.Event, w *workloads.Workload, out string) error {
 	marks, workers, err := orderMarks(evs, w)
 	if err != nil {
 		return err

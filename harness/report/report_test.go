@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/run"
-	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/suite"
 	"github.com/memsched/memsched/paper"
 	_ "github.com/memsched/memsched/schedulers/baseline"
@@ -310,8 +310,8 @@ func TestOrderPlot(t *testing.T) {
 		p, _ := hardware.Load("v100-gemini")
 		p.GPUs = 2
 		p.SetMemoryMiB(60)
-		var evs []sim.Event
-		if _, err := run.Run(run.Config{Workload: w, Platform: p, Scheduler: "eager", Trace: func(e sim.Event) { evs = append(evs, e) }}); err != nil {
+		var evs []event.Event
+		if _, err := run.Run(run.Config{Workload: w, Platform: p, Scheduler: "eager", Trace: func(e event.Event) { evs = append(evs, e) }}); err != nil {
 			t.Fatal(err)
 		}
 		marks, workers, err := orderMarks(evs, w)

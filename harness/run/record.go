@@ -19,6 +19,11 @@ import (
 // Schema 1 is the records written before it existed (no schema field).
 const Schema = 2
 
+// ModelVersion is the simulator's model version (sim.ModelVersion), which
+// records and trace headers carry: readers of results (trace, report) take
+// it from here rather than import the engine.
+const ModelVersion = sim.ModelVersion
+
 // Key identifies a run's result: its configuration (a hash of everything
 // the run depends on: workload, platform, scheduler and parameters, seed,
 // repetition, executor) and the versions of the code that decides its

@@ -14,6 +14,7 @@ import (
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/batch"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/internal/cpuclock"
 	"github.com/memsched/memsched/schedulers"
@@ -30,7 +31,7 @@ type Config struct {
 	Seed        uint64
 	ChargeSched bool
 	Executor    string // "sim" (default) or "cuda"
-	Trace       func(sim.Event)
+	Trace       func(event.Event)
 	Decisions   bool            // Trace also gets pop and sched events (sim.Config.Decisions)
 	Context     context.Context // cancels the run (nil: never)
 	// Share computes once what the schedulers of several runs compute from

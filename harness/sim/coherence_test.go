@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	memrun "github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/trace"
@@ -55,8 +56,8 @@ func outOfCore(t *testing.T, cpus int, mib float64) *hardware.Platform {
 
 func validRun(t *testing.T, label string, w *workloads.Workload, p *hardware.Platform, sched string) memrun.Record {
 	t.Helper()
-	var events []sim.Event
-	rec, err := memrun.Run(memrun.Config{Workload: w, Platform: p, Scheduler: sched, Seed: 7, Trace: func(e sim.Event) { events = append(events, e) }})
+	var events []event.Event
+	rec, err := memrun.Run(memrun.Config{Workload: w, Platform: p, Scheduler: sched, Seed: 7, Trace: func(e event.Event) { events = append(events, e) }})
 	if err != nil {
 		t.Fatalf("%s: %v", label, err)
 	}
@@ -150,8 +151,8 @@ func TestModifiedDataReachesAnotherGPU(t *testing.T) {
 	w.Deps = [][]int{nil, {0}}
 	for _, nvlink := range []bool{false, true} {
 		p := gpuNode(t, 2, 0, 10, nvlink)
-		var events []sim.Event
-		st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: &listed{plan: [][]int{{0}, {1}}}, Buffer: 1, Pipeline: 1, Trace: func(e sim.Event) { events = append(events, e) }})
+		var events []event.Event
+		st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: &listed{plan: [][]int{{0}, {1}}}, Buffer: 1, Pipeline: 1, Trace: func(e event.Event) { events = append(events, e) }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,7 +265,7 @@ func TestDurationNoise(t *testing.T) {
 	durations := func(sched string, seed uint64) map[int]float64 {
 		start := map[int]float64{}
 		out := map[int]float64{}
-		_, err := memrun.Run(memrun.Config{Workload: w, Platform: p, Scheduler: sched, Seed: seed, Trace: func(e sim.Event) {
+		_, err := memrun.Run(memrun.Config{Workload: w, Platform: p, Scheduler: sched, Seed: seed, Trace: func(e event.Event) {
 			switch e.Ev {
 			case "task_start":
 				start[e.Task] = e.T
@@ -363,12 +364,12 @@ func TestPeerRoutesOnTheNVLinkMesh(t *testing.T) {
 	}
 	plan := make([][]int, 8)
 	plan[0], plan[3], plan[5] = []int{0}, []int{1}, []int{2}
-	var events []sim.Event
-	st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: &listed{plan: plan}, Buffer: 1, Pipeline: 1, Trace: func(e sim.Event) { events = append(events, e) }})
+	var events []event.Event
+	st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: &listed{plan: plan}, Buffer: 1, Pipeline: 1, Trace: func(e event.Event) { events = append(events, e) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	starts := map[int]sim.Event{}
+	starts := map[int]event.Event{}
 	for _, e := range events {
 		switch e.Ev {
 		case "load_start":

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers/baseline"
 	"github.com/memsched/memsched/workloads"
@@ -18,9 +19,9 @@ func TestDecisionEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := func(decisions bool) (plain, decided []sim.Event) {
+	events := func(decisions bool) (plain, decided []event.Event) {
 		run(t, sim.Config{Workload: w, Platform: platform(t, 2, 60<<20), Scheduler: &baseline.Eager{}, Buffer: 4, Pipeline: 2,
-			Decisions: decisions, Trace: func(e sim.Event) {
+			Decisions: decisions, Trace: func(e event.Event) {
 				if e.Ev == "pop" || e.Ev == "sched" {
 					decided = append(decided, e)
 				} else {
@@ -76,7 +77,7 @@ func TestPopAgainAfterAnAllocation(t *testing.T) {
 		}
 		var pops []float64
 		run(t, sim.Config{Workload: w, Platform: c.p, Scheduler: &baseline.Eager{}, Buffer: 1, Pipeline: 2,
-			Decisions: true, Trace: func(e sim.Event) {
+			Decisions: true, Trace: func(e event.Event) {
 				if e.Ev == "pop" {
 					pops = append(pops, e.T)
 				}

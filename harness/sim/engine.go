@@ -74,6 +74,7 @@ import (
 	"time"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/internal/bitset"
 	"github.com/memsched/memsched/internal/minheap"
 	"github.com/memsched/memsched/internal/saturating"
@@ -126,7 +127,7 @@ type Config struct {
 	// whether the static planning (Init) is too.
 	ChargeSchedTime bool
 	// Trace, when set, receives every event.
-	Trace func(Event)
+	Trace func(event.Event)
 	// Decisions adds, for a Trace consumer such as the simulated-time
 	// profile, the events that explain a worker's waits and are not part of
 	// the trace format: pop (a task enters the worker's pipeline, in the
@@ -140,27 +141,6 @@ type Config struct {
 	// from the workload alone (schedulers.Sharer): a sweep shares it among
 	// the runs of a point. Nil: every run computes.
 	Share func(key string, compute func() (any, error)) (any, error)
-}
-
-// Event is one trace record. Node is a memory node (hardware.Platform's
-// Nodes order: GPU g's memory is node g, the home node is last); Src is
-// the node a copy comes from. Every field is always written (id 0 and GPU
-// 0 included), so a reader needs no defaults; a field that does not apply
-// to the kind is zero.
-type Event struct {
-	T      float64 `json:"t"`
-	Ev     string  `json:"ev"` // load_start, load_end, alloc, evict, invalidate, writeback_start, writeback_end, task_start, task_end
-	Worker int     `json:"worker"`
-	Node   int     `json:"node"`
-	Task   int     `json:"task"`  // task events
-	Data   int     `json:"data"`  // data events
-	Bytes  int64   `json:"bytes"` // data events
-	Kind   string  `json:"kind"`  // fetch or prefetch, on load_start
-	Src    int     `json:"src"`   // the source node, on loads
-
-	// Until ends the charged scheduling time of a sched event
-	// (Config.Decisions only: never in a trace file).
-	Until float64 `json:"until,omitempty"`
 }
 
 // Stats are a run's totals. Bytes are counted per direction: from home to
@@ -228,7 +208,7 @@ type Engine struct {
 	follows [schedulers.EventKinds]bool // the kinds of events obs follows
 	rng     *rand.Rand
 	be      Backend
-	trace   []Event // buffered with a backend, whose times may be corrected
+	trace   []event.Event // buffered with a backend, whose times may be corrected
 
 	// inTurn is set while kickAll has the workers woken together pull one
 	// task each in turn (Runtime.NodeAfterNode false): fill stops after one
@@ -241,7 +221,7 @@ type Engine struct {
 
 	now      float64
 	seq      uint64
-	events   minheap.Heap[event]
+	events   minheap.Heap[pending]
 	nodes    []*node
 	home     int // index of the home node (the last)
 	workers  []*worker
@@ -323,7 +303,9 @@ const (
 	chargeModel           // the operations they count
 )
 
-type event struct {
+// pending is a task end or a worker's wake-up on the engine's heap (the
+// trace's events are event.Event).
+type pending struct {
 	t      float64
 	seq    uint64
 	worker int
@@ -332,7 +314,7 @@ type event struct {
 
 // Before orders events by time, ties by sequence number: the engine's
 // determinism.
-func (a event) Before(b event) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
+func (a pending) Before(b pending) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
 
 // fault is an inconsistency found during a run (a race the workload's
 // dependencies allow, a scheduler breaking the contract); Run returns it as
@@ -775,7 +757,7 @@ func (e *Engine) Begin() error {
 		for _, wk := range e.workers {
 			wk.blockedT = start
 			if e.cfg.Decisions && start > 0 {
-				e.emit(Event{Ev: "sched", Worker: wk.id, Node: wk.node, Until: start})
+				e.emit(event.Event{Ev: "sched", Worker: wk.id, Node: wk.node, Until: start})
 			}
 		}
 	}
@@ -906,7 +888,7 @@ func (e *Engine) chargeCall(worker int, dt time.Duration, ops [schedulers.NumOps
 	wk.blockedT = math.Max(wk.blockedT, e.now) + cost
 	e.wake(wk)
 	if e.cfg.Decisions {
-		e.emit(Event{Ev: "sched", Worker: worker, Node: wk.node, Until: wk.blockedT})
+		e.emit(event.Event{Ev: "sched", Worker: worker, Node: wk.node, Until: wk.blockedT})
 	}
 }
 
@@ -953,7 +935,7 @@ func (e *Engine) observe(kind schedulers.EventKind, where, id int) {
 
 func (e *Engine) push(t float64, worker, task int) {
 	e.seq++
-	e.events.Push(event{t: t, seq: e.seq, worker: worker, task: task})
+	e.events.Push(pending{t: t, seq: e.seq, worker: worker, task: task})
 }
 
 // dataEvent records an event of data d on node ni, named after the node's
@@ -963,7 +945,7 @@ func (e *Engine) dataEvent(ev string, ni, d int, bytes int64, kind string, src i
 	if e.cfg.Trace == nil {
 		return -1
 	}
-	return e.emit(Event{Ev: ev, Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes, Kind: kind, Src: src})
+	return e.emit(event.Event{Ev: ev, Worker: e.firstWorker(ni), Node: ni, Data: d, Bytes: bytes, Kind: kind, Src: src})
 }
 
 // taskEvent records an event of a task on worker w (node ni), built only
@@ -972,12 +954,12 @@ func (e *Engine) taskEvent(ev string, w, ni, task int) int {
 	if e.cfg.Trace == nil {
 		return -1
 	}
-	return e.emit(Event{Ev: ev, Worker: w, Node: ni, Task: task})
+	return e.emit(event.Event{Ev: ev, Worker: w, Node: ni, Task: task})
 }
 
 // emit records an event; with a backend it is buffered (its time may be
 // corrected) and its index returned, else -1.
-func (e *Engine) emit(ev Event) int {
+func (e *Engine) emit(ev event.Event) int {
 	if e.cfg.Trace == nil {
 		return -1
 	}

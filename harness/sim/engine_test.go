@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
 	_ "github.com/memsched/memsched/schedulers/baseline"
@@ -51,9 +52,9 @@ func unitGrid(n int) *workloads.Workload {
 	return w
 }
 
-type collector struct{ events []sim.Event }
+type collector struct{ events []event.Event }
 
-func (c *collector) add(e sim.Event) { c.events = append(c.events, e) }
+func (c *collector) add(e event.Event) { c.events = append(c.events, e) }
 
 func run(t testing.TB, cfg sim.Config) *sim.Stats {
 	t.Helper()
@@ -212,7 +213,7 @@ func TestRandomSchedulesValidate(t *testing.T) {
 
 // replay is a minimal independent check; harness/trace.Validate is the
 // complete one (tested there).
-func replay(w *workloads.Workload, mem int64, gpus int, evs []sim.Event, st *sim.Stats) error {
+func replay(w *workloads.Workload, mem int64, gpus int, evs []event.Event, st *sim.Stats) error {
 	res := make([]map[int]bool, gpus)
 	used := make([]int64, gpus)
 	for g := range res {

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"testing"
 
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/schedulers/baseline"
@@ -24,7 +25,7 @@ func TestWorkersPullInTurn(t *testing.T) {
 		p.Runtime.NodeAfterNode = nodeAfterNode
 		first := [2]int{-1, -1}
 		run(t, sim.Config{Workload: w, Platform: p, Scheduler: &baseline.Eager{}, Buffer: 1, Pipeline: 2,
-			Decisions: true, Trace: func(e sim.Event) {
+			Decisions: true, Trace: func(e event.Event) {
 				if e.Ev == "pop" && first[e.Worker] < 0 {
 					first[e.Worker] = e.Task
 				}

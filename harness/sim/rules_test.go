@@ -10,8 +10,8 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	memrun "github.com/memsched/memsched/harness/run"
-	"github.com/memsched/memsched/harness/sim"
 	_ "github.com/memsched/memsched/schedulers/intree"
 	"github.com/memsched/memsched/workloads"
 )
@@ -220,7 +220,7 @@ func rulesRun(t *testing.T, d *datadriven.TestData, p *hardware.Platform, w *wor
 		}
 		return fmt.Sprintf("gpu%d", n)
 	}
-	rec, err := memrun.Run(memrun.Config{Workload: w, Platform: p, Scheduler: sched, Params: params, Seed: 1, Trace: func(e sim.Event) {
+	rec, err := memrun.Run(memrun.Config{Workload: w, Platform: p, Scheduler: sched, Params: params, Seed: 1, Trace: func(e event.Event) {
 		at := fmt.Sprintf("%9.3f", e.T*1e6)
 		switch e.Ev {
 		case "task_start", "task_end":

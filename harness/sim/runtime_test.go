@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
 	_ "github.com/memsched/memsched/schedulers/darts"
@@ -64,7 +65,7 @@ func runtimePlatform(t *testing.T, mem int64, set func(*hardware.Runtime)) *hard
 	return p
 }
 
-func traced(t *testing.T, cfg sim.Config) (*sim.Stats, []sim.Event) {
+func traced(t *testing.T, cfg sim.Config) (*sim.Stats, []event.Event) {
 	t.Helper()
 	c := &collector{}
 	cfg.Trace = c.add
@@ -77,7 +78,7 @@ func traced(t *testing.T, cfg sim.Config) (*sim.Stats, []sim.Event) {
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 11)) }
 
-func firstTime(evs []sim.Event, ev string, match func(sim.Event) bool) float64 {
+func firstTime(evs []event.Event, ev string, match func(event.Event) bool) float64 {
 	for _, e := range evs {
 		if e.Ev == ev && match(e) {
 			return e.T
@@ -131,7 +132,7 @@ func TestReclaimFactor(t *testing.T) {
 		}
 		if c.name == "factor 2" {
 			// Data 0 and 1 leave together, when data 3 is requested.
-			t0, t1 := firstTime(evs, "evict", func(e sim.Event) bool { return e.Data == 0 }), firstTime(evs, "evict", func(e sim.Event) bool { return e.Data == 1 })
+			t0, t1 := firstTime(evs, "evict", func(e event.Event) bool { return e.Data == 0 }), firstTime(evs, "evict", func(e event.Event) bool { return e.Data == 1 })
 			if t0 < 0 || t0 != t1 {
 				t.Errorf("data 0 and 1 evicted at %g and %g, want together", t0, t1)
 			}
@@ -232,8 +233,8 @@ func TestTouchOnRequest(t *testing.T) {
 func TestPrefetchHeadOfLine(t *testing.T) {
 	w := chain([][]int{{0}, {1}, {2}}, []int64{2, 2, 1})
 	st, evs := traced(t, sim.Config{Workload: w, Platform: runtimePlatform(t, 3, nil), Scheduler: fixed(inOrder(3), false), Buffer: 2, Pipeline: 1})
-	end0 := firstTime(evs, "task_end", func(e sim.Event) bool { return e.Task == 0 })
-	load2 := firstTime(evs, "load_start", func(e sim.Event) bool { return e.Data == 2 })
+	end0 := firstTime(evs, "task_end", func(e event.Event) bool { return e.Task == 0 })
+	load2 := firstTime(evs, "load_start", func(e event.Event) bool { return e.Data == 2 })
 	if load2 < end0 {
 		t.Errorf("data 2 loaded at %g, before task 0 ends at %g", load2, end0)
 	}
@@ -251,9 +252,9 @@ func TestAllocSyncDrains(t *testing.T) {
 	for _, sync := range []string{"none", "all"} {
 		p := runtimePlatform(t, 100, func(r *hardware.Runtime) { r.AllocSync = sync })
 		_, evs := traced(t, sim.Config{Workload: w, Platform: p, Scheduler: fixed(inOrder(3), false), Buffer: 1, Pipeline: 2})
-		end0 := firstTime(evs, "task_end", func(e sim.Event) bool { return e.Task == 0 })
-		end1 := firstTime(evs, "load_end", func(e sim.Event) bool { return e.Data == 1 })
-		load2 := firstTime(evs, "load_start", func(e sim.Event) bool { return e.Data == 2 })
+		end0 := firstTime(evs, "task_end", func(e event.Event) bool { return e.Task == 0 })
+		end1 := firstTime(evs, "load_end", func(e event.Event) bool { return e.Data == 1 })
+		load2 := firstTime(evs, "load_start", func(e event.Event) bool { return e.Data == 2 })
 		if sync == "all" && load2 != end0 {
 			t.Errorf("all: data 2 loaded at %g, want when task 0 ends (%g)", load2, end0)
 		}
@@ -358,8 +359,8 @@ func TestPrefetchKeepsPrefetchedData(t *testing.T) {
 		if st.Loads != c.loads {
 			t.Errorf("evict_prefetched=%v: %d loads, want %d", c.evictPrefetched, st.Loads, c.loads)
 		}
-		end0 := firstTime(evs, "task_end", func(e sim.Event) bool { return e.Task == 0 })
-		evict1 := firstTime(evs, "evict", func(e sim.Event) bool { return e.Data == 1 })
+		end0 := firstTime(evs, "task_end", func(e event.Event) bool { return e.Task == 0 })
+		evict1 := firstTime(evs, "evict", func(e event.Event) bool { return e.Data == 1 })
 		if early := evict1 >= 0 && evict1 < end0; early != c.evictPrefetched {
 			t.Errorf("evict_prefetched=%v: data 1 evicted at %g, task 0 ends at %g", c.evictPrefetched, evict1, end0)
 		}
@@ -405,7 +406,7 @@ func TestPendingRequests(t *testing.T) {
 			r.ReclaimFactor, r.FetchRequests, r.PrefetchRequests = 1, c.fetch, c.prefetch
 		})
 		_, evs := traced(t, sim.Config{Workload: w, Platform: p, Scheduler: fixed(inOrder(len(c.inputs)), false), Buffer: c.buffer, Pipeline: 1})
-		end0 := firstTime(evs, "task_end", func(e sim.Event) bool { return e.Task == 0 })
+		end0 := firstTime(evs, "task_end", func(e event.Event) bool { return e.Task == 0 })
 		n := 0
 		for _, e := range evs {
 			if e.Ev == "evict" && e.T == end0 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
 )
@@ -136,7 +137,7 @@ func TestEachKindHasItsCost(t *testing.T) {
 		var c collector
 		run(t, sim.Config{Workload: unitGrid(2), Platform: p, Scheduler: &schedulers.Planned{Name: "counting", Plan: plan},
 			Buffer: 1, Pipeline: 1, ChargeSchedTime: true, Trace: c.add})
-		first := firstTime(c.events, "load_start", func(sim.Event) bool { return true })
+		first := firstTime(c.events, "load_start", func(event.Event) bool { return true })
 		if want := 1000 * costs[k]; math.Abs(first-want) > 1e-12 {
 			t.Errorf("kind %d: the first load starts at %g s, want %g (1000 operations at %g s)", k, first, want, costs[k])
 		}

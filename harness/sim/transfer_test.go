@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/workloads"
 )
@@ -42,7 +43,7 @@ func sized(inputs [][]int, deps [][]int, size []int64) *workloads.Workload {
 }
 
 // loadOf is the load_start and load_end of data d on node n.
-func loadOf(evs []sim.Event, n, d int) (start, end sim.Event) {
+func loadOf(evs []event.Event, n, d int) (start, end event.Event) {
 	start.T, end.T = -1, -1
 	for _, e := range evs {
 		if e.Node == n && e.Data == d {
@@ -186,9 +187,9 @@ func TestDriverHostTime(t *testing.T) {
 		})
 		_, evs := traced(t, sim.Config{Workload: w, Platform: p, Scheduler: fixed(inOrder(2), false), Buffer: 1, Pipeline: 2})
 		s, e := loadOf(evs, 0, 0)
-		start0 := firstTime(evs, "task_start", func(e sim.Event) bool { return e.Task == 0 })
-		end0 := firstTime(evs, "task_end", func(e sim.Event) bool { return e.Task == 0 })
-		start1 := firstTime(evs, "task_start", func(e sim.Event) bool { return e.Task == 1 })
+		start0 := firstTime(evs, "task_start", func(e event.Event) bool { return e.Task == 0 })
+		end0 := firstTime(evs, "task_end", func(e event.Event) bool { return e.Task == 0 })
+		start1 := firstTime(evs, "task_start", func(e event.Event) bool { return e.Task == 1 })
 		wantCopy, wantLaunch := 0.0, 0.0
 		if costs {
 			wantCopy, wantLaunch = 11e-6, 10e-6
@@ -214,7 +215,7 @@ func TestSerialPeerCopies(t *testing.T) {
 		_, evs := traced(t, sim.Config{Workload: w, Platform: p, Scheduler: &listed{plan: [][]int{{0, 2}, {1}}}, Buffer: 2, Pipeline: 1})
 		peer, _ := loadOf(evs, 1, 0)
 		_, big := loadOf(evs, 0, 1)
-		end0 := firstTime(evs, "task_end", func(e sim.Event) bool { return e.Task == 0 })
+		end0 := firstTime(evs, "task_end", func(e event.Event) bool { return e.Task == 0 })
 		if peer.Src != 0 {
 			t.Fatalf("serial_peer_copies=%v: data 0 reaches GPU 1 from node %d, want GPU 0", serial, peer.Src)
 		}
@@ -306,7 +307,7 @@ func TestSpinOnSimultaneousCopyEnds(t *testing.T) {
 			if e.T != e0.T {
 				t.Fatalf("spin_free=%v: data 0 reaches GPU %d at %g s, GPU 0 at %g s: want one instant", free, g, e.T, e0.T)
 			}
-			start := firstTime(evs, "task_start", func(e sim.Event) bool { return e.Task == g })
+			start := firstTime(evs, "task_start", func(e event.Event) bool { return e.Task == g })
 			want := 10e-6
 			if !free {
 				want += float64(g) * 1e-6

@@ -43,7 +43,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/memsched/memsched/hardware"
-	"github.com/memsched/memsched/harness/sim"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -159,7 +159,7 @@ func New(w *workloads.Workload, p *hardware.Platform, name func(d int) string) *
 }
 
 // Event takes the run's next event (in time order).
-func (r *Recorder) Event(ev sim.Event) {
+func (r *Recorder) Event(ev event.Event) {
 	r.advance(ev.T)
 	n, d := ev.Node, ev.Data
 	switch ev.Ev {

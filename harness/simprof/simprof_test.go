@@ -10,8 +10,8 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/run"
-	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/simprof"
 	"github.com/memsched/memsched/schedulers"
 	_ "github.com/memsched/memsched/schedulers/baseline"
@@ -227,7 +227,7 @@ func TestEveryWorkerAccountsForTheMakespan(t *testing.T) {
 		busy := make([]float64, c.gpus+c.cpus)
 		start := map[int]float64{}
 		rec := simprof.New(w, p, c.spec.DataName)
-		r, err := run.Run(run.Config{Workload: w, Platform: p, Scheduler: c.sched, Seed: 1, Decisions: true, Trace: func(e sim.Event) {
+		r, err := run.Run(run.Config{Workload: w, Platform: p, Scheduler: c.sched, Seed: 1, Decisions: true, Trace: func(e event.Event) {
 			rec.Event(e)
 			switch e.Ev {
 			case "task_start":
@@ -269,9 +269,9 @@ func BenchmarkRecorder(b *testing.B) {
 		b.Fatal(err)
 	}
 	p.GPUs = 4
-	var events []sim.Event
+	var events []event.Event
 	if _, err := run.Run(run.Config{Workload: w, Platform: p, Scheduler: "eager", Seed: 1, Decisions: true,
-		Trace: func(e sim.Event) { events = append(events, e) }}); err != nil {
+		Trace: func(e event.Event) { events = append(events, e) }}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/run"
-	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/trace"
 	"github.com/memsched/memsched/workloads"
 )
@@ -18,8 +18,8 @@ func TestNVLinkPeerCopies(t *testing.T) {
 		p, _ := hardware.Load("v100-gemini")
 		p.GPUs = 2
 		p.Topology.NVLink = nvlink
-		var events []sim.Event
-		rec, err := run.Run(run.Config{Workload: w, Platform: p, Scheduler: "eager", Trace: func(e sim.Event) { events = append(events, e) }})
+		var events []event.Event
+		rec, err := run.Run(run.Config{Workload: w, Platform: p, Scheduler: "eager", Trace: func(e event.Event) { events = append(events, e) }})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,8 +14,8 @@ import (
 	"io"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/run"
-	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -60,7 +60,7 @@ type Writer struct {
 // NewWriter writes the header line, stamping it with this code's schema,
 // model version and provenance.
 func NewWriter(w io.Writer, h Header) (*Writer, error) {
-	h.Ev, h.Schema, h.ModelVersion, h.Provenance = "run", run.Schema, sim.ModelVersion, run.CurrentProvenance()
+	h.Ev, h.Schema, h.ModelVersion, h.Provenance = "run", run.Schema, run.ModelVersion, run.CurrentProvenance()
 	tw := &Writer{enc: json.NewEncoder(w)}
 	tw.err = tw.enc.Encode(h)
 	return tw, tw.err
@@ -69,7 +69,7 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 // Event writes one event (errors are kept for Result to report). The
 // events of sim.Config.Decisions (pop, sched) are not part of the trace
 // format: they are skipped.
-func (w *Writer) Event(ev sim.Event) {
+func (w *Writer) Event(ev event.Event) {
 	if ev.Ev == "pop" || ev.Ev == "sched" {
 		return
 	}
@@ -90,7 +90,7 @@ func (w *Writer) Result(r run.Record) error {
 // Trace is a parsed trace.
 type Trace struct {
 	Header Header
-	Events []sim.Event
+	Events []event.Event
 	Result *run.Record
 }
 
@@ -148,7 +148,7 @@ func Read(r io.Reader) (*Trace, error) {
 		default:
 			return nil, fmt.Errorf("line %d: unknown event kind %q; a trace has load_start, load_end, alloc, evict, invalidate, writeback_start, writeback_end, task_start, task_end and result", line, *probe.Ev)
 		}
-		var ev sim.Event
+		var ev event.Event
 		if err := json.Unmarshal(b, &ev); err != nil {
 			return nil, fmt.Errorf("line %d: malformed event: %v", line, err)
 		}

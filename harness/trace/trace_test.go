@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/run"
-	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/trace"
 	_ "github.com/memsched/memsched/schedulers/baseline"
 	"github.com/memsched/memsched/workloads"
@@ -28,7 +28,7 @@ func record(t *testing.T, gpus, n int) ([]byte, *workloads.Workload) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := run.Run(run.Config{Workload: w, Platform: p, Scheduler: "dmdar", Trace: func(e sim.Event) { tw.Event(e) }})
+	rec, err := run.Run(run.Config{Workload: w, Platform: p, Scheduler: "dmdar", Trace: func(e event.Event) { tw.Event(e) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"sort"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/run"
-	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/workloads"
 )
 
@@ -144,7 +144,7 @@ func (v *replay) onlyCopy(n, d int) bool {
 	return true
 }
 
-func (v *replay) event(i int, ev sim.Event) {
+func (v *replay) event(i int, ev event.Event) {
 	where := fmt.Sprintf("event %d (t=%g %s)", i+1, ev.T, ev.Ev)
 	if ev.T < v.last {
 		v.report("%s: time goes backwards", where)
@@ -172,7 +172,7 @@ func (v *replay) event(i int, ev sim.Event) {
 
 // known checks that the event names a known kind, datum or task, node and
 // worker; the rest of the replay skips it otherwise.
-func (v *replay) known(where string, ev sim.Event) bool {
+func (v *replay) known(where string, ev event.Event) bool {
 	switch ev.Ev {
 	case "load_start", "load_end", "alloc", "evict", "invalidate", "writeback_start", "writeback_end":
 		if ev.Data < 0 || ev.Data >= len(v.w.Data) {
@@ -197,7 +197,7 @@ func (v *replay) known(where string, ev sim.Event) bool {
 
 // fields checks that the fields an event kind does not use are zero; bytes
 // are the datum's, kind says fetch or prefetch on load_start only.
-func (v *replay) fields(where string, ev sim.Event) {
+func (v *replay) fields(where string, ev event.Event) {
 	switch ev.Ev {
 	case "task_start", "task_end":
 		if ev.Bytes != 0 || ev.Kind != "" {
@@ -218,7 +218,7 @@ func (v *replay) fields(where string, ev sim.Event) {
 }
 
 // loadStart: a replica takes its memory, from a valid latest copy.
-func (v *replay) loadStart(where string, ev sim.Event) {
+func (v *replay) loadStart(where string, ev event.Event) {
 	n, d := ev.Node, ev.Data
 	if n == v.home {
 		v.report("%s: data %d loaded into the home node", where, d)
@@ -257,7 +257,7 @@ func (v *replay) loadStart(where string, ev sim.Event) {
 	v.xfers = append(v.xfers, x)
 }
 
-func (v *replay) loadEnd(where string, ev sim.Event) {
+func (v *replay) loadEnd(where string, ev event.Event) {
 	n, d := ev.Node, ev.Data
 	key := [2]int{n, d}
 	x := v.open[key]
@@ -283,7 +283,7 @@ func (v *replay) loadEnd(where string, ev sim.Event) {
 
 // writeBack: a copy from a node back to home, which then holds the
 // version the copy carried if it is still the latest.
-func (v *replay) writeBack(where string, ev sim.Event) {
+func (v *replay) writeBack(where string, ev event.Event) {
 	n, d := ev.Node, ev.Data
 	key := [2]int{-1 - n, d}
 	if ev.Ev == "writeback_start" {
@@ -311,7 +311,7 @@ func (v *replay) writeBack(where string, ev sim.Event) {
 
 // drop: an eviction or invalidation frees a replica no running task uses;
 // an eviction never drops the last latest copy.
-func (v *replay) drop(where string, ev sim.Event) {
+func (v *replay) drop(where string, ev event.Event) {
 	n, d := ev.Node, ev.Data
 	if n == v.home {
 		v.report("%s: data %d evicted from the home node", where, d)
@@ -338,7 +338,7 @@ func (v *replay) drop(where string, ev sim.Event) {
 // taskStart: once, on a worker that can run it, with its data there at
 // their latest version and its dependencies ended; a write makes a new
 // version no other node may hold.
-func (v *replay) taskStart(where string, ev sim.Event) {
+func (v *replay) taskStart(where string, ev event.Event) {
 	wi := ev.Worker
 	n := v.workers[wi].Node
 	task := &v.w.Tasks[ev.Task]
@@ -377,7 +377,7 @@ func (v *replay) taskStart(where string, ev sim.Event) {
 	}
 }
 
-func (v *replay) taskEnd(where string, ev sim.Event) {
+func (v *replay) taskEnd(where string, ev event.Event) {
 	wi := ev.Worker
 	if v.running[wi] != ev.Task {
 		v.report("%s: task %d ends on worker %d where it was not running", where, ev.Task, wi)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/schedulers/baseline"
@@ -53,7 +54,7 @@ func startsRun(t *testing.T, name string, params map[string]string, w *workloads
 	}
 	var out []string
 	_, err = sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: buffer, Pipeline: pipeline, Seed: 1,
-		Trace: func(e sim.Event) {
+		Trace: func(e event.Event) {
 			if e.Ev == "task_start" {
 				out = append(out, fmt.Sprintf("%d:%d", e.Worker, e.Task))
 			}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/schedulers/schedtest"
@@ -32,9 +33,9 @@ func TestDMDARIndexMatchesScan(t *testing.T) {
 		for _, present := range []bool{false, true} {
 			run := func(window int) string {
 				s := &DMDA{Alpha: 1, Beta: 1, Ready: true, Window: window, RankPresent: present}
-				var trace []sim.Event
+				var trace []event.Event
 				st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: -1, Pipeline: 1 + it%3, Seed: uint64(it),
-					Trace: func(e sim.Event) { trace = append(trace, e) }})
+					Trace: func(e event.Event) { trace = append(trace, e) }})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -143,9 +144,9 @@ func TestDMDASIndexMatchesScan(t *testing.T) {
 			t.Fatal(err)
 		}
 		run := func(s schedulers.Scheduler) string {
-			var trace []sim.Event
+			var trace []event.Event
 			st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: -1, Pipeline: 1 + it%3, Seed: uint64(it),
-				Trace: func(e sim.Event) { trace = append(trace, e) }})
+				Trace: func(e event.Event) { trace = append(trace, e) }})
 			if err != nil {
 				t.Fatal(err)
 			}

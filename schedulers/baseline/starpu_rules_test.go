@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/schedulers/baseline"
@@ -42,7 +43,7 @@ func workers(t *testing.T, w *workloads.Workload, p *hardware.Platform, s *basel
 	}
 	on := make([]int, len(w.Tasks))
 	_, err = sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: -1, Pipeline: 1, Seed: 1,
-		Trace: func(e sim.Event) {
+		Trace: func(e event.Event) {
 			if e.Ev == "task_start" {
 				on[e.Task] = e.Worker
 			}
@@ -165,7 +166,7 @@ func TestDMDARStreamsAsStarPU(t *testing.T) {
 		at := make([]int, len(w.Tasks))
 		n := 0
 		st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: -1, Pipeline: p.Runtime.Pipeline, Seed: 1,
-			Trace: func(e sim.Event) {
+			Trace: func(e event.Event) {
 				if e.Ev == "task_start" {
 					at[e.Task] = n
 					n++

@@ -33,8 +33,8 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/run"
-	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/trace"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
@@ -238,7 +238,7 @@ type outcome struct {
 	w        *workloads.Workload
 	platform *hardware.Platform
 	rec      run.Record
-	events   []sim.Event
+	events   []event.Event
 }
 
 func execute(spec schedulers.Spec, in Instance, params schedulers.Params) (outcome, error) {
@@ -258,11 +258,11 @@ func execute(spec schedulers.Spec, in Instance, params schedulers.Params) (outco
 		raw[k] = v
 	}
 	o.rec, err = run.Run(run.Config{Workload: w, Platform: p, Spec: &spec, Params: raw, Seed: 7,
-		Trace: func(e sim.Event) { o.events = append(o.events, e) }})
+		Trace: func(e event.Event) { o.events = append(o.events, e) }})
 	return o, err
 }
 
-func firstDifference(a, b []sim.Event) int {
+func firstDifference(a, b []event.Event) int {
 	for i := range min(len(a), len(b)) {
 		if !reflect.DeepEqual(a[i], b[i]) {
 			return i
@@ -274,7 +274,7 @@ func firstDifference(a, b []sim.Event) int {
 	return -1
 }
 
-func describe(evs []sim.Event, i int) string {
+func describe(evs []event.Event, i int) string {
 	if i >= len(evs) {
 		return "(the end)"
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
@@ -435,7 +436,7 @@ func simulate(t *testing.T, w *workloads.Workload, p *hardware.Platform, s sched
 	ran := make([]int, len(w.Tasks))
 	h := fnv.New64a()
 	st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: buffer, Pipeline: p.Runtime.Pipeline, Seed: seed,
-		Trace: func(e sim.Event) {
+		Trace: func(e event.Event) {
 			if e.Ev == "task_end" {
 				ran[e.Task]++
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/schedulers"
 	_ "github.com/memsched/memsched/schedulers/dartsdag"
@@ -41,7 +42,7 @@ func run(t *testing.T, params map[string]string, w *workloads.Workload, p *hardw
 	}
 	var out []string
 	st, err := sim.Run(sim.Config{Workload: w, Platform: p, Scheduler: s, Buffer: buffer, Pipeline: pipeline, Seed: 1,
-		Trace: func(e sim.Event) {
+		Trace: func(e event.Event) {
 			if e.Ev == "task_start" {
 				out = append(out, fmt.Sprintf("%d:%d", e.Worker, e.Task))
 			}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/suite"
@@ -132,8 +133,8 @@ func TestPythonGreedyRunsAValidSchedule(t *testing.T) {
 	w := generate(t, workloads.Spec{Kind: "matmul2d", N: 12})
 	cfg := config(t, w, 2, 200)
 	cfg.Scheduler = "exec:" + prog
-	var events []sim.Event
-	cfg.Trace = func(e sim.Event) { events = append(events, e) }
+	var events []event.Event
+	cfg.Trace = func(e event.Event) { events = append(events, e) }
 	rec, err := run.Run(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	memrun "github.com/memsched/memsched/harness/run"
-	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/trace"
 	_ "github.com/memsched/memsched/schedulers/heteroprio"
 	"github.com/memsched/memsched/workloads"
@@ -30,9 +30,9 @@ func platform(t *testing.T, preset string, cpus, gpus int) *hardware.Platform {
 
 func run(t *testing.T, w *workloads.Workload, p *hardware.Platform, sched string, params map[string]string) memrun.Record {
 	t.Helper()
-	var events []sim.Event
+	var events []event.Event
 	rec, err := memrun.Run(memrun.Config{Workload: w, Platform: p, Scheduler: sched, Params: params, Seed: 5,
-		Trace: func(e sim.Event) { events = append(events, e) }})
+		Trace: func(e event.Event) { events = append(events, e) }})
 	if err != nil {
 		t.Fatalf("%s: %v", sched, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	memrun "github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/trace"
@@ -42,9 +43,9 @@ func gen(t *testing.T, s workloads.Spec) *workloads.Workload {
 // record and the task start order.
 func run(t *testing.T, w *workloads.Workload, p *hardware.Platform, sched string, params map[string]string) (memrun.Record, []int) {
 	t.Helper()
-	var events []sim.Event
+	var events []event.Event
 	rec, err := memrun.Run(memrun.Config{Workload: w, Platform: p, Scheduler: sched, Params: params, Seed: 3,
-		Trace: func(e sim.Event) { events = append(events, e) }})
+		Trace: func(e event.Event) { events = append(events, e) }})
 	if err != nil {
 		t.Fatalf("%s: %v", sched, err)
 	}

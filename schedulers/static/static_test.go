@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/run"
-	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/harness/trace"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/schedulers/order"
@@ -56,9 +56,9 @@ func TestStaticSchedulesValidateAndRespectOptimum(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range configs {
-			var events []sim.Event
+			var events []event.Event
 			rec, err := run.Run(run.Config{Workload: w, Platform: platform(t, 1, mem), Scheduler: c.name, Params: c.params,
-				Trace: func(e sim.Event) { events = append(events, e) }})
+				Trace: func(e event.Event) { events = append(events, e) }})
 			if err != nil {
 				t.Fatalf("%s %v: %v", c.name, c.params, err)
 			}
@@ -123,7 +123,7 @@ func TestHMETISPartitionIsTheHypergraphs(t *testing.T) {
 				cfg.Share = share
 			}
 			gpu := make([]int, len(w.Tasks))
-			cfg.Trace = func(e sim.Event) {
+			cfg.Trace = func(e event.Event) {
 				if e.Ev == "task_start" {
 					gpu[e.Task] = e.Worker
 				}
