@@ -423,6 +423,10 @@ type Runtime struct {
 	// StatusWrittenOpSeconds is added to StatusOpSeconds for a status
 	// query of a write-only buffer (schedulers.OpStatusWritten).
 	StatusWrittenOpSeconds float64 `toml:"status_written_op_seconds" json:"status_written_op_seconds,omitempty"`
+	// ProgramRunSeconds is one run of an external program by a scheduler,
+	// with the files it reads and writes (schedulers.OpProgramRun:
+	// hMETIS+R's hmetis through system(), HFP.c hmetis).
+	ProgramRunSeconds float64 `toml:"program_run_seconds" json:"program_run_seconds,omitempty"`
 	// DurationCV is the coefficient of variation of task durations: each
 	// task's kernel time is multiplied by a lognormal factor of mean 1 and
 	// this relative spread, drawn from the run's seed and the task's id, so
@@ -820,8 +824,8 @@ func (p *Platform) Check() error {
 		return fmt.Errorf("platform %s: runtime op_seconds = %v; use the seconds one scheduler operation costs, in [0, 1)", p.Name, p.Runtime.OpSeconds)
 	case !(p.Runtime.ArrayOpSeconds >= 0 && p.Runtime.ArrayOpSeconds < 1):
 		return fmt.Errorf("platform %s: runtime array_op_seconds = %v; use the seconds one array comparison costs, in [0, 1)", p.Name, p.Runtime.ArrayOpSeconds)
-	case !(p.Runtime.StatusOpSeconds >= 0 && p.Runtime.StatusOpSeconds < 1) || !(p.Runtime.PredictOpSeconds >= 0 && p.Runtime.PredictOpSeconds < 1) || !(p.Runtime.BeladyOpSeconds >= 0 && p.Runtime.BeladyOpSeconds < 1) || !(p.Runtime.StatusWrittenOpSeconds >= 0 && p.Runtime.StatusWrittenOpSeconds < 1):
-		return fmt.Errorf("platform %s: runtime status_op_seconds = %v, predict_op_seconds = %v, belady_op_seconds = %v, status_written_op_seconds = %v; use the seconds one operation costs, in [0, 1)", p.Name, p.Runtime.StatusOpSeconds, p.Runtime.PredictOpSeconds, p.Runtime.BeladyOpSeconds, p.Runtime.StatusWrittenOpSeconds)
+	case !(p.Runtime.StatusOpSeconds >= 0 && p.Runtime.StatusOpSeconds < 1) || !(p.Runtime.PredictOpSeconds >= 0 && p.Runtime.PredictOpSeconds < 1) || !(p.Runtime.BeladyOpSeconds >= 0 && p.Runtime.BeladyOpSeconds < 1) || !(p.Runtime.StatusWrittenOpSeconds >= 0 && p.Runtime.StatusWrittenOpSeconds < 1) || !(p.Runtime.ProgramRunSeconds >= 0 && p.Runtime.ProgramRunSeconds < 1):
+		return fmt.Errorf("platform %s: runtime status_op_seconds = %v, predict_op_seconds = %v, belady_op_seconds = %v, status_written_op_seconds = %v, program_run_seconds = %v; use the seconds one operation costs, in [0, 1)", p.Name, p.Runtime.StatusOpSeconds, p.Runtime.PredictOpSeconds, p.Runtime.BeladyOpSeconds, p.Runtime.StatusWrittenOpSeconds, p.Runtime.ProgramRunSeconds)
 	case !(p.Runtime.ProgressUs >= 0 && p.Runtime.ProgressUs <= 1e6):
 		return fmt.Errorf("platform %s: runtime progress_us = %v; give a host time in µs, in [0, 1e6]", p.Name, p.Runtime.ProgressUs)
 	case !(p.Runtime.CopyIssueUs >= 0 && p.Runtime.CopyIssueUs <= 1e6) || !(p.Runtime.TaskIssueUs >= 0 && p.Runtime.TaskIssueUs <= 1e6) || !(p.Runtime.FetchInputUs >= 0 && p.Runtime.FetchInputUs <= 1e6):

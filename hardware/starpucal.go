@@ -1582,6 +1582,7 @@ func (c *StarPUImport) TOML() []byte {
 	p("predict_op_seconds = 0      # unused with sched_cost none\n")
 	p("belady_op_seconds  = 0      # unused with sched_cost none\n")
 	p("status_written_op_seconds = 0 # unused with sched_cost none\n")
+	p("program_run_seconds = 0 # unused with sched_cost none\n")
 	p("source_at_copy     = false  # source: coherency.c _starpu_create_request_to_fetch_data chooses a request's source when it creates it (_starpu_select_src_node, among the copies valid then)\n")
 	p("requests_per_node  = false  # source: data_request.c counts pending requests per pair of nodes (data_requests_npending[handling_node][peer_node][inout])\n")
 	p("node_after_node    = false  # source: the CUDA workers are SimGrid actors that pull in turn, one task each (driver_cuda.c _starpu_cuda_worker, component_fifo.c fifo_pull_task, component_eager.c eager_can_push)\n")

@@ -111,6 +111,11 @@ const (
 	// queued task at each pop); status_written_op_seconds, on top of
 	// status_op_seconds.
 	OpStatusWritten
+	// OpProgramRun is one run of an external program with its input and
+	// output files: HFP.c hmetis() (HMETIS=1) writes the hypergraph to
+	// Output_maxime/input_hMETIS.txt, runs hmetis through system() and
+	// reads its .part file back; program_run_seconds.
+	OpProgramRun
 	// NumOps counts the kinds.
 	NumOps
 )

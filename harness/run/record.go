@@ -115,9 +115,11 @@ type Record struct {
 	SchedBeladyOps  int64 `json:"sched_belady_ops,omitempty"`
 	// Of the status queries, those of write-only buffers
 	// (schedulers.OpStatusWritten).
-	SchedStatusWrittenOps int64   `json:"sched_status_written_ops,omitempty"`
-	SimWallS              float64 `json:"sim_wall_s"`
-	Partition             string  `json:"partitioner,omitempty"`
+	SchedStatusWrittenOps int64 `json:"sched_status_written_ops,omitempty"`
+	// External programs run (schedulers.OpProgramRun: hMETIS+R's hmetis).
+	SchedProgramRuns int64   `json:"sched_program_runs,omitempty"`
+	SimWallS         float64 `json:"sim_wall_s"`
+	Partition        string  `json:"partitioner,omitempty"`
 	// SchedStats are counters a scheduler reports about its own decisions
 	// (LAHeteroprio's BMD and stolen tasks), by name.
 	SchedStats map[string]float64 `json:"sched_stats,omitempty"`

@@ -192,7 +192,7 @@ func Run(cfg Config) (rec Record, err error) {
 	ops := st.SchedOps
 	rec.SchedOps, rec.SchedArrayOps = ops[schedulers.OpStep], ops[schedulers.OpArray]
 	rec.SchedStatusOps, rec.SchedPredictOps, rec.SchedBeladyOps = ops[schedulers.OpStatus], ops[schedulers.OpPredict], ops[schedulers.OpBelady]
-	rec.SchedStatusWrittenOps = ops[schedulers.OpStatusWritten]
+	rec.SchedStatusWrittenOps, rec.SchedProgramRuns = ops[schedulers.OpStatusWritten], ops[schedulers.OpProgramRun]
 	if pr, ok := sch.(interface{ Partitioner() string }); ok {
 		rec.Partition = pr.Partitioner()
 	}

@@ -373,7 +373,7 @@ func (e *Engine) initScheduler() {
 	cfg, p, rt := e.cfg, e.p, &e.p.Runtime
 	e.opCost = [schedulers.NumOps]float64{schedulers.OpStep: rt.OpSeconds, schedulers.OpArray: rt.ArrayOpSeconds,
 		schedulers.OpStatus: rt.StatusOpSeconds, schedulers.OpPredict: rt.PredictOpSeconds, schedulers.OpBelady: rt.BeladyOpSeconds,
-		schedulers.OpStatusWritten: rt.StatusWrittenOpSeconds}
+		schedulers.OpStatusWritten: rt.StatusWrittenOpSeconds, schedulers.OpProgramRun: rt.ProgramRunSeconds}
 	switch {
 	case e.be != nil: // on real GPUs scheduling time passes for real
 	case p.Runtime.SchedCost == "model":

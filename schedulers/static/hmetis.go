@@ -3,14 +3,17 @@ package static
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/schedulers/hypergraph"
+	"github.com/memsched/memsched/workloads"
 )
 
 // hmetisOptions are hmetis+r's parameters.
@@ -34,7 +37,7 @@ var hmetisParams, hmetisNew = schedulers.Typed(func(a *schedulers.Args, o *hmeti
 	a.String(&o.Seed, "partition_seed", "hypergraph", []string{"hypergraph", "run"},
 		"hypergraph: the partitioner's seed derives from the hypergraph, so a hypergraph always gets the same partition, as a partition file generated beforehand (the scripts' HMETIS=3) is the same for every run reading it; the 'hMETIS+R' and 'no part. time' blocks then differ only by the partitioning time, and a sweep partitions once for both; run: the run's random source, each block and repetition its own partition (as version 3 of this scheduler, which also weighed tasks by their drawn durations)")
 	a.String(&o.Files, "partition_files", "", nil,
-		"a directory of partitions generated beforehand, as HFP.c's hmetis_input_already_generated (HMETIS=3) reads them: input_hMETIS_N<N>.txt, one part number per task in submission order, N from the workload's name (matmul2d-n<N>); paper/reference/hmetis-partitions/2GPU and 4GPU are the authors' (StarPU 8f5ebf395, 5 Oct 2021). Empty: the partitioner computes the partition")
+		"a directory of partitions generated beforehand, as HFP.c's hmetis_input_already_generated (HMETIS=3) reads them: input_hMETIS_N<N>.txt, one part number per task in submission order, N from the workload's name (matmul2d-n<N>); paper/reference/hmetis-partitions/2GPU and 4GPU are the authors' (StarPU 8f5ebf395, 5 Oct 2021). A file stands for the partition hmetis computes at scheduling time (HMETIS=1): a counted planning (charge_sched_time) is charged HFP.c hmetis()'s scan, predictions and program run either way; HMETIS=3's blocks count no planning. Empty: the partitioner computes the partition")
 }, func(o hmetisOptions) (schedulers.Scheduler, error) {
 	s := &hmetisR{mode: o.Partitioner, seedRun: o.Seed == "run", files: o.Files}
 	s.Planned = schedulers.Planned{Name: "hmetis+r", Ready: o.Ready, ReadyBelow: o.ReadyBelow, Steal: o.Steal,
@@ -44,8 +47,11 @@ var hmetisParams, hmetisNew = schedulers.Typed(func(a *schedulers.Args, o *hmeti
 	return s, nil
 })
 
+// Version 7: the planning counts HFP.c hmetis()'s scan, predictions and
+// run of the hmetis program (countHMETIS), which a counted planning
+// (charge_sched_time) charges.
 func init() {
-	schedulers.Register(schedulers.Spec{Name: "hmetis+r", Version: 6,
+	schedulers.Register(schedulers.Spec{Name: "hmetis+r", Version: 7,
 		Doc:    "hMETIS+R (thesis Alg. 7): partition the task hypergraph (one hyperedge per data, weighted by bytes; vertices weighted by expected duration) into K balanced parts, part k on GPU k in submission order, Ready, stealing half of the most loaded GPU's remaining tasks from its tail",
 		Params: hmetisParams, New: hmetisNew})
 }
@@ -73,6 +79,7 @@ func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int,
 		s.tool = "none (1 GPU)"
 		return plans, nil
 	}
+	countHMETIS(v, w)
 	if s.files != "" {
 		parts, tool, err := readPartitionFile(s.files, w.Name, len(w.Tasks), k)
 		if err != nil {
@@ -134,6 +141,60 @@ func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int,
 		plans[part] = append(plans[part], t)
 	}
 	return plans, nil
+}
+
+// countHMETIS counts what HFP.c hmetis() (HMETIS=1, StarPU c80ea6665,
+// the IPDPS 2022 campaign; unchanged at papers/ICPP2023) does around the
+// partitioner, which the planning charge prices (sched_cost = "model"):
+//   - its hypergraph scan: for each buffer of each task, a walk of the
+//     earlier tasks comparing handles until one holds it, and, if none
+//     does, a walk of every later task comparing all their handles (the
+//     hyperedge's pins): O(T²·B) handle comparisons and list steps in a
+//     loop without calls, counted as array operations;
+//   - starpu_task_expected_length twice per task (the vertex weights it
+//     writes, the package times when it reads the partition back), as
+//     dmda's predictions;
+//   - one run of the hmetis program through system(), with the files it
+//     reads and writes (OpProgramRun).
+//
+// A partition read from partition_files stands for the one hmetis
+// computes there; HMETIS=3's blocks ("no part. time") do not charge the
+// planning (charge_sched_time = false), so none of this is priced there.
+func countHMETIS(v schedulers.View, w *workloads.Workload) {
+	v.CountOps(schedulers.OpArray, int(min(hmetisScanOps(w), math.MaxInt)))
+	v.CountOps(schedulers.OpPredict, 2*len(w.Tasks))
+	v.CountOps(schedulers.OpProgramRun, 1)
+}
+
+// hmetisScanOps is the number of handle comparisons and list steps of
+// HFP.c hmetis()'s scan over the tasks in submission order, computed in
+// O(T·B) from each datum's first user instead of by running the scan.
+func hmetisScanOps(w *workloads.Workload) int64 {
+	t := len(w.Tasks)
+	before := make([]int64, t+1) // before[k]: buffers of the tasks ahead of task k
+	for k := range w.Tasks {
+		before[k+1] = before[k] + int64(len(w.Tasks[k].Inputs))
+	}
+	first := make([]int32, len(w.Data))
+	for d := range first {
+		first[d] = -1
+	}
+	ops := int64(t) // the outer walk
+	for k := range w.Tasks {
+		for _, d := range w.Tasks[k].Inputs {
+			f := first[d]
+			if f >= 0 {
+				// Every task ahead of the first user, then that task's
+				// buffers up to the match.
+				ops += before[f] + int64(f) + int64(slices.Index(w.Tasks[f].Inputs, d)) + 1
+				continue
+			}
+			first[d] = int32(k)
+			// Every earlier task in vain, then every later one.
+			ops += before[t] - (before[k+1] - before[k]) + int64(t-1)
+		}
+	}
+	return ops
 }
 
 // A partition is what a partitioner returns, and its name.
