@@ -80,6 +80,13 @@
 //     (update_best_data_single_decision_tree, DOPT_SELECTION_ORDER=0;
 //     equal task times make it task_left); "task_left" (October 2021). The
 //     two differ only with tasks of more than two inputs (the 3D product).
+//     A task is one load from free through D when exactly one of its
+//     inputs other than D is missing, D's own state ignored
+//     (dynamic_data_aware_scheduling_3D_matrix: data_not_available == 1;
+//     the artifact's code the same), for this tiebreak and for 3inputs;
+//     memsched before version 7 also required D missing, which differs
+//     only for a data on the GPU still in its list (an evicted data
+//     relisted, then requested again by a planned task LUF kept).
 //   - withdraw: "first": LUF's victim selector withdraws the first planned
 //     task reading the victim only (dynamic_data_aware_victim_selector: the
 //     withdrawn task is pushed at the tail of main_task_list, which sets its
@@ -287,7 +294,7 @@ type worker struct {
 	dormant bool
 	has     []bool   // per data: valid or requested on the worker (starpu_data_is_on_node), or planned there under planned_present
 	frees   []int32  // per data D: pool tasks reading D whose other inputs are all on the worker (D freeing them, or free)
-	s1      []int32  // per data: pool tasks missing it and one more (3inputs only)
+	s1      []int32  // per data D: pool tasks reading D with exactly one input other than D missing, D's own state ignored (3inputs, or comb)
 	free    []int32  // pool tasks with miss 0, kept only with free_tasks
 	freeIdx []int32  // per task, index in free or -1
 	list    dataList // gpu_data: data not used yet, in scan order (duplicates possible, as upstream)
@@ -714,8 +721,8 @@ func (d *DARTS) choose(k int, undo bool) choice {
 		c.kind, c.data = chOne, b1.data
 		hs := int32(0)
 		offer := func(t int32) {
-			if d.missing(w, t) != 2 || w.has[b1.data] {
-				return
+			if m, _ := d.others(w, t, b1.data); m != 1 {
+				return // not one load from free through D (D's own state ignored)
 			}
 			key := -d.seq[t]
 			if d.opt.PlanOrder == "pool" {
@@ -1142,6 +1149,14 @@ func (d *DARTS) countOn(w *worker, t int32, sign int32, m int) {
 				break
 			}
 		}
+		// One input missing: each input on w is one load from free.
+		if w.s1 != nil {
+			for _, x := range d.inputs(t) {
+				if w.has[x] {
+					w.s1[x] += sign
+				}
+			}
+		}
 	case 2:
 		if w.s1 != nil {
 			for _, x := range d.inputs(t) {
@@ -1294,11 +1309,14 @@ func (d *DARTS) gain(w *worker, r reader, x int32, m int, o int32) {
 	case 0: // missing x only: free now, so it counts for its other inputs too
 		d.setFree(w, r.t, true)
 		d.freesOthers(w, r, x, 1)
+		d.s1Present(w, r.t, x, x, -1) // they were one load (x) from free
 	case 1: // missing x and o: now missing only o
+		// x stays one load from free (o's, before x's); o no longer is,
+		// and the inputs on w other than x now are.
 		if w.s1 != nil {
-			w.s1[x]-- // walk touches x
 			w.s1[o]--
 		}
+		d.s1Present(w, r.t, x, o, 1)
 		w.frees[o]++
 		w.list.touch(o)
 	case 2: // now missing two
@@ -1314,13 +1332,16 @@ func (d *DARTS) lose(w *worker, r reader, x int32, m int, o int32) {
 	case 0: // was free: now missing x only, so it counts for x alone
 		d.setFree(w, r.t, false)
 		d.freesOthers(w, r, x, -1)
+		d.s1Present(w, r.t, x, x, 1) // they are one load (x) from free
 	case 1: // was missing o: now missing o and x
 		w.frees[o]--
 		w.list.touch(o)
+		// x stays one load from free (o's, then x's); o now is, and the
+		// inputs on w other than x no longer are.
 		if w.s1 != nil {
 			w.s1[o]++
-			w.s1[x]++ // walk touches x
 		}
+		d.s1Present(w, r.t, x, o, -1)
 	case 2: // was missing two: now three
 		d.countS1(w, r.t, x, -1)
 	}
@@ -1343,7 +1364,21 @@ func (d *DARTS) freesOthers(w *worker, r reader, x, sign int32) {
 	}
 }
 
-// countS1 adds sign to s1 of t's inputs other than x missing on w (3inputs
+// s1Present adds sign to s1 of t's inputs on w other than x and o (s1
+// only).
+func (d *DARTS) s1Present(w *worker, t, x, o, sign int32) {
+	if w.s1 == nil {
+		return
+	}
+	for _, y := range d.inputs(t) {
+		if y != x && y != o && w.has[y] {
+			w.s1[y] += sign
+			w.list.touch(y)
+		}
+	}
+}
+
+// countS1 adds sign to s1 of t's inputs other than x missing on w (s1
 // only).
 func (d *DARTS) countS1(w *worker, t, x, sign int32) {
 	if w.s1 == nil {

@@ -112,6 +112,42 @@ func pullAll(d *DARTS, k int) []int {
 	}
 }
 
+// TestOneFromFreePresentData checks by hand the count of tasks one load
+// from free through a data D when D is on the GPU (dynamic_data_aware.c
+// dynamic_data_aware_scheduling_3D_matrix: data_not_available counts the
+// inputs other than D not on the node, D's own state ignored). The GPU
+// holds a = 0 and b = 1; T0 reads (a, b, c = 2), T1 reads (a, c, d = 3).
+// T0 misses only c: it is free through c and one load from free through a
+// and b. T1 misses c and d: one load from free through c and through d,
+// two through a. So frees = (0, 0, 1, 0) and s1 = (1, 1, 1, 1); memsched
+// before version 7 counted s1 = (0, 0, 1, 1).
+func TestOneFromFreePresentData(t *testing.T) {
+	w := &workloads.Workload{Name: "present"}
+	for i := range 4 {
+		w.Data = append(w.Data, workloads.Data{ID: i, Bytes: 1})
+	}
+	w.Tasks = []workloads.Task{
+		{ID: 0, Kernel: "gemm", Flops: 1, Inputs: []int{0, 1, 2}},
+		{ID: 1, Kernel: "gemm", Flops: 1, Inputs: []int{0, 2, 3}},
+	}
+	for _, three := range []bool{false, true} {
+		d := start(t, Options{LUF: true, ThreeInputs: three, Order: "natural"}, newFake(w, 1, 1).setPresent(0, 0, 1))
+		d.arrive()
+		wk := &d.w[0]
+		if got, want := wk.frees[:4], []int32{0, 0, 1, 0}; !slices.Equal(got, want) {
+			t.Errorf("3inputs=%v: frees %v, want %v", three, got, want)
+		}
+		if got, want := wk.s1[:4], []int32{1, 1, 1, 1}; !slices.Equal(got, want) {
+			t.Errorf("3inputs=%v: s1 %v, want %v", three, got, want)
+		}
+		// c frees T0 (and ranks first by one load from free among the
+		// data freeing one task): T0, then T1 through its last missing d.
+		if got := pullAll(d, 0); !slices.Equal(got, []int{0, 1}) {
+			t.Errorf("3inputs=%v: order %v, want [0 1]", three, got)
+		}
+	}
+}
+
 // TestGrid3x3Decisions checks DARTS's first decisions on a 3×3 grid by hand
 // (A_i = i, B_j = 3+j, T(i,j) = 3i+j), natural order (the list in the
 // order the pushed tasks first read the data: A0 B0 B1 B2 A1 A2; the pool
@@ -663,8 +699,13 @@ func (c *recount) check(after string) {
 				for _, x := range in {
 					f0[x]++
 				}
-			case 1:
+			case 1: // one load from free through each input on the worker
 				s0[missing[0]]++
+				for _, x := range in {
+					if w.has[x] {
+						s1[x]++
+					}
+				}
 			case 2:
 				s1[missing[0]]++
 				s1[missing[1]]++

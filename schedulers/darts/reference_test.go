@@ -244,6 +244,18 @@ func (r *ref) othersOn(k, t, x int) bool {
 	return true
 }
 
+// othersMissing counts the inputs of t other than x not on worker k (x's
+// own state ignored: dynamic_data_aware.c's data_not_available).
+func (r *ref) othersMissing(k, t, x int) int {
+	m := 0
+	for _, y := range r.inputs[t] {
+		if y != x && !r.has[k][y] {
+			m++
+		}
+	}
+	return m
+}
+
 func (r *ref) decide(k int) {
 	if len(r.pool) == 0 {
 		return
@@ -280,7 +292,7 @@ func (r *ref) decide(k int) {
 			if r.othersOn(k, t, x) {
 				s0++
 			}
-			if m := r.missing(k, t); len(m) == 2 && slices.Contains(m, x) {
+			if r.othersMissing(k, t, x) == 1 {
 				s1++
 			}
 		}
@@ -343,7 +355,7 @@ func (r *ref) decide(k int) {
 	case b1.s > 0:
 		head := -1
 		for _, t := range r.pool { // the pool's first, or the task pushed last
-			if m := r.missing(k, t); len(m) == 2 && slices.Contains(m, b1.data) {
+			if slices.Contains(r.inputs[t], b1.data) && r.othersMissing(k, t, b1.data) == 1 {
 				if head < 0 || (r.opt.PlanOrder != "pool" && r.seq[t] > r.seq[head]) {
 					head = t
 				}
