@@ -137,7 +137,7 @@ import (
 func init() {
 	schedulers.Register(schedulers.Spec{
 		Name:    "darts",
-		Version: 6,
+		Version: 7,
 		Doc:     "DARTS (IPDPS 2022, thesis Alg. 9) as StarPU's dynamic_data_aware.c of October 2021 ran it: per GPU, scan a shuffled list of data not used yet for the one whose loading frees the most pool tasks and plan them; LUF eviction (Alg. 10); variants 3inputs (Alg. 11), opti, threshold",
 		Params:  dartsParams,
 		New:     dartsNew,
