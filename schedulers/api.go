@@ -354,3 +354,30 @@ type SelectiveObserver interface {
 	Observer
 	Observes(kind EventKind) bool
 }
+
+// The optional interfaces below are what a run's record asks of its
+// scheduler after the run (harness/run): none of them changes a decision.
+
+// Partitioned is implemented by schedulers that partition the task graph
+// with a tool they choose at run time (hMETIS+R: the hMETIS binary, or the
+// built-in partitioner): Partitioner names the one the run used, for the
+// record's partitioner field.
+type Partitioned interface {
+	Partitioner() string
+}
+
+// ModelPlanner is implemented by schedulers with a static plan (Planned):
+// ModelPlan is the plan as computed in Init, one task list per worker, and
+// whether it runs with Belady. The record's model_loads counts its loads in
+// the abstract model of thesis §2.2 (schedulers/order.Loads).
+type ModelPlanner interface {
+	ModelPlan() (plans [][]int32, belady bool)
+}
+
+// StatsReporter is implemented by schedulers that count things about their
+// own decisions (LAHeteroprio's best-memory-node difference and stolen
+// tasks): SchedStats gives them by name, for the record's sched_stats,
+// after the run.
+type StatsReporter interface {
+	SchedStats() map[string]float64
+}

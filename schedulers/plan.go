@@ -174,6 +174,8 @@ func (s *Planned) Observe(kind EventKind, where, id int) {
 // the abstract model (harness/run's model_loads).
 func (s *Planned) ModelPlan() (plans [][]int32, belady bool) { return s.initial, s.Belady }
 
+var _ ModelPlanner = (*Planned)(nil)
+
 // Remaining yields the worker's plan not yet pulled, in order.
 func (s *Planned) Remaining(worker int) iter.Seq[int] { return s.lists.Remaining(worker) }
 

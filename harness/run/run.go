@@ -193,15 +193,15 @@ func Run(cfg Config) (rec Record, err error) {
 	rec.SchedOps, rec.SchedArrayOps = ops[schedulers.OpStep], ops[schedulers.OpArray]
 	rec.SchedStatusOps, rec.SchedPredictOps, rec.SchedBeladyOps = ops[schedulers.OpStatus], ops[schedulers.OpPredict], ops[schedulers.OpBelady]
 	rec.SchedStatusWrittenOps, rec.SchedProgramRuns = ops[schedulers.OpStatusWritten], ops[schedulers.OpProgramRun]
-	if pr, ok := sch.(interface{ Partitioner() string }); ok {
+	if pr, ok := sch.(schedulers.Partitioned); ok {
 		rec.Partition = pr.Partitioner()
 	}
-	if mp, ok := sch.(interface{ ModelPlan() ([][]int32, bool) }); ok {
+	if mp, ok := sch.(schedulers.ModelPlanner); ok {
 		if rec.ModelLoads, err = modelLoads(cfg.Workload, p.MemoryBytes, mp.ModelPlan); err != nil {
 			return rec, err
 		}
 	}
-	if ss, ok := sch.(interface{ SchedStats() map[string]float64 }); ok {
+	if ss, ok := sch.(schedulers.StatsReporter); ok {
 		rec.SchedStats = ss.SchedStats()
 	}
 	return rec, nil

@@ -330,3 +330,5 @@ func (s *Scheduler) SchedStats() map[string]float64 {
 	}
 	return s.loc.stats()
 }
+
+var _ schedulers.StatsReporter = (*Scheduler)(nil)

@@ -4,7 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/memsched/memsched/schedulers"
 )
+
+// hMETIS+R names its partitioner in its records (harness/run).
+var _ schedulers.Partitioned = (*hmetisR)(nil)
 
 func TestReadPartitionFile(t *testing.T) {
 	dir := t.TempDir()
