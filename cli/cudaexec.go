@@ -11,6 +11,6 @@ import (
 )
 
 func init() {
-	run.RegisterExecutor("cuda", func(cfg sim.Config, _ run.Job) (*sim.Stats, string, error) { return cudaexec.Run(cfg) })
+	run.RegisterExecutor("cuda", run.GPUExecutor(func(cfg sim.Config, _ run.Job) (*sim.Stats, string, error) { return cudaexec.Run(cfg) }))
 	run.RegisterProbe("cuda", cudaexec.Available)
 }

@@ -21,6 +21,19 @@ func BatchKey(config string, schedulerVersion int) string {
 	return hex.EncodeToString(sum[:12])
 }
 
+// batchExecutor is the batch simulator as an Executor: it runs
+// Config.Batch.
+type batchExecutor struct{}
+
+func (batchExecutor) Execute(cfg Config) (Record, error) {
+	if cfg.Batch == nil {
+		return Record{}, fmt.Errorf("executor %q runs batch setups ([batch] suites, memsched batch), not a GPU configuration", BatchExecutor)
+	}
+	b := *cfg.Batch
+	b.Context = cfg.Context
+	return RunBatch(b)
+}
+
 // RunBatch runs a batch setup (thesis chapter 6: jobs on a cluster) and
 // returns its record: the identity, and the batch report in Record.Batch.
 func RunBatch(s batch.Setup) (Record, error) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -40,8 +41,9 @@ type Config struct {
 	// Spec, when set, is the scheduler to run instead of looking Scheduler
 	// up in the registry (a scheduler under test, not registered).
 	Spec *schedulers.Spec
-	// Batch, when set, is a batch run (thesis chapter 6) and the GPU fields
-	// above are unused.
+	// Batch is a batch run's configuration (thesis chapter 6), for the
+	// batch executor (Executor = BatchExecutor); the GPU fields above are
+	// unused.
 	Batch *batch.Setup
 }
 
@@ -55,13 +57,27 @@ func (e *PanicError) Error() string {
 	return fmt.Sprintf("scheduler %s panicked: %v", e.Scheduler, e.Value)
 }
 
-// Executor runs a built scheduler on a platform. The simulator is the
-// default; the CUDA executor registers itself. The job names the scheduler
-// as the record does, for an executor that hands the run to another
-// runtime (StarPU itself) rather than to the built scheduler. The string
-// returned describes what ran the job (a GPU, another runtime's build) for
-// the record's provenance.
-type Executor func(cfg sim.Config, job Job) (*sim.Stats, string, error)
+// Executor runs one configuration and returns its record: the one results
+// contract. A record is the run's configuration (Identity) and its metrics
+// (Record.Values, from the one list of them, metricList), whatever ran it:
+// the simulator, the CUDA executor and StarPU run GPU configurations
+// (GPUExecutor), the batch simulator batch ones (Config.Batch). Run looks
+// the executor up by Config.Executor.
+type Executor interface {
+	Execute(cfg Config) (Record, error)
+}
+
+// GPUExecutor runs a built scheduler on a platform: the simulator is the
+// default; the CUDA executor and StarPU register themselves. The job names
+// the scheduler as the record does, for an executor that hands the run to
+// another runtime (StarPU itself) rather than to the built scheduler. The
+// string returned describes what ran the job (a GPU, another runtime's
+// build) for the record's provenance. Its Execute builds the scheduler,
+// runs it and turns the run's statistics into the record's metrics.
+type GPUExecutor func(cfg sim.Config, job Job) (*sim.Stats, string, error)
+
+// Execute runs a GPU configuration (runGPU).
+func (ex GPUExecutor) Execute(cfg Config) (Record, error) { return runGPU(cfg, ex) }
 
 // Job is a run as its record names it: the scheduler, its resolved
 // parameters and the workload's name.
@@ -72,23 +88,29 @@ type Job struct {
 }
 
 var executors = map[string]Executor{
-	"sim": func(cfg sim.Config, _ Job) (*sim.Stats, string, error) {
+	"sim": GPUExecutor(func(cfg sim.Config, _ Job) (*sim.Stats, string, error) {
 		st, err := sim.Run(cfg)
 		return st, "", err
-	},
+	}),
+	BatchExecutor: batchExecutor{},
 }
 
-// Executors lists the known executors' names, sorted.
+// Executors lists the names of the executors of GPU runs (GPUExecutor),
+// sorted: those a run, a sweep or a suite may name. The batch executor is
+// reached through a suite's [batch] table.
 func Executors() []string {
 	names := make([]string, 0, len(executors))
-	for n := range executors {
-		names = append(names, n)
+	for n, ex := range executors {
+		if _, ok := ex.(GPUExecutor); ok {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	return names
 }
 
-// RegisterExecutor adds an executor (the CUDA one lives in its own package).
+// RegisterExecutor adds an executor (the CUDA one and StarPU live in their
+// own packages and register a GPUExecutor).
 func RegisterExecutor(name string, ex Executor) { executors[name] = ex }
 
 // probes say whether an executor can run on this machine (RegisterProbe).
@@ -114,29 +136,35 @@ func Ready(name string) error {
 	return nil
 }
 
-// CheckExecutor says whether an executor name is known ("" is the simulator).
+// CheckExecutor says whether a name is an executor of GPU runs ("" is the
+// simulator).
 func CheckExecutor(name string) error {
-	if _, ok := executors[name]; !ok && name != "" {
+	if name != "" && !slices.Contains(Executors(), name) {
 		return fmt.Errorf("unknown executor %q%s; use one of %s", name, schedulers.Suggest(name, Executors()), strings.Join(Executors(), ", "))
 	}
 	return nil
 }
 
-// Run executes one configuration and returns its record. A scheduler panic
-// is turned into an error so one bad scheduler cannot stop a sweep.
-func Run(cfg Config) (rec Record, err error) {
-	if cfg.Batch != nil {
-		b := *cfg.Batch
-		b.Context = cfg.Context
-		return RunBatch(b)
-	}
+// Run executes one configuration on its executor (Config.Executor, the
+// simulator by default) and returns its record.
+func Run(cfg Config) (Record, error) {
 	if cfg.Executor == "" {
 		cfg.Executor = "sim"
 	}
-	if err := CheckExecutor(cfg.Executor); err != nil {
-		return rec, err
+	ex, ok := executors[cfg.Executor]
+	if !ok {
+		return Record{}, CheckExecutor(cfg.Executor)
 	}
-	ex := executors[cfg.Executor]
+	return ex.Execute(cfg)
+}
+
+// runGPU runs a GPU configuration on ex and returns its record. A
+// scheduler panic is turned into an error so one bad scheduler cannot stop
+// a sweep.
+func runGPU(cfg Config, ex GPUExecutor) (rec Record, err error) {
+	if cfg.Batch != nil {
+		return rec, fmt.Errorf("executor %s runs GPU configurations, not a batch setup (executor %q)", cfg.Executor, BatchExecutor)
+	}
 	sch, spec, params, err := build(cfg)
 	if err != nil {
 		return rec, err

@@ -104,7 +104,7 @@ func Available() error {
 // Register adds the executor, its probe and what it tells StarPU (the key
 // of its records) to the run package.
 func Register() {
-	run.RegisterExecutor(Name, Run)
+	run.RegisterExecutor(Name, run.GPUExecutor(Run))
 	run.RegisterProbe(Name, Available)
 	run.RegisterPeer(Name, Told)
 }
@@ -121,7 +121,7 @@ func Told(job run.Job, p *hardware.Platform) (string, error) {
 	return "starpu host=" + p.Name + " args=" + strings.Join(pt.Args, " ") + " env=" + strings.Join(pt.Env, " "), nil
 }
 
-// Run runs one job on StarPU: the run.Executor of suites with
+// Run runs one job on StarPU: the run.GPUExecutor of suites with
 // executor = "starpu".
 func Run(cfg sim.Config, job run.Job) (*sim.Stats, string, error) {
 	in, err := FromEnv()

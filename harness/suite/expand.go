@@ -368,7 +368,7 @@ func (r Run) Generated() bool { return r.Batch == nil && r.file == nil }
 func (r Run) Config() (run.Config, error) {
 	if r.Batch != nil {
 		b := *r.Batch
-		return run.Config{Batch: &b}, nil
+		return run.Config{Executor: run.BatchExecutor, Batch: &b}, nil
 	}
 	w, err := r.Workload()
 	if err != nil {
