@@ -279,7 +279,7 @@ func badCases(t *testing.T, trace, results, batchTrace string) []badCase {
 	report("not a result record", map[string]string{"r.jsonl": "{not json}\n"}, "$D/r.jsonl")
 	report("result record without a key", map[string]string{"r.jsonl": `{"scheduler":"eager"}` + "\n"}, "$D/r.jsonl")
 	report("is a suite, not a results file", map[string]string{"s.toml": badSuite}, "$D/s.toml")
-	report("use md, csv, runs or html", map[string]string{"r.jsonl": results}, "$D/r.jsonl", "--format", "pdf")
+	report("use md, csv, runs, bench or html", map[string]string{"r.jsonl": results}, "$D/r.jsonl", "--format", "pdf")
 	report("use ratio-of-means or mean-of-ratios", map[string]string{"r.jsonl": results}, "$D/r.jsonl", "--average", "median")
 	report("--order-plot needs -o", map[string]string{"t.jsonl": trace}, "--order-plot", "$D/t.jsonl")
 	report("no such file", nil, "--order-plot", "$D/missing.jsonl", "-o", "$D/o.png")

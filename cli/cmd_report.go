@@ -49,7 +49,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) (err error) {
 	fs.StringVar(&rf.suitePath, "suite", "", "the suite the results come from (labels, baseline, bounds, reference series)")
 	fs.StringVar(&rf.suitesDir, "suites", "suites", "directory of suites, searched for the results' suites by name")
 	fs.StringVar(&rf.claimsDir, "claims", "", "directory of claims files (paper/): add the published numbers beside the reproduced ones")
-	fs.StringVar(&rf.format, "format", "md", "md, csv (per point and metric: mean, std, runs), runs (CSV, one row per run with every record field, for pandas or R) or html")
+	fs.StringVar(&rf.format, "format", "md", "md, csv (per point and metric: mean, std, runs), runs (CSV, one row per run with every record field, for pandas or R), bench (golang.org/x/perf's benchfmt, one result per run: benchstat compares it) or html")
 	fs.StringVar(&rf.average, "average", report.RatioOfMeans, "improvement averaging: ratio-of-means (the papers') or mean-of-ratios")
 	fs.StringVar(&rf.figures, "figures", "", "write figures under this directory (one subdirectory per suite), as --figure-formats")
 	figFormats := fs.String("figure-formats", "png,svg,pdf", "with --figures: the files of each figure, among png, svg and pdf")
@@ -140,8 +140,8 @@ func (rf *reportFlags) tables(files []string, stdout, stderr io.Writer) error {
 	if len(files) == 0 {
 		return fmt.Errorf("give at least one results file")
 	}
-	if rf.format != "md" && rf.format != "csv" && rf.format != "html" && rf.format != "runs" {
-		return fmt.Errorf("--format %q: use md, csv, runs or html", rf.format)
+	if rf.format != "md" && rf.format != "csv" && rf.format != "html" && rf.format != "runs" && rf.format != "bench" {
+		return fmt.Errorf("--format %q: use md, csv, runs, bench or html", rf.format)
 	}
 	recs, src, at, err := report.LoadAt(files...)
 	if err != nil {
@@ -149,6 +149,9 @@ func (rf *reportFlags) tables(files []string, stdout, stderr io.Writer) error {
 	}
 	if rf.format == "runs" {
 		return writeOut(rf.out, stdout, func(w io.Writer) error { return report.WriteRunsCSV(w, recs) })
+	}
+	if rf.format == "bench" {
+		return writeOut(rf.out, stdout, func(w io.Writer) error { return report.WriteBench(w, recs) })
 	}
 	var claims []paper.Claim
 	if rf.claimsDir != "" {

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/memsched/memsched/harness/batch"
+	"github.com/memsched/memsched/harness/run"
 	"github.com/memsched/memsched/harness/suite"
 	"github.com/memsched/memsched/paper"
 	"github.com/memsched/memsched/workloads/jobs"
@@ -26,16 +27,17 @@ import (
 
 // batchWeek is one point of a batch suite.
 type batchWeek struct {
-	name string // "2022-02-07", or a workload name
-	num  int    // 2022 week number, 0 when not a Rackham week
-	by   map[string]*batch.Report
+	name string                   // "2022-02-07", or a workload name
+	num  int                      // 2022 week number, 0 when not a Rackham week
+	by   map[string]*batch.Report // each label's report
+	recs map[string]run.Record    // each label's record, whose metrics (run.Metrics) are the report's
 }
 
 // batchWeeks gathers the reports of a batch set by point, in point order.
 func batchWeeks(set *Set) []*batchWeek {
 	var out []*batchWeek
 	for _, p := range set.Points {
-		w := &batchWeek{by: map[string]*batch.Report{}}
+		w := &batchWeek{by: map[string]*batch.Report{}, recs: map[string]run.Record{}}
 		if v, ok := p.Coords["week"]; ok {
 			w.name = fmt.Sprint(v)
 			w.num = jobs.WeekNumber(w.name)
@@ -44,7 +46,7 @@ func batchWeeks(set *Set) []*batchWeek {
 		}
 		for _, l := range set.Labels {
 			if c := set.Cell(l, p); c != nil && len(c.Records) > 0 && c.Records[0].Batch != nil {
-				w.by[l] = c.Records[0].Batch
+				w.by[l], w.recs[l] = c.Records[0].Batch, c.Records[0]
 			}
 		}
 		out = append(out, w)
@@ -71,11 +73,11 @@ func batchBaseline(s *suite.Suite, label string) string {
 func reduction(base, x float64) float64 { return 100 * (base - x) / base }
 
 // weeksTotal sums f over the weeks where both labels ran; n counts them.
-func weeksTotal(ws []*batchWeek, label, base string, f func(*batch.Report) float64) (x, b float64, n int) {
+func weeksTotal(ws []*batchWeek, label, base string, f func(run.Record) float64) (x, b float64, n int) {
 	for _, w := range ws {
-		if r, q := w.by[label], w.by[base]; r != nil && q != nil {
-			x += f(r)
-			b += f(q)
+		if w.by[label] != nil && w.by[base] != nil {
+			x += f(w.recs[label])
+			b += f(w.recs[base])
 			n++
 		}
 	}
@@ -260,8 +262,8 @@ func BatchSections(sr *SuiteResults, claims []paper.Claim) ([]Section, error) {
 	thesisCore := map[string]string{"EFT": "0.01%", "LEA": "0.37%", "LEO": "0.02%", "LEM": "0.10%"}
 	for _, m := range []struct {
 		title, thesis string
-		ours          func(*batch.Report) float64
-		theirs        func(*batch.Report) float64
+		ours          func(run.Record) float64
+		theirs        func(run.Record) float64
 		ref           map[string]string
 	}{
 		{"File-wait reduction from the baseline (Tables 6.1-6.3)", "Table 6.3 (12 weeks)",
@@ -284,11 +286,11 @@ func BatchSections(sr *SuiteResults, claims []paper.Claim) ([]Section, error) {
 			}
 			row := []string{l, base}
 			for _, w := range ws {
-				r, q := w.by[l], w.by[base]
-				if r == nil || q == nil {
+				if w.by[l] == nil || w.by[base] == nil {
 					row = append(row, "")
 					continue
 				}
+				r, q := w.recs[l], w.recs[base]
 				cell := pct(reduction(m.ours(q), m.ours(r)))
 				if th := reduction(m.theirs(q), m.theirs(r)); !math.IsNaN(th) {
 					cell += " (" + pct(th) + ")"
@@ -638,27 +640,28 @@ func batchValue(c paper.Claim, ws []*batchWeek, release bool) (float64, string, 
 }
 
 // batchTotal reads a run's total file wait or core time ("file_wait_time",
-// "core_time"): memsched's, or with release the release's on the same jobs
-// (from the run's fidelity record; NaN without one).
-func batchTotal(which string, release bool) func(*batch.Report) float64 {
+// "core_time"): memsched's (its record's metric, run.Metrics), or with
+// release the release's on the same jobs (from the run's fidelity record;
+// NaN without one).
+func batchTotal(which string, release bool) func(run.Record) float64 {
 	switch {
 	case which == "core_time" && release:
 		return releases(func(f *batch.Fidelity) int64 { return f.TheirCoreTimeS })
 	case which == "core_time":
-		return func(r *batch.Report) float64 { return float64(r.CoreTimeS) }
+		return Metrics["core_time_s"].Get
 	case release:
 		return releases(func(f *batch.Fidelity) int64 { return f.TheirFileWaitS })
 	}
-	return func(r *batch.Report) float64 { return float64(r.FileWaitS) }
+	return Metrics["file_wait_s"].Get
 }
 
 // releases reads a metric of the release's outcomes on the run's week, NaN
 // when the week has none.
-func releases(metric func(*batch.Fidelity) int64) func(*batch.Report) float64 {
-	return func(r *batch.Report) float64 {
-		if r.Fidelity == nil {
+func releases(metric func(*batch.Fidelity) int64) func(run.Record) float64 {
+	return func(r run.Record) float64 {
+		if r.Batch == nil || r.Batch.Fidelity == nil {
 			return math.NaN()
 		}
-		return float64(metric(r.Fidelity))
+		return float64(metric(r.Batch.Fidelity))
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 
+	"golang.org/x/perf/benchfmt"
+
 	"github.com/memsched/memsched/harness/run"
 )
 
@@ -121,6 +123,26 @@ func (o *orderedObject) UnmarshalJSON(b []byte) error {
 			return err
 		}
 		*o = append(*o, keyValue{t.(string), raw})
+	}
+	return nil
+}
+
+// WriteBench writes the records in golang.org/x/perf's benchfmt
+// (run.Record.Result), which benchstat compares: each metric's direction
+// first, then one result per successful record (error rows have none).
+func WriteBench(w io.Writer, recs []run.Record) error {
+	bw := benchfmt.NewWriter(w)
+	for _, u := range run.BenchUnits() {
+		if err := bw.Write(u); err != nil {
+			return err
+		}
+	}
+	for _, r := range recs {
+		if res := r.Result(); res != nil {
+			if err := bw.Write(res); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"testing"
 
+	"golang.org/x/perf/benchfmt"
+
 	"github.com/memsched/memsched/harness/run"
 )
 
@@ -43,5 +45,43 @@ func TestWriteRunsCSV(t *testing.T) {
 		if rows[1][col[c]] != v[0] || rows[2][col[c]] != v[1] {
 			t.Errorf("%s: %q, %q; want %q", c, rows[1][col[c]], rows[2][col[c]], v)
 		}
+	}
+}
+
+// The checked-in batch records read through the one metric list: their
+// benchfmt results carry the batch report's numbers, none of the GPU
+// fields they hold at 0, and a GPU record's results the GPU metrics.
+func TestWriteBenchBatchAndGPU(t *testing.T) {
+	recs, err := LoadRecords("../../results/thesis/ch6-weeks.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := peerRec("sim", "A", 10, 123.5, 7)
+	var buf bytes.Buffer
+	if err := WriteBench(&buf, append(recs[:1:1], g)); err != nil {
+		t.Fatal(err)
+	}
+	rd := benchfmt.NewReader(&buf, "bench")
+	var got []*benchfmt.Result
+	for rd.Scan() {
+		if r, ok := rd.Result().(*benchfmt.Result); ok {
+			got = append(got, r.Clone())
+		}
+	}
+	if err := rd.Err(); err != nil || len(got) != 2 {
+		t.Fatalf("%d results, err %v", len(got), err)
+	}
+	b := recs[0].Batch
+	if v, ok := got[0].Value("file_wait_s"); !ok || v != float64(b.FileWaitS) {
+		t.Errorf("file_wait_s = %v (%v), want %d", v, ok, b.FileWaitS)
+	}
+	if v, ok := got[0].Value("mean_stretch"); !ok || v != b.MeanStretch {
+		t.Errorf("mean_stretch = %v (%v), want %v", v, ok, b.MeanStretch)
+	}
+	if _, ok := got[0].Value("gflops"); ok {
+		t.Error("a batch record's result has gflops")
+	}
+	if v, ok := got[1].Value("gflops"); !ok || v != g.GFlops {
+		t.Errorf("gflops = %v (%v), want %v", v, ok, g.GFlops)
 	}
 }

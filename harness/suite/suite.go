@@ -213,8 +213,9 @@ type Reference struct {
 	LabelsLine int
 }
 
-// Metrics the report knows, with their display names; transfers_mb is the
-// claims files' spelling of transfers_mib (the papers' MB are MiB).
+// Metrics a suite's [report] metric may name (a GPU run's metrics,
+// run.MetricNames); transfers_mb is the claims files' spelling of
+// transfers_mib (the papers' MB are MiB).
 var Metrics = run.MetricNames()
 
 // Lines the report can draw.
