@@ -98,7 +98,7 @@ func TestPresetRuntimeIsStarPUs(t *testing.T) {
 	}
 	rt := p.Runtime
 	rt.OpSeconds, rt.ArrayOpSeconds, rt.StatusOpSeconds, rt.PredictOpSeconds, rt.BeladyOpSeconds, rt.DurationCV = 0, 0, 0, 0, 0, 0
-	rt.StatusWrittenOpSeconds = 0
+	rt.StatusWrittenOpSeconds, rt.ProgramRunSeconds = 0, 0
 	want := hardware.Runtime{Buffer: 10, Pipeline: 5, ReclaimFactor: 2, ReuseSameSize: true, AllocSync: "none",
 		FetchRequests: 5, PrefetchRequests: 2, SchedCost: "none", LockFree: true, SpinFree: true}
 	if rt != want {

@@ -119,10 +119,10 @@ func TestCountsSaturate(t *testing.T) {
 }
 
 // Each kind of operation is charged at its own cost (runtime op_seconds,
-// array_op_seconds, status_op_seconds, belady_op_seconds): a plan counting
+// array_op_seconds, status_op_seconds, belady_op_seconds, ...): a plan counting
 // 1000 of one kind delays the start by 1000 times that kind's cost.
 func TestEachKindHasItsCost(t *testing.T) {
-	costs := [schedulers.NumOps]float64{1e-6, 2e-6, 4e-6, 8e-6, 16e-6, 32e-6}
+	costs := [schedulers.NumOps]float64{1e-6, 2e-6, 4e-6, 8e-6, 16e-6, 32e-6, 64e-6}
 	for k := range schedulers.NumOps {
 		plan := func(v schedulers.View) ([][]int, error) {
 			v.CountOps(k, 1000)
@@ -133,7 +133,7 @@ func TestEachKindHasItsCost(t *testing.T) {
 		rt := &p.Runtime
 		rt.OpSeconds, rt.ArrayOpSeconds, rt.StatusOpSeconds = costs[schedulers.OpStep], costs[schedulers.OpArray], costs[schedulers.OpStatus]
 		rt.PredictOpSeconds, rt.BeladyOpSeconds = costs[schedulers.OpPredict], costs[schedulers.OpBelady]
-		rt.StatusWrittenOpSeconds = costs[schedulers.OpStatusWritten]
+		rt.StatusWrittenOpSeconds, rt.ProgramRunSeconds = costs[schedulers.OpStatusWritten], costs[schedulers.OpProgramRun]
 		var c collector
 		run(t, sim.Config{Workload: unitGrid(2), Platform: p, Scheduler: &schedulers.Planned{Name: "counting", Plan: plan},
 			Buffer: 1, Pipeline: 1, ChargeSchedTime: true, Trace: c.add})
