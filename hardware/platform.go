@@ -1121,9 +1121,6 @@ func (p *Platform) Links() (links []Link, down, up [][]int) {
 // direction has the suffix "-up".
 func PortName(g int) string { return fmt.Sprintf("pcie-port%d", g) }
 
-// StridedName names the cap on a node's strided copies (Topology.StridedGBps).
-func StridedName(node int) string { return fmt.Sprintf("strided-copy%d", node) }
-
 // NVLinkName names the NVLink connection of two GPUs (its links count as
 // one link of their summed bandwidth).
 func (p *Platform) NVLinkName(a, b int) string {

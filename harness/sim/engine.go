@@ -43,7 +43,7 @@
 //
 // A copy takes its route's latency (Topology.CopyLatencyUs) before it
 // shares its links, max-min fairly in inverse proportion to that latency
-// (SimGrid's CM02 model). A GPU's driver thread spends host time issuing a
+// (SimGrid's CM02 model; the solver is package linkshare). A GPU's driver thread spends host time issuing a
 // copy, launching a kernel and requesting a popped task's inputs
 // (Runtime.CopyIssueUs, TaskIssueUs, FetchInputUs: the sleeps of StarPU's
 // SimGrid mode), one thing after the other; a copy enters its stream, a
@@ -75,6 +75,7 @@ import (
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/event"
+	"github.com/memsched/memsched/harness/sim/linkshare"
 	"github.com/memsched/memsched/internal/bitset"
 	"github.com/memsched/memsched/internal/minheap"
 	"github.com/memsched/memsched/internal/saturating"
@@ -276,22 +277,11 @@ type Engine struct {
 	spinT     []float64
 	spinK     []int32
 
-	links      []hardware.Link
-	down, up   [][]int
-	linkIndex  map[string]int
-	strided    map[int][2][]int     // per GPU node, the paths of strided loads and write-backs
-	peerLinks  [][][]int            // [from GPU][to GPU]: the links of a peer copy
-	peerGBps   [][]float64          // [from GPU][to GPU]: its uncontended bandwidth; nil without peer copies
-	upGBps     []float64            // per node: the bottleneck of its path to home
-	rateMemo64 map[uint64][]float64 // the rates of each set of active paths below 64 (rates)
-	rateCache  *[1 << 10]rateEntry  // in front of rateMemo64
-	rateBig    *[1 << 10]bigEntry   // the rates of recent sets with a path from 64 on
-	flows      []*flow
-	latent     []*flow // copies in their latency (setLatency), not yet sharing links
-	spare      []*flow // finished flows, for reuse
-	homeGBps   []float64
-	fair       fairScratch
-	cand       []int
+	net      *linkshare.Network[transfer] // the links, shared by the copies in flight (initLinks)
+	peerGBps [][]float64                  // [from GPU][to GPU]: a peer copy's uncontended bandwidth; nil without peer copies
+	upGBps   []float64                    // per node: the bottleneck of its path to home
+	homeGBps []float64
+	cand     []int
 }
 
 // charge is what scheduling costs a worker (hardware.Runtime.SchedCost).
@@ -393,13 +383,6 @@ func (e *Engine) initScheduler() {
 // home), the peer routes and the drivers' host costs.
 func (e *Engine) initNodes() {
 	w, p, be := e.w, e.p, e.be
-	e.links, e.down, e.up = p.Links()
-	e.linkIndex = map[string]int{}
-	e.rateMemo64 = map[uint64][]float64{}
-	e.rateCache = new([1 << 10]rateEntry)
-	for i, l := range e.links {
-		e.linkIndex[l.Name] = i
-	}
 	nd := len(w.Data)
 	specs := p.Nodes()
 	e.home = p.HomeNode()
@@ -415,15 +398,8 @@ func (e *Engine) initNodes() {
 		e.nodes = append(e.nodes, newNode(i, ns, nd))
 		e.nodes[i].fromCopy = p.Runtime.LoadingFromCopy
 		e.homeGBps = append(e.homeGBps, p.HomeGBps(i))
-		up := 0.0
-		for j, l := range e.up[i] {
-			if j == 0 || e.links[l].GBps < up {
-				up = e.links[l].GBps
-			}
-		}
-		e.upGBps = append(e.upGBps, up)
 	}
-	e.peerRoutes()
+	e.initLinks()
 	if be == nil {
 		e.copyIssue, e.taskIssue, e.fetchInput = p.Runtime.CopyIssueUs*1e-6, p.Runtime.TaskIssueUs*1e-6, p.Runtime.FetchInputUs*1e-6
 		if p.Runtime.ProgressUs > 0 {
@@ -668,22 +644,18 @@ func (e *Engine) Run() (st *Stats, err error) {
 		if e.Done() && !e.flushed {
 			e.flush()
 		}
-		tFlow, fi := e.nextFlow()
-		tLat, li := e.nextLatent()
-		if e.flushed && fi < 0 && li < 0 && len(e.events) == 0 {
+		due, copying := e.net.Next()
+		if e.flushed && !copying && len(e.events) == 0 {
 			break
 		}
-		if len(e.events) == 0 && fi < 0 && li < 0 {
+		if len(e.events) == 0 && !copying {
 			return nil, e.Stuck()
 		}
-		if li >= 0 && tLat <= tFlow && (len(e.events) == 0 || tLat <= e.events[0].t) {
-			e.advance(tLat)
-			e.activate(li)
-			continue
-		}
-		if fi >= 0 && (len(e.events) == 0 || tFlow <= e.events[0].t) {
-			e.advance(tFlow)
-			e.finishFlow(fi)
+		if copying && (len(e.events) == 0 || due.At <= e.events[0].t) {
+			e.advance(due.At)
+			if c, ended := e.net.Handle(due); ended {
+				e.copyDone(c)
+			}
 			continue
 		}
 		ev := e.events.Pop()
@@ -799,11 +771,7 @@ func (e *Engine) pushTask(task int) {
 func (e *Engine) Done() bool { return e.done == len(e.w.Tasks) }
 
 // Advance moves the clock of a backend-driven run; time never goes back.
-func (e *Engine) Advance(t float64) {
-	if t > e.now {
-		e.now = t
-	}
-}
+func (e *Engine) Advance(t float64) { e.advance(t) }
 
 // SetEventTime corrects the time of a buffered trace event (backend runs).
 func (e *Engine) SetEventTime(i int, t float64) { e.trace[i].T = t }

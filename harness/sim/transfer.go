@@ -2,27 +2,53 @@ package sim
 
 import (
 	"math"
-	"math/bits"
-	"slices"
 
-	"github.com/memsched/memsched/hardware"
+	"github.com/memsched/memsched/harness/sim/linkshare"
 	"github.com/memsched/memsched/schedulers"
 )
 
-// flow is one copy in progress over a path of links: a load into a node
-// (from home, or from a peer GPU over NVLink) or a write-back to home.
-type flow struct {
+// transfer is a copy in flight over the links (Engine.net), what the
+// engine needs when it ends: a load into a node (from home, or from a peer
+// GPU over NVLink) or a write-back to home.
+type transfer struct {
 	node, src, data int // destination node (home for a write-back), source node
-	path            int // identifies links: at most one active flow per path
-	links           []int
-	remaining, rate float64
-	// weight is the flow's share of a link against the others' (SimGrid:
-	// the inverse of its latency), 1 without latencies; activeAt is when
-	// its latency has passed and it starts sharing its links.
-	weight, activeAt float64
-	prefetch         bool
-	out              bool   // a write-back from src to home
-	version          uint32 // the data's version a write-back carries
+	prefetch        bool
+	out             bool   // a write-back from src to home
+	version         uint32 // the data's version a write-back carries
+}
+
+// peerPath is the id of the path of a peer copy from src to dst on n
+// nodes. Of the paths (linkshare.Network.SetPath), loads into node ni are
+// path ni, write-backs from it n+ni, peer copies from 2n, strided loads
+// 2n+n²+ni and strided write-backs 3n+n²+ni (homePath). The solver
+// memoises rates per set of paths, the cheapest for ids below 64 (4 GPUs).
+func peerPath(n, src, dst int) int { return 2*n + dst*n + src }
+
+// initLinks builds the network of links: the platform's, a path per node
+// to and from home, and the peer paths; link indices in the order the
+// platform lists them, then the NVLink connections, then the strided caps
+// as first used (homePath), since ties between links go to the first.
+func (e *Engine) initLinks() {
+	links, down, up := e.p.Links()
+	index := make(map[string]int, len(links))
+	gbps := make([]float64, len(links))
+	for i, l := range links {
+		index[l.Name], gbps[i] = i, l.GBps
+	}
+	e.net = linkshare.New[transfer](gbps, e.p.Topology.NoTransfers)
+	n := len(e.nodes)
+	for ni := range n {
+		e.net.SetPath(ni, down[ni])
+		e.net.SetPath(n+ni, up[ni])
+		bottleneck := 0.0
+		for j, l := range up[ni] {
+			if j == 0 || links[l].GBps < bottleneck {
+				bottleneck = links[l].GBps
+			}
+		}
+		e.upGBps = append(e.upGBps, bottleneck)
+	}
+	e.peerRoutes(index)
 }
 
 // startCopy starts the oldest queued copy of a node if its incoming copy
@@ -147,18 +173,16 @@ func (e *Engine) busSource(ni, d int) (best int, ok bool) {
 	return best, true
 }
 
-// peerRoutes prepares the links of every peer copy between GPUs when peer
+// peerRoutes prepares the path of every peer copy between GPUs when peer
 // copies are on: the NVLink connections as links of their own, PCIe paths
-// over the tree's links.
-func (e *Engine) peerRoutes() {
+// over the tree's links (index: the links by name).
+func (e *Engine) peerRoutes(index map[string]int) {
 	g := e.p.GPUs
 	if !e.p.Topology.NVLink || e.be != nil || g < 2 {
 		return
 	}
-	e.peerLinks = make([][][]int, g)
 	e.peerGBps = make([][]float64, g)
 	for a := range g {
-		e.peerLinks[a] = make([][]int, g)
 		e.peerGBps[a] = make([]float64, g)
 		for b := range g {
 			if a == b {
@@ -166,14 +190,15 @@ func (e *Engine) peerRoutes() {
 			}
 			names, gbps := e.p.PeerPath(a, b)
 			if gbps > 0 {
-				if _, ok := e.linkIndex[names[0]]; !ok {
-					e.linkIndex[names[0]] = len(e.links)
-					e.links = append(e.links, hardware.Link{Name: names[0], GBps: gbps})
+				if _, ok := index[names[0]]; !ok {
+					index[names[0]] = e.net.AddLink(gbps)
 				}
 			}
+			var links []int
 			for _, name := range names {
-				e.peerLinks[a][b] = append(e.peerLinks[a][b], e.linkIndex[name])
+				links = append(links, index[name])
 			}
+			e.net.SetPath(peerPath(len(e.nodes), a, b), links)
 			e.peerGBps[a][b] = e.p.PeerGBps(a, b)
 		}
 	}
@@ -194,18 +219,15 @@ func (e *Engine) load(ni, d, src int, prefetch bool) {
 		e.be.StartLoad(ni, d, prefetch, i)
 		return
 	}
-	f := e.newFlow()
-	*f = flow{node: ni, src: src, data: d, remaining: float64(bytes), prefetch: prefetch, path: ni}
-	e.setLatency(f, src, ni)
+	var path int
 	if src == e.home {
-		f.links, f.path = e.homePath(ni, d, false)
+		path = e.homePath(ni, d, false)
 	} else {
-		f.links = e.peerLinks[src][ni]
-		f.path = 2*len(e.nodes) + ni*len(e.nodes) + src
+		path = peerPath(len(e.nodes), src, ni)
 		e.nodes[src].reading[d]++
 		e.nodes[src].peerOut++
 	}
-	e.startFlow(f)
+	e.net.Start(path, float64(bytes), e.p.Topology.CopyLatency(src, ni, e.home), transfer{node: ni, src: src, data: d, prefetch: prefetch})
 	e.observe(schedulers.LoadStarted, ni, d)
 	e.dataEvent("load_start", ni, d, bytes, kind, src)
 }
@@ -348,17 +370,14 @@ func (e *Engine) startOut(ni int) {
 	n.outQ = popFront(n.outQ)
 	n.busyOut = true
 	bytes := e.w.Data[d].Bytes
-	f := e.newFlow()
-	*f = flow{node: e.home, src: ni, data: d, remaining: float64(bytes), out: true, version: e.version[d]}
-	e.setLatency(f, ni, e.home)
-	f.links, f.path = e.homePath(ni, d, true)
-	e.startFlow(f)
+	e.net.Start(e.homePath(ni, d, true), float64(bytes), e.p.Topology.CopyLatency(ni, e.home, e.home),
+		transfer{node: e.home, src: ni, data: d, out: true, version: e.version[d]})
 	e.dataEvent("writeback_start", ni, d, bytes, "", 0)
 }
 
 // finishOut ends a write-back: home holds the version it carried, unless a
 // task wrote a newer one meanwhile; an evicted copy's memory is freed.
-func (e *Engine) finishOut(f flow) {
+func (e *Engine) finishOut(f transfer) {
 	ni, d := f.src, f.data
 	n := e.nodes[ni]
 	n.busyOut = false
@@ -414,343 +433,39 @@ func (e *Engine) flush() {
 }
 
 // homePath is the path of a copy between home and node ni (up: a
-// write-back) and its id: the node's PCIe path, plus, for a strided datum on
-// a GPU, the cap on row-by-row copies (Topology.StridedGBps), a path of its
-// own. Path ids: loads ni, write-backs n+ni, peer copies from 2n, strided
-// loads from 2n+n², strided write-backs from 3n+n².
-func (e *Engine) homePath(ni, d int, up bool) ([]int, int) {
+// write-back): the node's PCIe path, or, for a strided datum on a GPU, that
+// path plus the cap on row-by-row copies (Topology.StridedGBps), a link
+// and a path of their own, made when first used.
+func (e *Engine) homePath(ni, d int, up bool) int {
 	n := len(e.nodes)
-	links, path := e.down[ni], ni
+	path, dir := ni, 0
 	if up {
-		links, path = e.up[ni], n+ni
+		path, dir = n+ni, 1
 	}
 	if !e.w.Data[d].Strided || e.p.Topology.StridedGBps <= 0 || !e.nodes[ni].gpu {
-		return links, path
+		return path
 	}
-	if e.strided == nil {
-		e.strided = map[int][2][]int{}
+	strided := 2*n + n*n + dir*n + ni
+	if e.net.Path(strided) == nil {
+		capped := e.net.AddLink(e.p.Topology.StridedGBps)
+		e.net.SetPath(strided, append(append([]int(nil), e.net.Path(path)...), capped))
 	}
-	dir := 0
-	if up {
-		dir = 1
-	}
-	p, ok := e.strided[ni]
-	if !ok || p[dir] == nil {
-		name := hardware.StridedName(ni)
-		if up {
-			name += "-up"
-		}
-		e.links = append(e.links, hardware.Link{Name: name, GBps: e.p.Topology.StridedGBps})
-		p[dir] = append(append([]int(nil), links...), len(e.links)-1)
-		e.strided[ni] = p
-	}
-	return p[dir], 2*n + n*n + dir*n + ni
+	return strided
 }
 
-// setLatency gives a copy from node src to dst its latency
-// (Topology.CopyLatencyUs): it shares no bandwidth before, and then shares
-// in inverse proportion to it, as SimGrid's CM02 model does with a flow's
-// route latency as its sharing penalty (NetworkCm02Model::communicate:
-// sharing_penalty_ = latency with network/weight-S = 0; the max-min system
-// gives a variable a rate proportional to the inverse of its penalty).
-// Without latency a flow's weight is 1, SimGrid's penalty of a flow
-// without latency.
-func (e *Engine) setLatency(f *flow, src, dst int) {
-	f.weight, f.activeAt = 1, e.now
-	if lat := e.p.Topology.CopyLatency(src, dst, e.home); lat > 0 && !e.p.Topology.NoTransfers {
-		f.weight, f.activeAt = 1/lat, e.now+lat
-	}
-}
-
-// startFlow adds a copy to the links once its latency has passed
-// (setLatency); without transfers (Topology.NoTransfers) it takes no time.
-func (e *Engine) startFlow(f *flow) {
-	if f.activeAt > e.now {
-		e.latent = append(e.latent, f)
+// copyDone handles a copy whose last byte has arrived.
+func (e *Engine) copyDone(c transfer) {
+	if c.out {
+		e.finishOut(c)
 		return
 	}
-	e.flows = append(e.flows, f)
-	if e.p.Topology.NoTransfers {
-		f.rate = math.Inf(1)
-		return
-	}
-	e.rates()
+	e.loadDone(c.node, c.data, c.prefetch, c.src)
 }
 
-// nextLatent is the earliest time a copy in its latency starts sharing its
-// links, and its index in latent (-1 when none).
-func (e *Engine) nextLatent() (float64, int) {
-	best, bi := math.Inf(1), -1
-	for i, f := range e.latent {
-		if f.activeAt < best {
-			best, bi = f.activeAt, i
-		}
-	}
-	return best, bi
-}
-
-// activate ends the latency of a copy: it shares its links from now on.
-func (e *Engine) activate(i int) {
-	f := e.latent[i]
-	e.latent = append(e.latent[:i], e.latent[i+1:]...)
-	e.startFlow(f)
-}
-
-// pathSet identifies the set of active paths: rates depend on it alone.
-type pathSet [4]uint64
-
-// rates shares link bandwidth among the active flows with max-min fairness
-// (progressive filling). The rates are a function of the set of active
-// paths only (at most one flow per path, flows of a path share its rate
-// whatever their order), so they are computed once per set and memoised:
-// every set of paths below 64 (4 GPUs: a run cycles through a few dozen),
-// and the last sets per slot of a direct-mapped cache for the others (8
-// GPUs copying peer to peer: tens of thousands of sets a run, a fifth of
-// them seen again, nearly all soon after; a map of them all grew to tens
-// of thousands of entries for as many hits).
-func (e *Engine) rates() {
-	n := len(e.flows)
-	if n == 0 || e.p.Topology.NoTransfers {
-		return
-	}
-	var key pathSet
-	memo := true
-	for _, f := range e.flows {
-		if f.path >= 64*len(key) || key[f.path/64]&(1<<(f.path%64)) != 0 {
-			memo = false // more paths than the key holds
-			break
-		}
-		key[f.path/64] |= 1 << (f.path % 64)
-	}
-	small := key[1]|key[2]|key[3] == 0 // every path below 64: a cheaper key
-	var big *bigEntry
-	if memo {
-		var r []float64
-		if small {
-			r = e.memo64(key[0])
-		} else {
-			if e.rateBig == nil {
-				e.rateBig = new([1 << 10]bigEntry)
-			}
-			big = &e.rateBig[key.slot()]
-			if big.key == key { // an empty slot's key has no path from 64 on
-				r = big.rates
-			}
-		}
-		if r != nil {
-			for _, f := range e.flows {
-				f.rate = r[key.rank(f.path)]
-			}
-			return
-		}
-	}
-	e.fairShare()
-	if memo {
-		var r []float64
-		if small {
-			r = make([]float64, n)
-		} else {
-			r = slices.Grow(big.rates[:0], n)[:n] // the slot's last rates are not needed again
-		}
-		for _, f := range e.flows {
-			r[key.rank(f.path)] = f.rate
-		}
-		if small {
-			e.rateMemo64[key[0]] = r
-			e.rateCache[rateSlot(key[0])] = rateEntry{key[0], r}
-		} else {
-			*big = bigEntry{key, r}
-		}
-	}
-}
-
-// bigEntry is a slot of rateBig.
-type bigEntry struct {
-	key   pathSet
-	rates []float64
-}
-
-// slot is the set's slot in rateBig.
-func (k *pathSet) slot() int {
-	h := k[0]*0x9e3779b97f4a7c15 ^ k[1]*0xbf58476d1ce4e5b9 ^ k[2]*0x94d049bb133111eb ^ k[3]
-	return int(h >> (64 - 10))
-}
-
-// rateEntry is a slot of the direct-mapped cache in front of rateMemo64: a
-// run cycles through a few dozen sets of paths, and a map lookup per copy
-// started or ended was a tenth of EAGER's run time.
-type rateEntry struct {
-	key   uint64
-	rates []float64
-}
-
-func rateSlot(key uint64) int { return int((key * 0x9e3779b97f4a7c15) >> (64 - 10)) }
-
-// memo64 is the memoised rates of a set of paths below 64, nil if unknown.
-func (e *Engine) memo64(key uint64) []float64 {
-	s := &e.rateCache[rateSlot(key)]
-	if s.rates != nil && s.key == key {
-		return s.rates
-	}
-	r := e.rateMemo64[key]
-	if r != nil {
-		*s = rateEntry{key, r}
-	}
-	return r
-}
-
-// rank is the number of paths of the set below p.
-func (k *pathSet) rank(p int) int {
-	r := 0
-	for i := 0; i < p/64; i++ {
-		r += bits.OnesCount64(k[i])
-	}
-	return r + bits.OnesCount64(k[p/64]&(1<<(p%64)-1))
-}
-
-// fairScratch is fairShare's space, kept between calls.
-type fairScratch struct {
-	capLeft []float64 // per link, its capacity not yet given
-	users   []int     // per link, its flows not yet fixed
-	weights []float64 // per link, the sum of their weights
-	share   []float64 // per link, capLeft over weights (the rate of a flow of weight 1), when not stale
-	stale   []bool
-	fixed   []bool // per flow
-	active  []int  // the links with flows to fix, in index order
-	onLink  []int  // the flows of each link in flow order: link l's are onLink[start[l]:start[l+1]]
-	start   []int
-}
-
-// fairShare computes the max-min fair rates of the active flows, weighted
-// by their weight (setLatency; all 1 without latencies). Each
-// round scans only the links that still carry a flow to fix, in index
-// order (on 8 GPUs with NVLink, about a dozen of 46), recomputes the share
-// of those the last round changed only, and fixes the flows of the
-// bottleneck from its own list, so it picks the same link, with the same
-// share, as dividing anew on every link: the first of the smallest share.
-func (e *Engine) fairShare() {
-	s := &e.fair
-	n, nl := len(e.flows), len(e.links)
-	if cap(s.capLeft) < nl {
-		s.capLeft, s.users, s.weights = make([]float64, nl), make([]int, nl), make([]float64, nl)
-		s.share, s.stale = make([]float64, nl), make([]bool, nl)
-		s.start = make([]int, nl+1)
-	}
-	capLeft, users, weights, share, stale := s.capLeft[:nl], s.users[:nl], s.weights[:nl], s.share[:nl], s.stale[:nl]
-	clear(users)
-	clear(weights)
-	if cap(s.fixed) < n {
-		s.fixed = make([]bool, n)
-	}
-	fixed := s.fixed[:n]
-	clear(fixed)
-	uses := 0 // (flow, link) pairs
-	for _, f := range e.flows {
-		for _, l := range f.links {
-			users[l]++
-			weights[l] += f.weight
-		}
-		uses += len(f.links)
-	}
-	start, active := s.start[:nl+1], s.active[:0]
-	at := 0
-	for l := range users {
-		start[l] = at
-		if users[l] > 0 {
-			active = append(active, l)
-			capLeft[l] = e.links[l].GBps * 1e9
-			stale[l] = true
-			at += users[l]
-		}
-	}
-	start[nl] = at
-	onLink := slices.Grow(s.onLink[:0], uses)[:uses]
-	for i, f := range e.flows {
-		for _, l := range f.links {
-			onLink[start[l]] = i
-			start[l]++
-		}
-	}
-	for l := nl - 1; l >= 0; l-- { // each start moved to the next list's: back
-		start[l+1] = start[l]
-	}
-	start[0] = 0
-	for left := n; left > 0; {
-		// The most constrained link fixes the rate of its flows; the
-		// links left without flows to fix leave the scan.
-		bl, least := -1, math.Inf(1)
-		j := 0
-		for _, l := range active {
-			if users[l] == 0 {
-				continue
-			}
-			active[j] = l
-			j++
-			if stale[l] {
-				share[l], stale[l] = capLeft[l]/weights[l], false
-			}
-			if share[l] < least {
-				bl, least = l, share[l]
-			}
-		}
-		active = active[:j]
-		for _, i := range onLink[start[bl]:start[bl+1]] {
-			if fixed[i] {
-				continue
-			}
-			f := e.flows[i]
-			f.rate = least * f.weight
-			fixed[i] = true
-			left--
-			for _, l := range f.links {
-				capLeft[l] -= f.rate
-				users[l]--
-				weights[l] -= f.weight
-				stale[l] = true
-			}
-		}
-	}
-	s.active, s.onLink = active, onLink
-}
-
-func (e *Engine) nextFlow() (float64, int) {
-	best, bi := math.Inf(1), -1
-	for i, f := range e.flows {
-		if t := e.now + f.remaining/f.rate; t < best {
-			best, bi = t, i
-		}
-	}
-	return best, bi
-}
-
+// advance moves the clock, and the copies in flight with it, to t.
 func (e *Engine) advance(t float64) {
-	if dt := t - e.now; dt > 0 {
-		for _, f := range e.flows {
-			f.remaining -= f.rate * dt
-		}
+	if t > e.now {
+		e.net.Advance(t)
 		e.now = t
 	}
-}
-
-func (e *Engine) finishFlow(i int) {
-	f := e.flows[i]
-	e.flows = append(e.flows[:i], e.flows[i+1:]...)
-	e.rates()
-	done := *f
-	e.spare = append(e.spare, f)
-	if done.out {
-		e.finishOut(done)
-		return
-	}
-	e.loadDone(done.node, done.data, done.prefetch, done.src)
-}
-
-// newFlow reuses a finished flow, so loads allocate nothing.
-func (e *Engine) newFlow() *flow {
-	if n := len(e.spare); n > 0 {
-		f := e.spare[n-1]
-		e.spare = e.spare[:n-1]
-		return f
-	}
-	return new(flow)
 }

@@ -1,12 +1,10 @@
-package sim
+package linkshare
 
 import (
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
-
-	"github.com/memsched/memsched/hardware"
 )
 
 // TestFairShareMatchesFullScan holds fairShare, which divides again only
@@ -16,22 +14,22 @@ import (
 func TestFairShareMatchesFullScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for trial := range 2000 {
-		e := &Engine{}
+		net := New[int](nil, false)
 		for range 1 + r.IntN(50) {
-			e.links = append(e.links, hardware.Link{GBps: float64(1 + r.IntN(4)*8)})
+			net.AddLink(float64(1 + r.IntN(4)*8))
 		}
 		for range 1 + r.IntN(25) {
-			f := &flow{weight: 1}
-			for _, l := range r.Perm(len(e.links))[:1+r.IntN(min(3, len(e.links)))] {
+			f := &flow[int]{weight: 1}
+			for _, l := range r.Perm(len(net.capacity))[:1+r.IntN(min(3, len(net.capacity)))] {
 				f.links = append(f.links, l)
 			}
-			e.flows = append(e.flows, f)
+			net.flows = append(net.flows, f)
 		}
-		// Twice on one engine: the second call reuses the first's scratch.
+		// Twice on one network: the second call reuses the first's scratch.
 		for call := range 2 {
-			e.fairShare()
-			want := fullScanShares(e.links, e.flows)
-			for i, f := range e.flows {
+			net.fairShare()
+			want := fullScanShares(net.capacity, net.flows)
+			for i, f := range net.flows {
 				if math.Float64bits(f.rate) != math.Float64bits(want[i]) {
 					t.Fatalf("trial %d, call %d: flow %d over links %v: rate %v, full scan %v", trial, call, i, f.links, f.rate, want[i])
 				}
@@ -42,12 +40,9 @@ func TestFairShareMatchesFullScan(t *testing.T) {
 
 // fullScanShares is progressive filling as written before fairShare kept
 // the shares between rounds: every round divides on every link.
-func fullScanShares(links []hardware.Link, flows []*flow) []float64 {
-	capLeft := make([]float64, len(links))
-	users := make([]int, len(links))
-	for i, l := range links {
-		capLeft[i] = l.GBps * 1e9
-	}
+func fullScanShares(capacity []float64, flows []*flow[int]) []float64 {
+	capLeft := slices.Clone(capacity)
+	users := make([]int, len(capacity))
 	for _, f := range flows {
 		for _, l := range f.links {
 			users[l]++
@@ -57,7 +52,7 @@ func fullScanShares(links []hardware.Link, flows []*flow) []float64 {
 	fixed := make([]bool, len(flows))
 	for left := len(flows); left > 0; {
 		bl, share := -1, math.Inf(1)
-		for l := range links {
+		for l := range capacity {
 			if users[l] > 0 {
 				if s := capLeft[l] / float64(users[l]); s < share {
 					bl, share = l, s
@@ -80,7 +75,7 @@ func fullScanShares(links []hardware.Link, flows []*flow) []float64 {
 }
 
 // TestWeightedFairShare holds fairShare with weights (SimGrid's sharing
-// in inverse proportion to latency, setLatency) to weighted progressive
+// in inverse proportion to latency, Start) to weighted progressive
 // filling that scans every link each round: the most constrained link,
 // by capacity left per unit of weight, gives each of its flows its weight
 // times that.
@@ -88,20 +83,20 @@ func TestWeightedFairShare(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	lat := []float64{10e-6, 11e-6, 12e-6, 19e-6}
 	for trial := range 2000 {
-		e := &Engine{}
+		net := New[int](nil, false)
 		for range 1 + r.IntN(20) {
-			e.links = append(e.links, hardware.Link{GBps: float64(1 + r.IntN(4)*8)})
+			net.AddLink(float64(1 + r.IntN(4)*8))
 		}
 		for range 1 + r.IntN(15) {
-			f := &flow{weight: 1 / lat[r.IntN(len(lat))]}
-			for _, l := range r.Perm(len(e.links))[:1+r.IntN(min(3, len(e.links)))] {
+			f := &flow[int]{weight: 1 / lat[r.IntN(len(lat))]}
+			for _, l := range r.Perm(len(net.capacity))[:1+r.IntN(min(3, len(net.capacity)))] {
 				f.links = append(f.links, l)
 			}
-			e.flows = append(e.flows, f)
+			net.flows = append(net.flows, f)
 		}
-		e.fairShare()
-		want := weightedShares(e.links, e.flows)
-		for i, f := range e.flows {
+		net.fairShare()
+		want := weightedShares(net.capacity, net.flows)
+		for i, f := range net.flows {
 			if math.Abs(f.rate-want[i]) > 1e-9*want[i] {
 				t.Fatalf("trial %d: flow %d (weight %g) over links %v: rate %v, full scan %v", trial, i, f.weight, f.links, f.rate, want[i])
 			}
@@ -110,24 +105,21 @@ func TestWeightedFairShare(t *testing.T) {
 	// Two copies from main memory over a shared 12.381 GB/s link, of
 	// latencies 10 and 11 µs: 11/21 and 10/21 of it (StarPU's SimGrid run
 	// of the gemini-2-ipdps platform gives its CUDA1 and CUDA0 these).
-	e := &Engine{links: []hardware.Link{{GBps: 12.381}, {GBps: 10.8}, {GBps: 10.8}}}
-	e.flows = []*flow{{weight: 1 / 11e-6, links: []int{0, 1}}, {weight: 1 / 10e-6, links: []int{0, 2}}}
-	e.fairShare()
-	if got, want := e.flows[1].rate/e.flows[0].rate, 11.0/10; math.Abs(got-want) > 1e-12 {
-		t.Errorf("rates %v and %v: ratio %v, want %v", e.flows[0].rate, e.flows[1].rate, got, want)
+	net := New[int]([]float64{12.381, 10.8, 10.8}, false)
+	net.flows = []*flow[int]{{weight: 1 / 11e-6, links: []int{0, 1}}, {weight: 1 / 10e-6, links: []int{0, 2}}}
+	net.fairShare()
+	if got, want := net.flows[1].rate/net.flows[0].rate, 11.0/10; math.Abs(got-want) > 1e-12 {
+		t.Errorf("rates %v and %v: ratio %v, want %v", net.flows[0].rate, net.flows[1].rate, got, want)
 	}
 }
 
-func weightedShares(links []hardware.Link, flows []*flow) []float64 {
-	capLeft := make([]float64, len(links))
-	for i, l := range links {
-		capLeft[i] = l.GBps * 1e9
-	}
+func weightedShares(capacity []float64, flows []*flow[int]) []float64 {
+	capLeft := slices.Clone(capacity)
 	rate := make([]float64, len(flows))
 	fixed := make([]bool, len(flows))
 	for left := len(flows); left > 0; {
 		bl, share := -1, math.Inf(1)
-		for l := range links {
+		for l := range capacity {
 			w := 0.0
 			for i, f := range flows {
 				if !fixed[i] && slices.Contains(f.links, l) {
@@ -150,4 +142,28 @@ func weightedShares(links []hardware.Link, flows []*flow) []float64 {
 		}
 	}
 	return rate
+}
+
+// TestMemoHolds: a set of paths below 64 is kept for good, one with a
+// path from 64 on in its slot of the recent sets, so meeting it again
+// skips fairShare.
+func TestMemoHolds(t *testing.T) {
+	for _, paths := range [][]int{{0, 1, 5}, {3, 64, 100}} {
+		net := New[int]([]float64{10, 4}, false)
+		var key pathSet
+		for _, p := range paths {
+			net.SetPath(p, []int{0, 1})
+			net.Start(p, 1e9, 0, p)
+			key[p/64] |= 1 << (p % 64)
+		}
+		var r []float64
+		if key[1]|key[2]|key[3] == 0 {
+			r = net.lookup64(key[0])
+		} else if e := net.big[key.slot()]; e.key == key {
+			r = e.rates
+		}
+		if len(r) != len(paths) || r[0] != 4e9/3 {
+			t.Errorf("paths %v: memoised rates %v, want 3 of 4/3 GB/s", paths, r)
+		}
+	}
 }
