@@ -195,6 +195,7 @@ func TestGeminiNVLinkTable(t *testing.T) {
 	}
 	q, _ := Load("v100-gemini")
 	q.GPUs = 4
+	q.Topology.NVLink = false
 	if names, _ := q.PeerPath(2, 3); strings.Join(names, ",") != "pcie-gpu2-up,pcie-gpu3" {
 		t.Errorf("two GPUs of one switch: path %v, want through the switch only", names)
 	}
