@@ -293,7 +293,10 @@ func (e *Engine) issue(ni int) {
 			e.unblock(n) // the driver is not blocked
 		}
 	}()
-	if e.perPair && len(n.workers) <= 1 && !e.rt.JustInTime {
+	// Requests are counted per pair of nodes for the copies into a GPU;
+	// main memory's requests (a CPU task's inputs whose valid copy is on a
+	// GPU) go through fetchHome, whose write-backs have no pair to count.
+	if e.perPair && len(n.workers) <= 1 && !e.rt.JustInTime && ni != e.home {
 		waiting = e.issuePairs(ni)
 		return
 	}
