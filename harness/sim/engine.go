@@ -282,6 +282,7 @@ type Engine struct {
 	upGBps   []float64                    // per node: the bottleneck of its path to home
 	homeGBps []float64
 	cand     []int
+	pend     []int // pendingBySource's counts
 }
 
 // charge is what scheduling costs a worker (hardware.Runtime.SchedCost).

@@ -256,20 +256,22 @@ func (e *Engine) pairOf(src int) int {
 	return src
 }
 
-// pendingFrom counts the copies into node ni queued or running that count
-// among source s's (pairOf).
-func (e *Engine) pendingFrom(ni, s int) int {
+// pendingBySource counts, per source s, the copies into node ni queued or
+// running that count among s's (pairOf), in one pass over the node's copy
+// queue: e.pend, valid until the copy queue or the running copy changes.
+func (e *Engine) pendingBySource(ni int) []int {
 	n := e.nodes[ni]
-	c := 0
-	if n.busyIn && n.inPair == s {
-		c++
+	if len(e.pend) != len(e.nodes) {
+		e.pend = make([]int, len(e.nodes))
+	}
+	clear(e.pend)
+	if n.busyIn {
+		e.pend[n.inPair]++
 	}
 	for _, r := range n.copyQ {
-		if e.pairOf(r.src) == s {
-			c++
-		}
+		e.pend[e.pairOf(r.src)]++
 	}
-	return c
+	return e.pend
 }
 
 // startTransfer issues the node's pending requests, then starts its next
@@ -398,14 +400,16 @@ func (e *Engine) prefetchAt(n *node, i int) request {
 // device to drain.
 func (e *Engine) issuePairs(ni int) (waiting bool) {
 	n := e.nodes[ni]
-	n.fetchQ = slices.DeleteFunc(n.fetchQ, func(r request) bool {
-		if n.state[r.data] != absent || n.pin[r.data] == 0 {
-			e.release(r.src, r.data)
-			return true
-		}
-		return false
-	})
-	for {
+	if len(n.fetchQ) > 0 {
+		n.fetchQ = slices.DeleteFunc(n.fetchQ, func(r request) bool {
+			if n.state[r.data] != absent || n.pin[r.data] == 0 {
+				e.release(r.src, r.data)
+				return true
+			}
+			return false
+		})
+	}
+	for len(n.fetchQ) > 0 {
 		i := e.nextFetch(ni)
 		if i < 0 {
 			break
@@ -419,23 +423,29 @@ func (e *Engine) issuePairs(ni int) (waiting bool) {
 		n.fetchQ = slices.Delete(n.fetchQ, i, i+1)
 	}
 	e.skipPrefetches(ni)
-	for _, s := range e.srcOrder {
-		if s == ni {
-			continue
-		}
-		for j := n.prefHead; j < len(n.prefQ) && e.pendingFrom(ni, s) < e.maxPrefetch; j++ {
-			d := n.prefQ[j].data
-			if !e.livePrefetch(ni, d) || e.pairOf(int(n.prefSrc[d])) != s {
+	if n.prefHead < len(n.prefQ) {
+		// Only a handled request changes the copies pending (enqueue
+		// queues its copy): the counts are taken again after each.
+		pend := e.pendingBySource(ni)
+		for _, s := range e.srcOrder {
+			if s == ni {
 				continue
 			}
-			var ok bool
-			if ok, waiting = e.allocate(ni, e.prefetchAt(n, j), false); !ok {
-				e.refuse(ni, d)
-				return waiting // declined: retry when memory changes
+			for j := n.prefHead; j < len(n.prefQ) && pend[s] < e.maxPrefetch; j++ {
+				d := n.prefQ[j].data
+				if !e.livePrefetch(ni, d) || e.pairOf(int(n.prefSrc[d])) != s {
+					continue
+				}
+				var ok bool
+				if ok, waiting = e.allocate(ni, e.prefetchAt(n, j), false); !ok {
+					e.refuse(ni, d)
+					return waiting // declined: retry when memory changes
+				}
+				pend = e.pendingBySource(ni)
 			}
 		}
+		e.skipPrefetches(ni)
 	}
-	e.skipPrefetches(ni)
 	return waiting
 }
 
@@ -443,8 +453,9 @@ func (e *Engine) issuePairs(ni int) (waiting bool) {
 // issuePairs handles next, -1 when none may be.
 func (e *Engine) nextFetch(ni int) int {
 	n := e.nodes[ni]
+	pend := e.pendingBySource(ni)
 	for _, s := range e.srcOrder {
-		if s == ni || e.pendingFrom(ni, s) >= e.maxFetch {
+		if s == ni || pend[s] >= e.maxFetch {
 			continue
 		}
 		for i, r := range n.fetchQ {
@@ -700,6 +711,18 @@ func (e *Engine) firstCandidate(ni int, prefetch bool) int {
 // bytes that needs no write-back (the scheduler's policy chooses among
 // them if it has one), or -1.
 func (e *Engine) reuseVictim(ni int, size int64, prefetch bool) int {
+	if e.evictor == nil {
+		// LRU: the first such candidate, without listing them (choose
+		// takes the list's first).
+		n := e.nodes[ni]
+		keep := e.keepPrefetched(prefetch)
+		for d := n.lruHead; d >= 0; d = n.lruNext[d] {
+			if n.evictable(d, keep) && e.w.Data[d].Bytes == size && !e.lastCopy(ni, int(d)) {
+				return int(d)
+			}
+		}
+		return -1
+	}
 	all := e.candidates(ni, prefetch)
 	same := all[:0]
 	for _, d := range all {
