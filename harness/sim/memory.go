@@ -288,20 +288,25 @@ func (e *Engine) startTransfer(n int) {
 }
 
 func (e *Engine) issue(ni int) {
-	n := e.nodes[ni]
-	waiting := false // an allocation waits for the device to drain
-	defer func() {
-		if !waiting {
-			e.unblock(n) // the driver is not blocked
-		}
-	}()
+	var waiting bool // an allocation waits for the device to drain
 	// Requests are counted per pair of nodes for the copies into a GPU;
 	// main memory's requests (a CPU task's inputs whose valid copy is on a
 	// GPU) go through fetchHome, whose write-backs have no pair to count.
-	if e.perPair && len(n.workers) <= 1 && !e.rt.JustInTime && ni != e.home {
+	if n := e.nodes[ni]; e.perPair && len(n.workers) <= 1 && !e.rt.JustInTime && ni != e.home {
 		waiting = e.issuePairs(ni)
-		return
+	} else {
+		waiting = e.issueNode(ni)
 	}
+	if !waiting {
+		e.unblock(e.nodes[ni]) // the driver is not blocked
+	}
+}
+
+// issueNode is issue with the caps counted per node, or on a node shared
+// by several workers; it reports whether an allocation waits for the
+// device to drain.
+func (e *Engine) issueNode(ni int) (waiting bool) {
+	n := e.nodes[ni]
 	for {
 		pending := len(n.copyQ)
 		if n.busyIn {

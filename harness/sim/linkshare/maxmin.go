@@ -48,6 +48,12 @@ func (n *Network[P]) rates() {
 			}
 		}
 		if r != nil {
+			if small {
+				for _, f := range n.flows {
+					f.rate = r[bits.OnesCount64(key[0]&(1<<f.path-1))] // rank, paths below 64
+				}
+				return
+			}
 			for _, f := range n.flows {
 				f.rate = r[key.rank(f.path)]
 			}
