@@ -437,8 +437,18 @@ func (e *Engine) issuePairs(ni int) (waiting bool) {
 				continue
 			}
 			for j := n.prefHead; j < len(n.prefQ) && pend[s] < e.maxPrefetch; j++ {
+				// livePrefetch, inline: the queue is long under
+				// push-time prefetches, and most requests are live and
+				// from another source.
 				d := n.prefQ[j].data
-				if !e.livePrefetch(ni, d) || e.pairOf(int(n.prefSrc[d])) != s {
+				if !n.prefReq[d] {
+					continue
+				}
+				if n.state[d] != absent || n.want[d] == 0 {
+					e.dropPrefetchSource(ni, d)
+					continue
+				}
+				if e.pairOf(int(n.prefSrc[d])) != s {
 					continue
 				}
 				var ok bool
