@@ -2,8 +2,10 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -395,7 +397,7 @@ func claimValue(c paper.Claim, s *suite.Suite, set *Set) (v float64, detail stri
 func selectPoint(c paper.Claim, set *Set) (*Point, string, error) {
 	cands := claimPoints(c, set)
 	var unused []string
-	for _, k := range sortedKeys(c.Point) {
+	for _, k := range slices.Sorted(maps.Keys(c.Point)) {
 		v := c.Point[k]
 		var keep []*Point
 		switch k {
@@ -449,7 +451,7 @@ func selectPoint(c paper.Claim, set *Set) (*Point, string, error) {
 
 func describePoint(p *Point) string {
 	var parts []string
-	for _, k := range sortedKeys(p.Coords) {
+	for _, k := range slices.Sorted(maps.Keys(p.Coords)) {
 		parts = append(parts, k+"="+fmtCoord(p.Coords[k]))
 	}
 	return strings.Join(parts, " ")

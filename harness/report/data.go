@@ -24,8 +24,10 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -156,7 +158,7 @@ func (s *Set) Commits() []string {
 			}
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // MixedCells describes the cells whose records (the repetitions of one
@@ -175,7 +177,7 @@ func (s *Set) MixedCells() []string {
 				seen[commit(r)] = true
 			}
 			if len(seen) > 1 {
-				out = append(out, fmt.Sprintf("%s at %s (%s)", label, describePoint(p), strings.Join(sortedKeys(seen), ", ")))
+				out = append(out, fmt.Sprintf("%s at %s (%s)", label, describePoint(p), strings.Join(slices.Sorted(maps.Keys(seen)), ", ")))
 			}
 		}
 	}
@@ -410,7 +412,7 @@ func NewSet(s *suite.Suite, recs []run.Record, src []string) *Set {
 			p.X = p.MemMiB
 		}
 		var parts []string
-		for _, k := range sortedKeys(p.Coords) {
+		for _, k := range slices.Sorted(maps.Keys(p.Coords)) {
 			if k == xKey || k == "memory_bytes" && xKey == "memory_mb" {
 				continue
 			}
@@ -489,15 +491,6 @@ func toFloat(v any) float64 {
 		return float64(x)
 	}
 	return math.NaN()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Executors names what made the set's records, for figure titles: the

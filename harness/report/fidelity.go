@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -112,12 +114,12 @@ func CheckReferences(s *suite.Suite) error {
 	for _, r := range s.Report.References {
 		scheds, ok := figures[r.Figure]
 		if !ok {
-			errs = append(errs, fmt.Sprintf("%s:%d: reference figure %q is not a series of %s%s; series ids are listed in paper/reference/README.md", s.File, r.Line, r.Figure, s.Report.ReferenceCSV, schedulers.Suggest(r.Figure, sortedKeys(figures))))
+			errs = append(errs, fmt.Sprintf("%s:%d: reference figure %q is not a series of %s%s; series ids are listed in paper/reference/README.md", s.File, r.Line, r.Figure, s.Report.ReferenceCSV, schedulers.Suggest(r.Figure, slices.Sorted(maps.Keys(figures)))))
 			continue
 		}
-		for _, k := range sortedKeys(r.Labels) {
+		for _, k := range slices.Sorted(maps.Keys(r.Labels)) {
 			if !scheds[k] {
-				errs = append(errs, fmt.Sprintf("%s:%d: reference series %s has no scheduler %q%s; it has: %s", s.File, r.LabelsLine, r.Figure, k, schedulers.Suggest(k, sortedKeys(scheds)), strings.Join(sortedKeys(scheds), ", ")))
+				errs = append(errs, fmt.Sprintf("%s:%d: reference series %s has no scheduler %q%s; it has: %s", s.File, r.LabelsLine, r.Figure, k, schedulers.Suggest(k, slices.Sorted(maps.Keys(scheds))), strings.Join(slices.Sorted(maps.Keys(scheds)), ", ")))
 			}
 		}
 	}
@@ -267,7 +269,7 @@ func ReferenceSeries(s *suite.Suite) (map[string][]paper.RefPoint, error) {
 			}
 		}
 	}
-	for _, l := range sortedKeys(out) {
+	for _, l := range slices.Sorted(maps.Keys(out)) {
 		sort.Slice(out[l], func(i, j int) bool { return out[l][i].N < out[l][j].N })
 	}
 	return out, nil

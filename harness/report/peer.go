@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -286,7 +288,7 @@ func peerSummary(peers map[string]*PeerComparison) Section {
 			fmt.Sprintf("%d / %d (%.0f %%)", a.equal, a.points, share*100), goals})
 	}
 	para := fmt.Sprintf("memsched against the authors' StarPU (tag papers/ICPP2023) run in SimGrid with their calibrations of their V100 machines (StarPU hosts %s, each imported as the preset of that name by `memsched calibrate --from-starpu`), the same suites swept by `memsched sweep --executor starpu` (`make reproduce-starpu`; results checked in). Ranking: %d of %d pairs that StarPU separates by more than %.0f %% in the same order; the same best scheduler at %d of %d points.",
-		strings.Join(sortedKeys(hosts), ", "), rankAgree, rankPairs, RankGap*100, bestSame, bestPoints)
+		strings.Join(slices.Sorted(maps.Keys(hosts)), ", "), rankAgree, rankPairs, RankGap*100, bestSame, bestPoints)
 	return Section{Title: "Against StarPU+SimGrid", Paras: []string{para}, Tables: []Table{t}}
 }
 

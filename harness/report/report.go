@@ -4,8 +4,10 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -474,7 +476,7 @@ func ff(v float64) string {
 // when there is a single point), e.g. "n=15" or "gpus=2 n=15".
 func (s *Set) pointName(p *Point) string {
 	var parts []string
-	for _, k := range sortedKeys(p.Coords) {
+	for _, k := range slices.Sorted(maps.Keys(p.Coords)) {
 		vals := map[string]bool{}
 		for _, q := range s.Points {
 			vals[fmt.Sprint(q.Coords[k])] = true

@@ -2,7 +2,8 @@ package run
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,7 +37,7 @@ func (r Record) Result() *benchfmt.Result {
 			set(kv[0], kv[1])
 		}
 	}
-	for _, k := range sortedNames(r.Params) {
+	for _, k := range slices.Sorted(maps.Keys(r.Params)) {
 		set("params."+k, r.Params[k])
 	}
 	if c := r.Provenance.GitSHA; c != "" {
@@ -50,7 +51,7 @@ func (r Record) Result() *benchfmt.Result {
 		name = r.Scheduler
 	}
 	name = benchName(name)
-	for _, k := range sortedNames(r.Point) {
+	for _, k := range slices.Sorted(maps.Keys(r.Point)) {
 		name += "/" + benchName(k) + "=" + benchName(fmt.Sprint(r.Point[k]))
 	}
 	res.Name = benchfmt.Name(name)
@@ -82,13 +83,4 @@ func benchName(s string) string {
 		}
 		return c
 	}, s)
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
