@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/memsched/memsched/harness/run"
 	"golang.org/x/perf/benchmath"
 )
 
@@ -95,6 +96,11 @@ func Compare(old, new *Set, oldLabel, newLabel, metric string, confidence float6
 				c.Unmatched++
 				continue
 			}
+			for _, r := range [2]run.Record{oc.Records[0], nc.Records[0]} {
+				if batch := r.Batch != nil; batch != m.Batch {
+					return nil, fmt.Errorf("metric %q measures %s, but these records are of %s: choose a metric of their kind", metric, kindOf(m.Batch), kindOf(batch))
+				}
+			}
 			matched++
 			row := compareCells(oc, nc, m, confidence)
 			row.Label, row.Point = pr[1], old.pointName(p)
@@ -128,6 +134,14 @@ func Compare(old, new *Set, oldLabel, newLabel, metric string, confidence float6
 		c.Geomean[l] = math.Exp(s / float64(count[l]))
 	}
 	return c, nil
+}
+
+// kindOf names the runs a metric, or a record, is of.
+func kindOf(batch bool) string {
+	if batch {
+		return "batch runs (thesis chapter 6)"
+	}
+	return "GPU runs"
 }
 
 func compareCells(oc, nc *Cell, m Metric, confidence float64) CompareRow {

@@ -86,10 +86,22 @@ func TestCompareLabelsAndErrors(t *testing.T) {
 		{"", "", "flops", 0.95, `unknown metric "flops"`},
 		{"", "", "gflops", 95, "confidence 95"},
 		{"DMDAR", "", "gflops", 0.95, "both labels"},
+		{"", "", "file_wait_s", 0.95, `metric "file_wait_s" measures batch runs (thesis chapter 6), but these records are of GPU runs`},
 	} {
 		if _, err := Compare(set, set, tc.old, tc.new, tc.metric, tc.conf); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: got %v", tc, err)
 		}
+	}
+	weeks, err := LoadRecords("../../results/thesis/ch6-weeks.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := NewSet(nil, weeks, nil)
+	if _, err := Compare(batch, batch, "", "", "gflops", 0.95); err == nil || !strings.Contains(err.Error(), "these records are of batch runs") {
+		t.Errorf("a GPU metric on batch records: %v", err)
+	}
+	if _, err := Compare(batch, batch, "", "", "file_wait_s", 0.95); err != nil {
+		t.Errorf("a batch metric on batch records: %v", err)
 	}
 	other := NewSet(nil, reps("EAGER", 10, 1), nil)
 	if _, err := Compare(set, other, "", "", "gflops", 0.95); err == nil || !strings.Contains(err.Error(), "nothing to compare") {
