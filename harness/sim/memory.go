@@ -362,7 +362,7 @@ func (e *Engine) issueNode(ni int) (waiting bool) {
 // prefetched task waits for them, or the request was taken over.
 func (e *Engine) skipPrefetches(ni int) {
 	n := e.nodes[ni]
-	for n.prefHead < len(n.prefQ) && !e.livePrefetch(ni, n.prefQ[n.prefHead].data) {
+	for n.prefHead < len(n.prefQ) && !e.livePrefetch(n, ni, n.prefQ[n.prefHead].data) {
 		n.prefHead++
 	}
 	if n.prefHead > 1024 && n.prefHead*2 > len(n.prefQ) {
@@ -372,17 +372,27 @@ func (e *Engine) skipPrefetches(ni int) {
 }
 
 // livePrefetch says whether the prefetch request of d on node ni is still
-// to be handled; one that is not releases its source.
-func (e *Engine) livePrefetch(ni, d int) bool {
-	n := e.nodes[ni]
-	if !n.prefReq[d] {
-		return false
+// to be handled; one that is not releases its source (deadPrefetch).
+func (e *Engine) livePrefetch(n *node, ni, d int) bool {
+	if n.liveRequest(d) {
+		return true
 	}
-	if n.state[d] != absent || n.want[d] == 0 {
+	e.deadPrefetch(n, ni, d)
+	return false
+}
+
+// liveRequest is livePrefetch's test, small enough to inline in issuePairs'
+// scan of the prefetch queue (long under push-time prefetches, its
+// requests mostly live): requested, not there nor coming, still wanted.
+func (n *node) liveRequest(d int) bool {
+	return n.prefReq[d] && n.state[d] == absent && n.want[d] != 0
+}
+
+// deadPrefetch releases the source of a request that will not be copied.
+func (e *Engine) deadPrefetch(n *node, ni, d int) {
+	if n.prefReq[d] {
 		e.dropPrefetchSource(ni, d)
-		return false
 	}
-	return true
 }
 
 // prefetchAt is the prefetch request at position i of the node's queue,
@@ -437,15 +447,9 @@ func (e *Engine) issuePairs(ni int) (waiting bool) {
 				continue
 			}
 			for j := n.prefHead; j < len(n.prefQ) && pend[s] < e.maxPrefetch; j++ {
-				// livePrefetch, inline: the queue is long under
-				// push-time prefetches, and most requests are live and
-				// from another source.
 				d := n.prefQ[j].data
-				if !n.prefReq[d] {
-					continue
-				}
-				if n.state[d] != absent || n.want[d] == 0 {
-					e.dropPrefetchSource(ni, d)
+				if !n.liveRequest(d) {
+					e.deadPrefetch(n, ni, d)
 					continue
 				}
 				if e.pairOf(int(n.prefSrc[d])) != s {
