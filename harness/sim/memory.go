@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"iter"
 	"math"
 	"slices"
 
@@ -687,18 +688,29 @@ func (e *Engine) driverSpend(n *node, cost float64) float64 {
 	return n.driverT
 }
 
-// candidates lists, in LRU order, the data a load may evict: no popped
+// evictables are, in LRU order, the data a load may evict: no popped
 // task uses them, no copy reads them and, for a prefetch, no task that
 // prefetched them waits for them either (StarPU's starpu_data_can_evict:
-// nb_tasks_prefetch; unless Runtime.EvictPrefetched).
-func (e *Engine) candidates(ni int, prefetch bool) []int {
+// nb_tasks_prefetch; unless Runtime.EvictPrefetched). Listing them
+// (candidates) and taking the first that fits (firstCandidate,
+// reuseVictim) walk this one sequence.
+func (e *Engine) evictables(ni int, prefetch bool) iter.Seq[int] {
 	n := e.nodes[ni]
 	keep := e.keepPrefetched(prefetch)
-	e.cand = e.cand[:0]
-	for d := n.lruHead; d >= 0; d = n.lruNext[d] {
-		if n.evictable(d, keep) {
-			e.cand = append(e.cand, int(d))
+	return func(yield func(int) bool) {
+		for d := n.lruHead; d >= 0; d = n.lruNext[d] {
+			if n.evictable(d, keep) && !yield(int(d)) {
+				return
+			}
 		}
+	}
+}
+
+// candidates lists the evictables, for a policy to choose among.
+func (e *Engine) candidates(ni int, prefetch bool) []int {
+	e.cand = e.cand[:0]
+	for d := range e.evictables(ni, prefetch) {
+		e.cand = append(e.cand, d)
 	}
 	return e.cand
 }
@@ -716,12 +728,8 @@ func (n *node) evictable(d int32, keepPrefetched bool) bool {
 // firstCandidate is the first of candidates, -1 when there is none,
 // without listing them.
 func (e *Engine) firstCandidate(ni int, prefetch bool) int {
-	n := e.nodes[ni]
-	keep := e.keepPrefetched(prefetch)
-	for d := n.lruHead; d >= 0; d = n.lruNext[d] {
-		if n.evictable(d, keep) {
-			return int(d)
-		}
+	for d := range e.evictables(ni, prefetch) {
+		return d
 	}
 	return -1
 }
@@ -733,11 +741,9 @@ func (e *Engine) reuseVictim(ni int, size int64, prefetch bool) int {
 	if e.evictor == nil {
 		// LRU: the first such candidate, without listing them (choose
 		// takes the list's first).
-		n := e.nodes[ni]
-		keep := e.keepPrefetched(prefetch)
-		for d := n.lruHead; d >= 0; d = n.lruNext[d] {
-			if n.evictable(d, keep) && e.w.Data[d].Bytes == size && !e.lastCopy(ni, int(d)) {
-				return int(d)
+		for d := range e.evictables(ni, prefetch) {
+			if e.w.Data[d].Bytes == size && !e.lastCopy(ni, d) {
+				return d
 			}
 		}
 		return -1
