@@ -14,28 +14,30 @@ import (
 	"github.com/memsched/memsched/workloads"
 )
 
-// simBackend drives the machine in simulated time with the engine's timing
-// model for platforms whose only bottleneck is each GPU's own link (one
-// flow per GPU at a constant rate), reproducing the engine's arithmetic and
-// tie-breaking: loads before task ends at equal times, loads in start
-// order, task ends by push order.
-type simBackend struct {
+// simDriver drives the engine through its effects in simulated time, with
+// the simulator's timing model for platforms whose only bottleneck is each
+// GPU's own link (one flow per GPU at a constant rate), reproducing the
+// simulator's arithmetic and tie-breaking: copies before task ends and
+// wake-ups at equal times, copies in start order, the others in the order
+// the engine asked for them. It is a third driver of the engine, written
+// from its exported contract alone.
+type simDriver struct {
 	m     *sim.Engine
 	flows []*simFlow
 	ev    taskHeap
 	seq   uint64
+	trace func(event.Event)
 }
 
 type simFlow struct {
-	g, d            int
-	prefetch        bool
+	c               sim.Copy
 	remaining, rate float64
 }
 
 type taskEv struct {
 	t       float64
 	seq     uint64
-	g, task int
+	g, task int // task -1: a wake-up
 }
 
 type taskHeap []taskEv
@@ -53,23 +55,33 @@ func (h *taskHeap) Pop() any {
 	return x
 }
 
-func (b *simBackend) StartLoad(g, d int, prefetch bool, _ int) {
-	b.flows = append(b.flows, &simFlow{g: g, d: d, prefetch: prefetch,
-		remaining: float64(b.m.Workload().Data[d].Bytes), rate: b.m.Platform().HomeGBps(g) * 1e9})
+func (b *simDriver) carryOut() {
+	m := b.m
+	for _, f := range m.Effects() {
+		switch f.Kind {
+		case sim.EffectCopy:
+			b.flows = append(b.flows, &simFlow{c: f.Copy,
+				remaining: float64(m.Workload().Data[f.Copy.Data].Bytes), rate: m.Platform().HomeGBps(f.Copy.Node) * 1e9})
+		case sim.EffectTask:
+			b.seq++
+			heap.Push(&b.ev, taskEv{m.Now() + m.ComputeSeconds(f.Worker, f.Task), b.seq, f.Worker, f.Task})
+		case sim.EffectWake:
+			b.seq++
+			heap.Push(&b.ev, taskEv{f.At, b.seq, f.Worker, -1})
+		}
+	}
+	for _, ev := range m.Events() {
+		b.trace(ev)
+	}
+	m.Ack()
 }
 
-func (b *simBackend) StartTask(g, task int, _ int) {
-	b.seq++
-	heap.Push(&b.ev, taskEv{b.m.Now() + b.m.ComputeSeconds(g, task), b.seq, g, task})
-}
-
-func (b *simBackend) Evicted(int, int) {}
-
-func (b *simBackend) run() (*sim.Stats, error) {
+func (b *simDriver) run() (*sim.Stats, error) {
 	m := b.m
 	if err := m.Begin(); err != nil {
 		return nil, err
 	}
+	b.carryOut()
 	for !m.Done() {
 		best, fi := math.Inf(1), -1
 		for i, f := range b.flows {
@@ -84,17 +96,23 @@ func (b *simBackend) run() (*sim.Stats, error) {
 			b.advance(best)
 			f := b.flows[fi]
 			b.flows = append(b.flows[:fi], b.flows[fi+1:]...)
-			m.LoadDone(f.g, f.d, f.prefetch)
+			m.CopyDone(f.c)
+			b.carryOut()
 			continue
 		}
 		e := heap.Pop(&b.ev).(taskEv)
 		b.advance(e.t)
-		m.TaskDone(e.g, e.task)
+		if e.task < 0 {
+			m.Wake(e.g, e.t)
+		} else {
+			m.TaskDone(e.g, e.task)
+		}
+		b.carryOut()
 	}
 	return m.Finish(), nil
 }
 
-func (b *simBackend) advance(t float64) {
+func (b *simDriver) advance(t float64) {
 	if dt := t - b.m.Now(); dt > 0 {
 		for _, f := range b.flows {
 			f.remaining -= f.rate * dt
@@ -143,11 +161,11 @@ func build(t testing.TB, name string, p *hardware.Platform) (schedulers.Schedule
 	return s, spec.BufferDepth(params, p.Runtime.Buffer)
 }
 
-// TestMachineLockstep runs sim.Engine through the Backend seam, with
-// simulated time, against sim.Run
-// on the same configuration: the traces must agree event for event (time,
-// kind, GPU, task, data) and the totals exactly. It is what keeps this
-// copy of the engine's state machine honest until sim exports the seam.
+// TestMachineLockstep drives sim.Engine through its effects (simDriver),
+// in simulated time, against sim.Run on the same configuration: the traces
+// must agree event for event (time, kind, GPU, task, data) and the totals
+// exactly. It keeps the engine's exported contract, which the CUDA
+// executor drives, honest.
 func TestMachineLockstep(t *testing.T) {
 	tile := 96
 	cases := []struct {
@@ -178,13 +196,13 @@ func TestMachineLockstep(t *testing.T) {
 					t.Fatal(err)
 				}
 				s2, _ := build(t, sched, p)
-				b := &simBackend{}
-				m, err := sim.NewWith(sim.Config{Workload: w, Platform: p, Scheduler: s2, Buffer: buf,
-					Pipeline: p.Runtime.Pipeline, Seed: 7, Trace: func(e event.Event) { got = append(got, e) }}, b)
+				trace := func(e event.Event) { got = append(got, e) }
+				m, err := sim.New(sim.Config{Workload: w, Platform: p, Scheduler: s2, Buffer: buf,
+					Pipeline: p.Runtime.Pipeline, Seed: 7, Trace: trace})
 				if err != nil {
 					t.Fatal(err)
 				}
-				b.m = m
+				b := &simDriver{m: m, trace: trace}
 				st2, err := b.run()
 				if err != nil {
 					t.Fatal(err)

@@ -4,18 +4,19 @@
 //
 // # One state machine, two clocks
 //
-// The executor is a sim.Backend: sim.Engine, the simulator's own state
-// machine (per GPU a task buffer whose inputs are prefetched in order, a
+// The executor is the second driver of sim.Engine, the simulator's own
+// core (per GPU a task buffer whose inputs are prefetched in order, a
 // pipeline of popped tasks whose missing inputs are fetched first, compute
 // in pop order, memory capped with eviction through the scheduler's
-// Evictor or LRU), decides; where the simulator would start a flow or
-// schedule a task end, it asks the backend, and the host loop here reports
-// completions (Advance, then LoadDone or TaskDone). Pull, Pop, Victim,
-// Push and Observe are therefore called by the same code in the same order
-// as in simulation. TestMachineLockstep drives the engine through the
-// Backend seam with the simulator's timing model and requires sim.Run's
-// trace event for event; TestMakespanMatchesSim requires the same of the
-// CUDA backend on the fake's virtual clock.
+// Evictor or LRU). The core decides and hands out effects (start a copy,
+// start a task, memory freed, start the clock); the host loop here carries
+// them out on CUDA streams and reports completions (Advance, then CopyDone
+// or TaskDone). Pull, Pop, Victim, Push and Observe are therefore called
+// by the same code in the same order as in simulation.
+// TestMachineLockstep drives the core through its effects with the
+// simulator's timing model and requires sim.Run's trace event for event;
+// TestMakespanMatchesSim requires the same of the CUDA executor on the
+// fake's virtual clock.
 //
 // Per GPU the executor has a copy stream and a compute stream with one
 // cuBLAS handle bound to it; the host loop makes every CUDA call from its
@@ -36,7 +37,7 @@
 // the trace have the simulator's meaning. Scheduling time passes for real;
 // ChargeSchedTime says whether the clock starts before the static planning
 // (Init) or after it and the submission, as the papers' timers do without
-// or with COUNT_DO_SCHEDULE (sim.ClockStarter). Before the clock, each
+// or with COUNT_DO_SCHEDULE (sim.EffectClock). Before the clock, each
 // GPU runs one copy and one SGEMM of each task shape (warmUp), so that CUDA's
 // lazy loading of cuBLAS's kernels is not inside it.
 //

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sort"
 	"sync"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/hardware/cuda"
+	"github.com/memsched/memsched/harness/event"
 	"github.com/memsched/memsched/harness/sim"
 	"github.com/memsched/memsched/workloads"
 )
@@ -54,8 +56,9 @@ func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 		p.Topology.NVLink = false
 		cfg.Platform = p
 	}
-	x := &executor{opt: opt}
-	m, err := sim.NewWith(cfg, x)
+	cfg.RealTime = true
+	x := &executor{opt: opt, traceTo: cfg.Trace}
+	m, err := sim.New(cfg)
 	if err != nil {
 		return nil, "", err
 	}
@@ -109,13 +112,14 @@ func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 		return nil, device, err
 	}
 	if cfg.ChargeSchedTime { // the clock runs during the planning too
-		if err := x.StartClock(); err != nil {
+		if err := x.startClock(); err != nil {
 			return nil, device, err
 		}
 	}
 	if err := m.Begin(); err != nil {
 		return nil, device, err
 	}
+	x.carryOut()
 	x.issueAll()
 	for !m.Done() && x.err == nil {
 		if cfg.Context != nil && cfg.Context.Err() != nil {
@@ -125,6 +129,9 @@ func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 		switch {
 		case op != nil:
 			x.deliver(g, op)
+			x.issueAll()
+		case !busy && len(x.wakes) > 0:
+			x.wakeUntil(x.wakes[0].At) // nothing runs: the host waits for it
 			x.issueAll()
 		case !busy && x.err == nil:
 			return nil, device, m.Stuck()
@@ -144,11 +151,19 @@ func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 			return nil, device, err
 		}
 	}
+	if x.traceTo != nil {
+		// In time order, stable so that equal times keep their causal
+		// order: a start's measured time is known only at its end.
+		sort.SliceStable(x.trace, func(i, j int) bool { return x.trace[i].T < x.trace[j].T })
+		for _, ev := range x.trace {
+			x.traceTo(ev)
+		}
+	}
 	return m.Finish(), device, nil
 }
 
-// executor is the machine's backend on CUDA. The host loop in RunWith owns
-// the machine and makes every CUDA call, from its locked thread (x.th).
+// executor is the engine's driver on CUDA. The host loop in RunWith owns
+// the engine and makes every CUDA call, from its locked thread (x.th).
 type executor struct {
 	rt      *cuda.Runtime
 	th      *cuda.Thread // the host loop's thread, which makes every CUDA call
@@ -163,8 +178,12 @@ type executor struct {
 	devs    []*device
 	issued  []bool // task queued on its GPU's compute stream
 	seq     uint64
-	started bool  // the origins are recorded (StartClock)
+	started bool  // the origins are recorded (startClock)
 	err     error // first failure; ends the run
+
+	wakes   []sim.Effect      // EffectWake not yet due, by time then order
+	trace   []event.Event     // the engine's events, start times stamped when measured
+	traceTo func(event.Event) // sim.Config.Trace
 }
 
 // device is one GPU: a copy stream for loads (one at a time, as the
@@ -198,9 +217,10 @@ type op struct {
 	prefetch   bool
 	start, end cuda.Event
 	seq        uint64
-	issued     float64 // machine time when queued
-	trace      int     // the *_start record, -1 if none
-	begun      bool    // a task the machine has started
+	issued     float64  // machine time when queued
+	copy       sim.Copy // a load's, handed back to the engine
+	trace      int      // the *_start record in executor.trace, -1 if none
+	begun      bool     // a task the machine has started
 }
 
 func (x *executor) fail(err error) {
@@ -273,10 +293,10 @@ func (x *executor) setup(maxC int64) error {
 	return nil
 }
 
-// StartClock records the GPUs' origins, once: sim.Engine.Begin calls it
-// after the submission and the planning, unless RunWith did before Begin
-// for a run that charges its planning.
-func (x *executor) StartClock() error {
+// startClock records the GPUs' origins, once: at the engine's
+// EffectClock, after the submission and the planning, unless RunWith did
+// before Begin for a run that charges its planning.
+func (x *executor) startClock() error {
 	if x.started {
 		return nil
 	}
@@ -466,11 +486,62 @@ func (x *executor) close() {
 	}
 }
 
-// startLoad queues the copy of d on g's copy stream between two events.
-func (x *executor) StartLoad(g, d int, prefetch bool, trace int) {
+// carryOut does what the engine's last call asked, in its order: the
+// trace events are kept to be stamped, copies and tasks started, freed
+// memory returned to its pool, wake-ups held until due.
+func (x *executor) carryOut() {
+	for x.err == nil {
+		base := len(x.trace)
+		x.trace = append(x.trace, x.m.Events()...)
+		at := func(i int) int {
+			if i < 0 {
+				return -1
+			}
+			return base + i
+		}
+		for _, f := range x.m.Effects() {
+			switch f.Kind {
+			case sim.EffectClock:
+				x.fail(x.startClock())
+			case sim.EffectCopy:
+				x.startLoad(f.Copy, at(f.Event))
+			case sim.EffectTask:
+				x.startTask(f.Worker, f.Task, at(f.Event))
+			case sim.EffectFreed:
+				x.evicted(f.Copy.Node, f.Copy.Data)
+			case sim.EffectWake:
+				i := sort.Search(len(x.wakes), func(i int) bool { return x.wakes[i].At > f.At })
+				x.wakes = slices.Insert(x.wakes, i, f)
+			}
+		}
+		x.m.Ack()
+		if len(x.wakes) == 0 || x.wakes[0].At > x.m.Now() {
+			return
+		}
+		w := x.wakes[0] // due now: the engine wakes the worker at once
+		x.wakes = x.wakes[1:]
+		x.m.Wake(w.Worker, w.At)
+	}
+}
+
+// wakeUntil hands the engine, in order, every wake-up due by t.
+func (x *executor) wakeUntil(t float64) {
+	for len(x.wakes) > 0 && x.wakes[0].At <= t && x.err == nil {
+		w := x.wakes[0]
+		x.wakes = x.wakes[1:]
+		x.m.Advance(w.At)
+		x.m.Wake(w.Worker, w.At)
+		x.carryOut()
+	}
+}
+
+// startLoad queues the copy into a GPU on its copy stream between two
+// events; the executor copies every datum from host RAM.
+func (x *executor) startLoad(c sim.Copy, trace int) {
+	g, d := c.Node, c.Data
 	dev := x.devs[g]
 	x.seq++
-	o := &op{id: d, prefetch: prefetch, seq: x.seq, issued: x.m.Now(), trace: trace}
+	o := &op{id: d, prefetch: c.Prefetch, copy: c, seq: x.seq, issued: x.m.Now(), trace: trace}
 	bytes := x.w.Data[d].Bytes
 	err := x.on(dev, func() error {
 		slab, err := dev.pool.get(x.rt, bytes)
@@ -499,9 +570,9 @@ func (x *executor) StartLoad(g, d int, prefetch bool, trace int) {
 	dev.load = o
 }
 
-// startTask: the machine starts task, all inputs resident. It is usually
-// queued already (issueReady); its trace record is now known.
-func (x *executor) StartTask(g, task int, trace int) {
+// startTask: the engine starts task, all inputs resident. It is usually
+// queued already (issueAll); its trace record is now known.
+func (x *executor) startTask(g, task int, trace int) {
 	dev := x.devs[g]
 	if !x.issued[task] {
 		x.issue(g, task)
@@ -516,7 +587,7 @@ func (x *executor) StartTask(g, task int, trace int) {
 	dev.tasks[0].begun, dev.tasks[0].trace = true, trace
 }
 
-func (x *executor) Evicted(g, d int) {
+func (x *executor) evicted(g, d int) {
 	dev := x.devs[g]
 	for _, o := range dev.tasks {
 		if x.w.Tasks[o.id].Reads(d) {
@@ -698,9 +769,11 @@ func (x *executor) deliver(g int, o *op) {
 		start = max(start, dev.lastLoadEnd)
 		x.setTime(o.trace, start)
 		dev.load = nil
+		x.wakeUntil(start + dur)
 		m.Advance(start + dur)
 		dev.lastLoadEnd, dev.residentAt[o.id] = m.Now(), m.Now()
-		m.LoadDone(g, o.id, o.prefetch)
+		m.CopyDone(o.copy)
+		x.carryOut()
 		return
 	}
 	start = max(start, dev.lastTaskEnd)
@@ -710,14 +783,17 @@ func (x *executor) deliver(g int, o *op) {
 	x.setTime(o.trace, start)
 	dev.tasks = dev.tasks[1:]
 	dev.spare = append(dev.spare, o.start, o.end)
+	x.wakeUntil(start + dur)
 	m.Advance(start + dur)
 	dev.lastTaskEnd = m.Now()
 	m.TaskDone(g, o.id)
+	x.carryOut()
 }
 
+// setTime stamps a start event with its measured time.
 func (x *executor) setTime(trace int, t float64) {
 	if trace >= 0 {
-		x.m.SetEventTime(trace, t)
+		x.trace[trace].T = t
 	}
 }
 

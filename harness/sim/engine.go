@@ -70,41 +70,15 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/memsched/memsched/hardware"
 	"github.com/memsched/memsched/harness/event"
-	"github.com/memsched/memsched/harness/sim/linkshare"
 	"github.com/memsched/memsched/internal/bitset"
-	"github.com/memsched/memsched/internal/minheap"
 	"github.com/memsched/memsched/internal/saturating"
 	"github.com/memsched/memsched/schedulers"
 	"github.com/memsched/memsched/workloads"
 )
-
-// Backend carries out the engine's decisions in real time instead of
-// simulating them: the CUDA executor starts a copy or a kernel when asked
-// and, when the GPU reports it done, calls Advance then LoadDone or
-// TaskDone. One state machine thus serves the simulator and real GPUs.
-// trace indexes the event just emitted (-1 when not tracing), whose time
-// the backend may correct with SetEventTime. A backend runs read-only task
-// sets on GPU workers fed from main memory.
-type Backend interface {
-	StartLoad(g, d int, prefetch bool, trace int)
-	StartTask(g, task, trace int)
-	Evicted(g, d int)
-}
-
-// ClockStarter is a Backend told when the run's clock starts: in Begin,
-// after the submission and the static planning (Init), before the first
-// load or task. The papers' benchmarks start their timer after
-// starpu_do_schedule (examples/mult/xgemm.c) unless the script counts the
-// planning (COUNT_DO_SCHEDULE), which a real run does by starting its clock
-// before Begin (Config.ChargeSchedTime), as the simulator charges it.
-type ClockStarter interface {
-	StartClock() error
-}
 
 // Config is one simulated run.
 type Config struct {
@@ -127,8 +101,15 @@ type Config struct {
 	// "model", every call made for a worker is charged and this says
 	// whether the static planning (Init) is too.
 	ChargeSchedTime bool
-	// Trace, when set, receives every event.
+	// Trace, when set, receives every event: the engine hands them out
+	// (Events), its driver passes them on.
 	Trace func(event.Event)
+	// RealTime says the driver carries the effects out on real GPUs
+	// (harness/cudaexec), where scheduling and host time pass for real:
+	// nothing is charged, no driver host time is modelled, and every datum
+	// is copied from main memory. Such runs are read-only task sets on GPU
+	// workers fed from main memory.
+	RealTime bool
 	// Decisions adds, for a Trace consumer such as the simulated-time
 	// profile, the events that explain a worker's waits and are not part of
 	// the trace format: pop (a task enters the worker's pipeline, in the
@@ -208,8 +189,8 @@ type Engine struct {
 	obs     schedulers.Observer
 	follows [schedulers.EventKinds]bool // the kinds of events obs follows
 	rng     *rand.Rand
-	be      Backend
-	trace   []event.Event // buffered with a backend, whose times may be corrected
+	effects []Effect      // handed out by Effects until Ack
+	trace   []event.Event // handed out by Events until Ack
 
 	// inTurn is set while kickAll has the workers woken together pull one
 	// task each in turn (Runtime.NodeAfterNode false): fill stops after one
@@ -221,8 +202,6 @@ type Engine struct {
 	pullInTurn bool
 
 	now      float64
-	seq      uint64
-	events   minheap.Heap[pending]
 	nodes    []*node
 	home     int // index of the home node (the last)
 	workers  []*worker
@@ -261,7 +240,7 @@ type Engine struct {
 	srcOrder []int
 	// copyIssue, taskIssue and fetchInput are the host times of a GPU's
 	// driver thread in seconds (Runtime.CopyIssueUs, TaskIssueUs,
-	// FetchInputUs); 0 with a backend, whose host time passes for real.
+	// FetchInputUs); 0 under Config.RealTime, whose host time passes for real.
 	copyIssue, taskIssue, fetchInput float64
 	// progress is the host time a GPU's driver spends handling requests
 	// before each pop (Runtime.ProgressUs × the nodes it drives).
@@ -270,16 +249,15 @@ type Engine struct {
 	// spinSleep is the host time a GPU's driver spends per turn it waits
 	// for a datum's header lock when copies of that datum into other GPUs
 	// ended at the same instant (Runtime.SpinFree false: StarPU's SimGrid
-	// spin lock sleeps 1 µs); 0 with a backend or SpinFree. spinT and
+	// spin lock sleeps 1 µs); 0 under Config.RealTime or SpinFree. spinT and
 	// spinK hold, per datum, the instant its last copy ended and how many
 	// drivers handled a copy of it then.
 	spinSleep float64
 	spinT     []float64
 	spinK     []int32
 
-	net      *linkshare.Network[transfer] // the links, shared by the copies in flight (initLinks)
-	peerGBps [][]float64                  // [from GPU][to GPU]: a peer copy's uncontended bandwidth; nil without peer copies
-	upGBps   []float64                    // per node: the bottleneck of its path to home
+	peerGBps [][]float64 // [from GPU][to GPU]: a peer copy's uncontended bandwidth; nil without peer copies
+	upGBps   []float64   // per node: the bottleneck of its path to home
 	homeGBps []float64
 	cand     []int
 	pend     []int // pendingBySource's counts
@@ -293,19 +271,6 @@ const (
 	chargeMeasured        // the calls' wall time
 	chargeModel           // the operations they count
 )
-
-// pending is a task end or a worker's wake-up on the engine's heap (the
-// trace's events are event.Event).
-type pending struct {
-	t      float64
-	seq    uint64
-	worker int
-	task   int // -1: wake-up after charged scheduling time
-}
-
-// Before orders events by time, ties by sequence number: the engine's
-// determinism.
-func (a pending) Before(b pending) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
 
 // fault is an inconsistency found during a run (a race the workload's
 // dependencies allow, a scheduler breaking the contract); Run returns it as
@@ -322,20 +287,18 @@ func Run(cfg Config) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.Run()
+	return simulate(e)
 }
 
-// New checks the configuration and prepares a simulated run.
-func New(cfg Config) (*Engine, error) { return NewWith(cfg, nil) }
-
-// NewWith prepares a run whose loads and tasks a backend carries out.
-func NewWith(cfg Config, be Backend) (*Engine, error) {
+// New checks the configuration and prepares a run's engine, for a driver
+// (simulate, or the CUDA executor with Config.RealTime).
+func New(cfg Config) (*Engine, error) {
 	w, p := cfg.Workload, cfg.Platform
 	if w == nil || p == nil || cfg.Scheduler == nil {
 		return nil, fmt.Errorf("sim: workload, platform and scheduler are required")
 	}
-	if be != nil && (p.CPUs > 0 || p.OutOfCore() || writes(w)) {
-		return nil, fmt.Errorf("the real-GPU executor runs read-only task sets on GPUs fed from main memory; this run has %s", backendMisfit(w, p))
+	if cfg.RealTime && (p.CPUs > 0 || p.OutOfCore() || writes(w)) {
+		return nil, fmt.Errorf("the real-GPU executor runs read-only task sets on GPUs fed from main memory; this run has %s", realTimeMisfit(w, p))
 	}
 	if cfg.Pipeline < 1 {
 		cfg.Pipeline = 1
@@ -343,7 +306,7 @@ func NewWith(cfg Config, be Backend) (*Engine, error) {
 	if cfg.Buffer == 0 {
 		cfg.Buffer = 1
 	}
-	e := &Engine{cfg: cfg, w: w, p: p, rt: p.Runtime, sched: cfg.Scheduler, be: be, current: -1, pushNode: -1,
+	e := &Engine{cfg: cfg, w: w, p: p, rt: p.Runtime, sched: cfg.Scheduler, current: -1, pushNode: -1,
 		maxFetch: cmp.Or(p.Runtime.FetchRequests, starpuFetchRequests), maxPrefetch: cmp.Or(p.Runtime.PrefetchRequests, starpuPrefetchRequests),
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x6d656d7363686564))}
 	e.initScheduler()
@@ -366,7 +329,7 @@ func (e *Engine) initScheduler() {
 		schedulers.OpStatus: rt.StatusOpSeconds, schedulers.OpPredict: rt.PredictOpSeconds, schedulers.OpBelady: rt.BeladyOpSeconds,
 		schedulers.OpStatusWritten: rt.StatusWrittenOpSeconds, schedulers.OpProgramRun: rt.ProgramRunSeconds}
 	switch {
-	case e.be != nil: // on real GPUs scheduling time passes for real
+	case cfg.RealTime: // on real GPUs scheduling time passes for real
 	case p.Runtime.SchedCost == "model":
 		e.charge = chargeModel
 	case (cfg.ChargeSchedTime || p.Runtime.SchedCost == "measured") && cfg.Clock != nil:
@@ -383,7 +346,7 @@ func (e *Engine) initScheduler() {
 // initNodes builds the links, the memory nodes (every datum valid at
 // home), the peer routes and the drivers' host costs.
 func (e *Engine) initNodes() {
-	w, p, be := e.w, e.p, e.be
+	w, p := e.w, e.p
 	nd := len(w.Data)
 	specs := p.Nodes()
 	e.home = p.HomeNode()
@@ -400,8 +363,8 @@ func (e *Engine) initNodes() {
 		e.nodes[i].fromCopy = p.Runtime.LoadingFromCopy
 		e.homeGBps = append(e.homeGBps, p.HomeGBps(i))
 	}
-	e.initLinks()
-	if be == nil {
+	e.initBus()
+	if !e.cfg.RealTime {
 		e.copyIssue, e.taskIssue, e.fetchInput = p.Runtime.CopyIssueUs*1e-6, p.Runtime.TaskIssueUs*1e-6, p.Runtime.FetchInputUs*1e-6
 		if p.Runtime.ProgressUs > 0 {
 			numa := 1
@@ -595,7 +558,7 @@ func writes(w *workloads.Workload) bool {
 	return false
 }
 
-func backendMisfit(w *workloads.Workload, p *hardware.Platform) string {
+func realTimeMisfit(w *workloads.Workload, p *hardware.Platform) string {
 	switch {
 	case p.CPUs > 0:
 		return fmt.Sprintf("%d CPU workers", p.CPUs)
@@ -614,67 +577,6 @@ func (e *Engine) minCapacity() int64 {
 		}
 	}
 	return min
-}
-
-// Run drives the simulation to the end.
-func (e *Engine) Run() (st *Stats, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			f, ok := r.(fault)
-			if !ok {
-				panic(r)
-			}
-			st, err = nil, fmt.Errorf("simulation: %s", string(f))
-		}
-	}()
-	if err := e.Begin(); err != nil {
-		return nil, err
-	}
-	var done <-chan struct{}
-	if e.cfg.Context != nil {
-		done = e.cfg.Context.Done()
-	}
-	for i := 0; ; i++ {
-		if i&255 == 0 { // a cancelled run stops within 256 events
-			select {
-			case <-done:
-				return nil, e.cfg.Context.Err()
-			default:
-			}
-		}
-		if e.Done() && !e.flushed {
-			e.flush()
-		}
-		due, copying := e.net.Next()
-		if e.flushed && !copying && len(e.events) == 0 {
-			break
-		}
-		if len(e.events) == 0 && !copying {
-			return nil, e.Stuck()
-		}
-		if copying && (len(e.events) == 0 || due.At <= e.events[0].t) {
-			e.advance(due.At)
-			if c, ended := e.net.Handle(due); ended {
-				e.copyDone(c)
-			}
-			continue
-		}
-		ev := e.events.Pop()
-		if ev.task < 0 && e.Done() {
-			continue // a worker waking up with nothing left to do
-		}
-		e.advance(ev.t)
-		if ev.task < 0 {
-			wk := e.workers[ev.worker]
-			if wk.wakeT == ev.t {
-				wk.wakeT = 0
-			}
-			e.kick(wk.node)
-			continue
-		}
-		e.TaskDone(ev.worker, ev.task)
-	}
-	return e.Finish(), nil
 }
 
 // Begin initialises the scheduler, pushes the ready tasks and starts every
@@ -734,11 +636,7 @@ func (e *Engine) Begin() error {
 			}
 		}
 	}
-	if cs, ok := e.be.(ClockStarter); ok {
-		if err := cs.StartClock(); err != nil {
-			return err
-		}
-	}
+	e.effects = append(e.effects, Effect{Kind: EffectClock, Event: -1})
 	e.kickAll()
 	return nil
 }
@@ -771,14 +669,37 @@ func (e *Engine) pushTask(task int) {
 // Done reports whether every task has finished.
 func (e *Engine) Done() bool { return e.done == len(e.w.Tasks) }
 
-// Advance moves the clock of a backend-driven run; time never goes back.
-func (e *Engine) Advance(t float64) { e.advance(t) }
+// Advance is the driver telling the time; it never goes back.
+func (e *Engine) Advance(t float64) {
+	if t > e.now {
+		e.now = t
+	}
+}
 
-// SetEventTime corrects the time of a buffered trace event (backend runs).
-func (e *Engine) SetEventTime(i int, t float64) { e.trace[i].T = t }
+// Wake is the driver's report that a worker's wake-up (EffectWake) is
+// due: the engine's time is at.
+func (e *Engine) Wake(w int, at float64) {
+	wk := e.workers[w]
+	if wk.wakeT == at {
+		wk.wakeT = 0
+	}
+	e.kick(wk.node)
+}
 
-// Finish closes the run: totals, and a backend run's trace in time order
-// (stable, so equal times keep their causal order).
+// Unregister writes back, once every task is done, every datum whose only
+// valid copies are on worker memories, as unregistering the data does at
+// the end of a run (starpu_data_unregister); the run ends when those
+// copies have.
+func (e *Engine) Unregister() {
+	if e.Done() && !e.flushed {
+		e.flush()
+	}
+}
+
+// Flushed says whether the final write-backs were issued (Unregister).
+func (e *Engine) Flushed() bool { return e.flushed }
+
+// Finish closes the run: its totals.
 func (e *Engine) Finish() *Stats {
 	e.stats.Makespan = e.now
 	if e.flushed {
@@ -788,12 +709,6 @@ func (e *Engine) Finish() *Stats {
 		}
 	}
 	e.stats.Flops = e.flops
-	if e.be != nil && e.cfg.Trace != nil {
-		sort.SliceStable(e.trace, func(i, j int) bool { return e.trace[i].T < e.trace[j].T })
-		for _, ev := range e.trace {
-			e.cfg.Trace(ev)
-		}
-	}
 	return &e.stats
 }
 
@@ -902,11 +817,6 @@ func (e *Engine) observe(kind schedulers.EventKind, where, id int) {
 	e.timed(charge, func() error { e.obs.Observe(kind, where, id); return nil })
 }
 
-func (e *Engine) push(t float64, worker, task int) {
-	e.seq++
-	e.events.Push(pending{t: t, seq: e.seq, worker: worker, task: task})
-}
-
 // dataEvent records an event of data d on node ni, named after the node's
 // first worker; src matters for loads only. The event is built only when
 // the run is traced: a run emits several a task.
@@ -926,17 +836,13 @@ func (e *Engine) taskEvent(ev string, w, ni, task int) int {
 	return e.emit(event.Event{Ev: ev, Worker: w, Node: ni, Task: task})
 }
 
-// emit records an event; with a backend it is buffered (its time may be
-// corrected) and its index returned, else -1.
+// emit records an event at the engine's time, handed out by Events, and
+// returns its index there (-1 when the run is not traced).
 func (e *Engine) emit(ev event.Event) int {
 	if e.cfg.Trace == nil {
 		return -1
 	}
 	ev.T = e.now
-	if e.be != nil {
-		e.trace = append(e.trace, ev)
-		return len(e.trace) - 1
-	}
-	e.cfg.Trace(ev)
-	return -1
+	e.trace = append(e.trace, ev)
+	return len(e.trace) - 1
 }

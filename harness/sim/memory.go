@@ -232,7 +232,7 @@ func (e *Engine) release(src, d int) {
 	m := e.nodes[src]
 	m.held[d]--
 	if m.held[d] == 0 && m.reading[d] == 0 && len(m.workers) > 0 {
-		e.push(e.now, m.workers[0], -1)
+		e.wakeAt(e.now, m.workers[0])
 	}
 }
 
@@ -878,9 +878,7 @@ func (e *Engine) evict(ni, d int) {
 	n.lruRemove(d)
 	e.stats.Evictions++
 	e.dataEvent("evict", ni, d, bytes, "", 0)
-	if e.be != nil {
-		e.be.Evicted(ni, d)
-	}
+	e.freed(ni, d)
 	e.observe(schedulers.Evicted, ni, d)
 	e.afterLeave(ni, d)
 }

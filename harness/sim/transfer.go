@@ -3,43 +3,15 @@ package sim
 import (
 	"math"
 
-	"github.com/memsched/memsched/harness/sim/linkshare"
 	"github.com/memsched/memsched/schedulers"
 )
 
-// transfer is a copy in flight over the links (Engine.net), what the
-// engine needs when it ends: a load into a node (from home, or from a peer
-// GPU over NVLink) or a write-back to home.
-type transfer struct {
-	node, src, data int // destination node (home for a write-back), source node
-	prefetch        bool
-	out             bool   // a write-back from src to home
-	version         uint32 // the data's version a write-back carries
-}
-
-// peerPath is the id of the path of a peer copy from src to dst on n
-// nodes. Of the paths (linkshare.Network.SetPath), loads into node ni are
-// path ni, write-backs from it n+ni, peer copies from 2n, strided loads
-// 2n+n²+ni and strided write-backs 3n+n²+ni (homePath). The solver
-// memoises rates per set of paths, the cheapest for ids below 64 (4 GPUs).
-func peerPath(n, src, dst int) int { return 2*n + dst*n + src }
-
-// initLinks builds the network of links: the platform's, a path per node
-// to and from home, and the peer paths; link indices in the order the
-// platform lists them, then the NVLink connections, then the strided caps
-// as first used (homePath), since ties between links go to the first.
-func (e *Engine) initLinks() {
-	links, down, up := e.p.Links()
-	index := make(map[string]int, len(links))
-	gbps := make([]float64, len(links))
-	for i, l := range links {
-		index[l.Name], gbps[i] = i, l.GBps
-	}
-	e.net = linkshare.New[transfer](gbps, e.p.Topology.NoTransfers)
-	n := len(e.nodes)
-	for ni := range n {
-		e.net.SetPath(ni, down[ni])
-		e.net.SetPath(n+ni, up[ni])
+// initBus sets what the engine knows of the links: each node's
+// bottleneck to home and, with peer copies, each pair of GPUs'
+// uncontended bandwidth (the driver simulates the links themselves).
+func (e *Engine) initBus() {
+	links, _, up := e.p.Links()
+	for ni := range e.nodes {
 		bottleneck := 0.0
 		for j, l := range up[ni] {
 			if j == 0 || links[l].GBps < bottleneck {
@@ -48,7 +20,17 @@ func (e *Engine) initLinks() {
 		}
 		e.upGBps = append(e.upGBps, bottleneck)
 	}
-	e.peerRoutes(index)
+	if g := e.p.GPUs; e.p.Topology.NVLink && !e.cfg.RealTime && g >= 2 {
+		e.peerGBps = make([][]float64, g)
+		for a := range g {
+			e.peerGBps[a] = make([]float64, g)
+			for b := range g {
+				if a != b {
+					e.peerGBps[a][b] = e.p.PeerGBps(a, b)
+				}
+			}
+		}
+	}
 }
 
 // startCopy starts the oldest queued copy of a node if its incoming copy
@@ -66,7 +48,7 @@ func (e *Engine) startCopy(ni int) {
 	if r.at > e.now { // the driver is still issuing it (Runtime.CopyIssueUs)
 		if n.copyWake != r.at {
 			n.copyWake = r.at
-			e.push(r.at, n.workers[0], -1)
+			e.wakeAt(r.at, n.workers[0])
 		}
 		return
 	}
@@ -173,37 +155,6 @@ func (e *Engine) busSource(ni, d int) (best int, ok bool) {
 	return best, true
 }
 
-// peerRoutes prepares the path of every peer copy between GPUs when peer
-// copies are on: the NVLink connections as links of their own, PCIe paths
-// over the tree's links (index: the links by name).
-func (e *Engine) peerRoutes(index map[string]int) {
-	g := e.p.GPUs
-	if !e.p.Topology.NVLink || e.be != nil || g < 2 {
-		return
-	}
-	e.peerGBps = make([][]float64, g)
-	for a := range g {
-		e.peerGBps[a] = make([]float64, g)
-		for b := range g {
-			if a == b {
-				continue
-			}
-			names, gbps := e.p.PeerPath(a, b)
-			if gbps > 0 {
-				if _, ok := index[names[0]]; !ok {
-					index[names[0]] = e.net.AddLink(gbps)
-				}
-			}
-			var links []int
-			for _, name := range names {
-				links = append(links, index[name])
-			}
-			e.net.SetPath(peerPath(len(e.nodes), a, b), links)
-			e.peerGBps[a][b] = e.p.PeerGBps(a, b)
-		}
-	}
-}
-
 func (e *Engine) load(ni, d, src int, prefetch bool) {
 	n := e.nodes[ni]
 	bytes := e.w.Data[d].Bytes
@@ -213,27 +164,14 @@ func (e *Engine) load(ni, d, src int, prefetch bool) {
 	if prefetch {
 		kind = "prefetch"
 	}
-	if e.be != nil {
-		e.observe(schedulers.LoadStarted, ni, d)
-		i := e.dataEvent("load_start", ni, d, bytes, kind, src)
-		e.be.StartLoad(ni, d, prefetch, i)
-		return
-	}
-	var path int
-	if src == e.home {
-		path = e.homePath(ni, d, false)
-	} else {
-		path = peerPath(len(e.nodes), src, ni)
+	if src != e.home {
 		e.nodes[src].reading[d]++
 		e.nodes[src].peerOut++
 	}
-	e.net.Start(path, float64(bytes), e.p.Topology.CopyLatency(src, ni, e.home), transfer{node: ni, src: src, data: d, prefetch: prefetch})
 	e.observe(schedulers.LoadStarted, ni, d)
-	e.dataEvent("load_start", ni, d, bytes, kind, src)
+	i := e.dataEvent("load_start", ni, d, bytes, kind, src)
+	e.effects = append(e.effects, Effect{Kind: EffectCopy, Copy: Copy{Node: ni, Src: src, Data: d, Prefetch: prefetch}, Event: i})
 }
-
-// LoadDone is a backend's report that a host-to-GPU copy finished.
-func (e *Engine) LoadDone(g, d int, prefetch bool) { e.loadDone(g, d, prefetch, e.home) }
 
 func (e *Engine) loadDone(ni, d int, prefetch bool, src int) {
 	n := e.nodes[ni]
@@ -370,15 +308,14 @@ func (e *Engine) startOut(ni int) {
 	n.outQ = popFront(n.outQ)
 	n.busyOut = true
 	bytes := e.w.Data[d].Bytes
-	e.net.Start(e.homePath(ni, d, true), float64(bytes), e.p.Topology.CopyLatency(ni, e.home, e.home),
-		transfer{node: e.home, src: ni, data: d, out: true, version: e.version[d]})
-	e.dataEvent("writeback_start", ni, d, bytes, "", 0)
+	i := e.dataEvent("writeback_start", ni, d, bytes, "", 0)
+	e.effects = append(e.effects, Effect{Kind: EffectCopy, Copy: Copy{Node: e.home, Src: ni, Data: d, Out: true, Version: e.version[d]}, Event: i})
 }
 
 // finishOut ends a write-back: home holds the version it carried, unless a
 // task wrote a newer one meanwhile; an evicted copy's memory is freed.
-func (e *Engine) finishOut(f transfer) {
-	ni, d := f.src, f.data
+func (e *Engine) finishOut(f Copy) {
+	ni, d := f.Src, f.Data
 	n := e.nodes[ni]
 	n.busyOut = false
 	n.reading[d]--
@@ -388,7 +325,7 @@ func (e *Engine) finishOut(f transfer) {
 	e.stats.WriteBacks++
 	e.dataEvent("writeback_end", ni, d, bytes, "", 0)
 	h := e.nodes[e.home]
-	if f.version == e.version[d] && h.state[d] != resident {
+	if f.Version == e.version[d] && h.state[d] != resident {
 		h.set(d, resident)
 		e.observe(schedulers.Loaded, e.home, d)
 	}
@@ -432,40 +369,12 @@ func (e *Engine) flush() {
 	}
 }
 
-// homePath is the path of a copy between home and node ni (up: a
-// write-back): the node's PCIe path, or, for a strided datum on a GPU, that
-// path plus the cap on row-by-row copies (Topology.StridedGBps), a link
-// and a path of their own, made when first used.
-func (e *Engine) homePath(ni, d int, up bool) int {
-	n := len(e.nodes)
-	path, dir := ni, 0
-	if up {
-		path, dir = n+ni, 1
-	}
-	if !e.w.Data[d].Strided || e.p.Topology.StridedGBps <= 0 || !e.nodes[ni].gpu {
-		return path
-	}
-	strided := 2*n + n*n + dir*n + ni
-	if e.net.Path(strided) == nil {
-		capped := e.net.AddLink(e.p.Topology.StridedGBps)
-		e.net.SetPath(strided, append(append([]int(nil), e.net.Path(path)...), capped))
-	}
-	return strided
-}
-
-// copyDone handles a copy whose last byte has arrived.
-func (e *Engine) copyDone(c transfer) {
-	if c.out {
+// CopyDone is the driver's report that a copy (EffectCopy) ended, its
+// last byte arrived.
+func (e *Engine) CopyDone(c Copy) {
+	if c.Out {
 		e.finishOut(c)
 		return
 	}
-	e.loadDone(c.node, c.data, c.prefetch, c.src)
-}
-
-// advance moves the clock, and the copies in flight with it, to t.
-func (e *Engine) advance(t float64) {
-	if t > e.now {
-		e.net.Advance(t)
-		e.now = t
-	}
+	e.loadDone(c.Node, c.Data, c.Prefetch, c.Src)
 }

@@ -37,7 +37,7 @@ func (e *Engine) InTurn() bool { return e.inTurn && e.rounder != nil }
 // run computed. A run charged its measured wall time, or run on real GPUs,
 // computes itself: its charge is the time the computation takes.
 func (e *Engine) Share(key string, compute func() (any, error)) (any, error) {
-	if e.cfg.Share == nil || e.charge == chargeMeasured || e.be != nil {
+	if e.cfg.Share == nil || e.charge == chargeMeasured || e.cfg.RealTime {
 		return compute()
 	}
 	type counted struct {

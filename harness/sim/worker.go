@@ -232,7 +232,7 @@ func (e *Engine) driverHeld(w int, wk *worker, n *node) bool {
 	}
 	if wk.popWakeT != n.driverT {
 		wk.popWakeT = n.driverT
-		e.push(n.driverT, w, -1)
+		e.wakeAt(n.driverT, w)
 	}
 	return true
 }
@@ -258,7 +258,7 @@ func (e *Engine) popReady(w int) bool {
 func (e *Engine) wakeUp(w int, wk *worker) {
 	if wk.wakeT != wk.blockedT {
 		wk.wakeT = wk.blockedT
-		e.push(wk.blockedT, w, -1)
+		e.wakeAt(wk.blockedT, w)
 	}
 }
 
@@ -495,7 +495,7 @@ func (e *Engine) startCompute(w int) {
 	if len(wk.launchAt) > 0 && wk.launchAt[0] > e.now {
 		if wk.wakeT != wk.launchAt[0] { // not launched yet: wake up then
 			wk.wakeT = wk.launchAt[0]
-			e.push(wk.wakeT, w, -1)
+			e.wakeAt(wk.wakeT, w)
 		}
 		return
 	}
@@ -536,11 +536,7 @@ func (e *Engine) startCompute(w int) {
 	}
 	i := e.taskEvent("task_start", w, wk.node, task)
 	e.observe(schedulers.Started, w, task)
-	if e.be != nil {
-		e.be.StartTask(w, task, i)
-		return
-	}
-	e.push(e.now+e.duration(w, task), w, task)
+	e.effects = append(e.effects, Effect{Kind: EffectTask, Worker: w, Task: task, Event: i})
 	for _, o := range freed {
 		e.kick(o) // invalidation freed memory there
 	}
@@ -609,8 +605,7 @@ func (e *Engine) iterate(w int, n *node) {
 	}
 }
 
-// TaskDone reports that a task finished (a backend's report, or the
-// simulator's own event).
+// TaskDone is the driver's report that a task finished.
 func (e *Engine) TaskDone(w, task int) {
 	wk := e.workers[w]
 	n := e.nodes[wk.node]
@@ -686,9 +681,7 @@ func (e *Engine) discard(ni, d int) {
 	n.lruRemove(d)
 	e.stats.Invalidations++
 	e.dataEvent("invalidate", ni, d, bytes, "", 0)
-	if e.be != nil {
-		e.be.Evicted(ni, d)
-	}
+	e.freed(ni, d)
 	e.observe(schedulers.Evicted, ni, d)
 }
 
@@ -726,9 +719,7 @@ func (e *Engine) acquire(node, task int) (freed []int) {
 				m.lruRemove(d)
 				e.stats.Invalidations++
 				e.dataEvent("invalidate", o, d, e.w.Data[d].Bytes, "", 0)
-				if e.be != nil {
-					e.be.Evicted(o, d)
-				}
+				e.freed(o, d)
 				e.observe(schedulers.Evicted, o, d)
 				freed = append(freed, o)
 			default:
