@@ -130,9 +130,6 @@ func RunWith(cfg sim.Config, opt Options) (*sim.Stats, string, error) {
 		case op != nil:
 			x.deliver(g, op)
 			x.issueAll()
-		case !busy && len(x.wakes) > 0:
-			x.wakeUntil(x.wakes[0].At) // nothing runs: the host waits for it
-			x.issueAll()
 		case !busy && x.err == nil:
 			return nil, device, m.Stuck()
 		case waiting == 0 && x.err == nil:
@@ -181,7 +178,6 @@ type executor struct {
 	started bool  // the origins are recorded (startClock)
 	err     error // first failure; ends the run
 
-	wakes   []sim.Effect      // EffectWake not yet due, by time then order
 	trace   []event.Event     // the engine's events, start times stamped when measured
 	traceTo func(event.Event) // sim.Config.Trace
 }
@@ -488,51 +484,37 @@ func (x *executor) close() {
 
 // carryOut does what the engine's last call asked, in its order: the
 // trace events are kept to be stamped, copies and tasks started, freed
-// memory returned to its pool, wake-ups held until due.
+// memory returned to its pool. A real-time engine asks for no wake-up:
+// it charges no scheduling time and no driver host time
+// (sim.Config.RealTime), so every worker is stepped by a completion; a
+// wake-up would be an engine bug, and the run fails rather than hang.
 func (x *executor) carryOut() {
-	for x.err == nil {
-		base := len(x.trace)
-		x.trace = append(x.trace, x.m.Events()...)
-		at := func(i int) int {
-			if i < 0 {
-				return -1
-			}
-			return base + i
-		}
-		for _, f := range x.m.Effects() {
-			switch f.Kind {
-			case sim.EffectClock:
-				x.fail(x.startClock())
-			case sim.EffectCopy:
-				x.startLoad(f.Copy, at(f.Event))
-			case sim.EffectTask:
-				x.startTask(f.Worker, f.Task, at(f.Event))
-			case sim.EffectFreed:
-				x.evicted(f.Copy.Node, f.Copy.Data)
-			case sim.EffectWake:
-				i := sort.Search(len(x.wakes), func(i int) bool { return x.wakes[i].At > f.At })
-				x.wakes = slices.Insert(x.wakes, i, f)
-			}
-		}
-		x.m.Ack()
-		if len(x.wakes) == 0 || x.wakes[0].At > x.m.Now() {
-			return
-		}
-		w := x.wakes[0] // due now: the engine wakes the worker at once
-		x.wakes = x.wakes[1:]
-		x.m.Wake(w.Worker, w.At)
+	if x.err != nil {
+		return
 	}
-}
-
-// wakeUntil hands the engine, in order, every wake-up due by t.
-func (x *executor) wakeUntil(t float64) {
-	for len(x.wakes) > 0 && x.wakes[0].At <= t && x.err == nil {
-		w := x.wakes[0]
-		x.wakes = x.wakes[1:]
-		x.m.Advance(w.At)
-		x.m.Wake(w.Worker, w.At)
-		x.carryOut()
+	base := len(x.trace)
+	x.trace = append(x.trace, x.m.Events()...)
+	at := func(i int) int {
+		if i < 0 {
+			return -1
+		}
+		return base + i
 	}
+	for _, f := range x.m.Effects() {
+		switch f.Kind {
+		case sim.EffectClock:
+			x.fail(x.startClock())
+		case sim.EffectCopy:
+			x.startLoad(f.Copy, at(f.Event))
+		case sim.EffectTask:
+			x.startTask(f.Worker, f.Task, at(f.Event))
+		case sim.EffectFreed:
+			x.evicted(f.Copy.Node, f.Copy.Data)
+		case sim.EffectWake:
+			x.fail(fmt.Errorf("the engine asked to wake worker %d at %g s in a real-time run, which charges no time: an engine bug (sim.Config.RealTime)", f.Worker, f.At))
+		}
+	}
+	x.m.Ack()
 }
 
 // startLoad queues the copy into a GPU on its copy stream between two
@@ -769,7 +751,6 @@ func (x *executor) deliver(g int, o *op) {
 		start = max(start, dev.lastLoadEnd)
 		x.setTime(o.trace, start)
 		dev.load = nil
-		x.wakeUntil(start + dur)
 		m.Advance(start + dur)
 		dev.lastLoadEnd, dev.residentAt[o.id] = m.Now(), m.Now()
 		m.CopyDone(o.copy)
@@ -783,7 +764,6 @@ func (x *executor) deliver(g int, o *op) {
 	x.setTime(o.trace, start)
 	dev.tasks = dev.tasks[1:]
 	dev.spare = append(dev.spare, o.start, o.end)
-	x.wakeUntil(start + dur)
 	m.Advance(start + dur)
 	dev.lastTaskEnd = m.Now()
 	m.TaskDone(g, o.id)

@@ -23,8 +23,9 @@ const (
 	// the driver reports its end with TaskDone.
 	EffectTask
 	// EffectWake asks for Wake(Effect.Worker, Effect.At) once the time is
-	// Effect.At: the end of a worker's charged scheduling time or of its
-	// driver thread's host time.
+	// Effect.At: the end of a worker's charged scheduling time, of its
+	// driver thread's host time, or of a peer copy's hold on its source.
+	// None arises under Config.RealTime, which has none of them.
 	EffectWake
 	// EffectFreed says datum Effect.Copy.Data left node Effect.Copy.Node
 	// (evicted or invalidated): its memory may be reused.
