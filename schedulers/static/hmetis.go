@@ -23,6 +23,7 @@ type hmetisOptions struct {
 	Runs, VCycles            int
 	Partitioner, Seed        string
 	Files                    string
+	Stale                    bool
 }
 
 var hmetisParams, hmetisNew = schedulers.Typed(func(a *schedulers.Args, o *hmetisOptions) {
@@ -38,8 +39,10 @@ var hmetisParams, hmetisNew = schedulers.Typed(func(a *schedulers.Args, o *hmeti
 		"hypergraph: the partitioner's seed derives from the hypergraph, so a hypergraph always gets the same partition, as a partition file generated beforehand (the scripts' HMETIS=3) is the same for every run reading it; the 'hMETIS+R' and 'no part. time' blocks then differ only by the partitioning time, and a sweep partitions once for both; run: the run's random source, each block and repetition its own partition (as version 3 of this scheduler, which also weighed tasks by their drawn durations)")
 	a.String(&o.Files, "partition_files", "", nil,
 		"a directory of partitions generated beforehand, as HFP.c's hmetis_input_already_generated (HMETIS=3) reads them: input_hMETIS_N<N>.txt, one part number per task in submission order, N from the workload's name (matmul2d-n<N>); paper/reference/hmetis-partitions/2GPU and 4GPU are the authors' (StarPU 8f5ebf395, 5 Oct 2021). A file stands for the partition hmetis computes at scheduling time (HMETIS=1): a counted planning (charge_sched_time) is charged HFP.c hmetis()'s scan, predictions and program run either way; HMETIS=3's blocks count no planning. Empty: the partitioner computes the partition")
+	a.Bool(&o.Stale, "stale_partition", false,
+		"the partition was made for another order or set of the same kind of tasks than the run's: StarPU's xgemm.c draws RANDOM_TASK_ORDER's shuffle and SPARSE_MATRIX's mask again at each of its iterations from one random() stream (srandom(SEED) once), while HFP.c hmetis_input_already_generated (HMETIS=3) reads one fixed file per N, one part per task in list order, so no timed iteration gets the partition of its own tasks; each task then takes the part at its position in a seeded permutation of the partition (the parts keep their sizes, not their locality); false: the partition is of the run's tasks")
 }, func(o hmetisOptions) (schedulers.Scheduler, error) {
-	s := &hmetisR{mode: o.Partitioner, seedRun: o.Seed == "run", files: o.Files}
+	s := &hmetisR{mode: o.Partitioner, seedRun: o.Seed == "run", files: o.Files, stale: o.Stale}
 	s.Planned = schedulers.Planned{Name: "hmetis+r", Ready: o.Ready, ReadyBelow: o.ReadyBelow, Steal: o.Steal,
 		Plan: func(v schedulers.View) ([][]int, error) {
 			return s.partition(v, hypergraph.Options{Parts: v.Workers(), UBFactor: o.UBFactor, Runs: o.Runs, VCycles: o.VCycles})
@@ -50,8 +53,11 @@ var hmetisParams, hmetisNew = schedulers.Typed(func(a *schedulers.Args, o *hmeti
 // Version 7: the planning counts HFP.c hmetis()'s scan, predictions and
 // run of the hmetis program (countHMETIS), which a counted planning
 // (charge_sched_time) charges.
+// Version 8: stale_partition (a partition file of another order or set of
+// the tasks, as the random-order and sparse campaigns' HMETIS=3 runs read
+// one); its default changes no decision, the records list it.
 func init() {
-	schedulers.Register(schedulers.Spec{Name: "hmetis+r", Version: 7,
+	schedulers.Register(schedulers.Spec{Name: "hmetis+r", Version: 8,
 		Doc:    "hMETIS+R (thesis Alg. 7): partition the task hypergraph (one hyperedge per data, weighted by bytes; vertices weighted by expected duration) into K balanced parts, part k on GPU k in submission order, Ready, stealing half of the most loaded GPU's remaining tasks from its tail",
 		Params: hmetisParams, New: hmetisNew})
 }
@@ -63,6 +69,7 @@ type hmetisR struct {
 	mode    string // auto, builtin, bounded or external
 	seedRun bool   // partition_seed = run
 	files   string // partition_files
+	stale   bool   // stale_partition
 	tool    string
 }
 
@@ -86,10 +93,7 @@ func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int,
 			return nil, err
 		}
 		s.tool = tool
-		for t, part := range parts {
-			plans[part] = append(plans[part], t)
-		}
-		return plans, nil
+		return s.plans(v, parts, k), nil
 	}
 	// A task weighs its expected duration on worker 0 in nanoseconds (at
 	// least 1, so every task weighs): the performance model's, as HFP.c's
@@ -137,10 +141,22 @@ func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int,
 		return nil, err
 	}
 	s.tool = r.tool
-	for t, part := range r.parts {
+	return s.plans(v, r.parts, k), nil
+}
+
+// plans puts each task on its part's GPU in submission order; a stale
+// partition (stale_partition) is first permuted with the run's random
+// source, as a fixed file meets tasks drawn in another order.
+func (s *hmetisR) plans(v schedulers.View, parts []int, k int) [][]int {
+	if s.stale {
+		parts = slices.Clone(parts)
+		v.Rand().Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
+	}
+	plans := make([][]int, k)
+	for t, part := range parts {
 		plans[part] = append(plans[part], t)
 	}
-	return plans, nil
+	return plans
 }
 
 // countHMETIS counts what HFP.c hmetis() (HMETIS=1, StarPU c80ea6665,

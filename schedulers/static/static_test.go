@@ -163,3 +163,61 @@ func TestMSTDefaultIsStarPUs(t *testing.T) {
 		t.Errorf("mst: order %q", p["order"])
 	}
 }
+
+// A stale partition (stale_partition: a partition file of another order
+// of the tasks, as the random-order campaign's HMETIS=3 runs read) keeps
+// the parts' sizes, loses their locality (each GPU then reads more data),
+// and is the same for the same seed.
+func TestHMETISStalePartition(t *testing.T) {
+	w, err := workloads.Generate(workloads.Spec{Kind: "matmul2d", N: 12, Order: workloads.OrderRandom, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpus := func(stale string, seed uint64) []int {
+		gpu := make([]int, len(w.Tasks))
+		cfg := run.Config{Workload: w, Platform: platform(t, 2, 1<<30), Scheduler: "hmetis+r", Seed: seed,
+			Params: map[string]string{"partitioner": "builtin", "runs": "1", "ready": "false", "steal": "false", "stale_partition": stale}}
+		cfg.Trace = func(e event.Event) {
+			if e.Ev == "task_start" {
+				gpu[e.Task] = e.Worker
+			}
+		}
+		if _, err := run.Run(cfg); err != nil {
+			t.Fatal(err)
+		}
+		return gpu
+	}
+	// data is the number of distinct inputs each GPU reads.
+	data := func(gpu []int) (n int) {
+		seen := map[[2]int]bool{}
+		for i, g := range gpu {
+			for _, d := range w.Tasks[i].Inputs {
+				if !seen[[2]int{g, d}] {
+					seen[[2]int{g, d}] = true
+					n++
+				}
+			}
+		}
+		return n
+	}
+	count := func(gpu []int) [2]int {
+		var c [2]int
+		for _, g := range gpu {
+			c[g]++
+		}
+		return c
+	}
+	own, stale := gpus("false", 1), gpus("true", 1)
+	if count(own) != count(stale) {
+		t.Errorf("part sizes %v, stale %v: a stale partition keeps them", count(own), count(stale))
+	}
+	if data(stale) <= data(own) {
+		t.Errorf("GPUs read %d data with a stale partition, %d with their own: the stale one has no locality", data(stale), data(own))
+	}
+	if !slices.Equal(stale, gpus("true", 1)) {
+		t.Error("a stale partition differs between two runs of one seed")
+	}
+	if slices.Equal(stale, gpus("true", 2)) {
+		t.Error("a stale partition is the same for two seeds")
+	}
+}
