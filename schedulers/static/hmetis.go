@@ -78,13 +78,9 @@ func (s *hmetisR) Partitioner() string { return s.tool }
 func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int, error) {
 	w := v.Workload()
 	k := v.Workers()
-	plans := make([][]int, k)
 	if k == 1 {
-		for i := range w.Tasks {
-			plans[0] = append(plans[0], i)
-		}
 		s.tool = "none (1 GPU)"
-		return plans, nil
+		return s.plans(v, make([]int, len(w.Tasks)), 1), nil // every task on GPU 0
 	}
 	countHMETIS(v, w)
 	if s.files != "" {
