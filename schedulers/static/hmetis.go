@@ -40,7 +40,7 @@ var hmetisParams, hmetisNew = schedulers.Typed(func(a *schedulers.Args, o *hmeti
 	a.String(&o.Files, "partition_files", "", nil,
 		"a directory of partitions generated beforehand, as HFP.c's hmetis_input_already_generated (HMETIS=3) reads them: input_hMETIS_N<N>.txt, one part number per task in submission order, N from the workload's name (matmul2d-n<N>); paper/reference/hmetis-partitions/2GPU and 4GPU are the authors' (StarPU 8f5ebf395, 5 Oct 2021). A file stands for the partition hmetis computes at scheduling time (HMETIS=1): a counted planning (charge_sched_time) is charged HFP.c hmetis()'s scan, predictions and program run either way; HMETIS=3's blocks count no planning. Empty: the partitioner computes the partition")
 	a.Bool(&o.Stale, "stale_partition", false,
-		"the partition was made for another order or set of the same kind of tasks than the run's: StarPU's xgemm.c draws RANDOM_TASK_ORDER's shuffle and SPARSE_MATRIX's mask again at each of its iterations from one random() stream (srandom(SEED) once), while HFP.c hmetis_input_already_generated (HMETIS=3) reads one fixed file per N, one part per task in list order, so no timed iteration gets the partition of its own tasks; each task then takes the part at its position in a seeded permutation of the partition (the parts keep their sizes, not their locality); false: the partition is of the run's tasks")
+		"the partition was made for another order or set of the same kind of tasks from the run's: StarPU's xgemm.c draws RANDOM_TASK_ORDER's shuffle and SPARSE_MATRIX's mask again at each of its iterations from one random() stream (srandom(SEED) once), while HFP.c hmetis_input_already_generated (HMETIS=3) reads one fixed file per N, one part per task in list order, so no timed iteration gets the partition of its own tasks; each task then takes the part at its position in a seeded permutation of the partition (the parts keep their sizes, not their locality); false: the partition is of the run's tasks")
 }, func(o hmetisOptions) (schedulers.Scheduler, error) {
 	s := &hmetisR{mode: o.Partitioner, seedRun: o.Seed == "run", files: o.Files, stale: o.Stale}
 	s.Planned = schedulers.Planned{Name: "hmetis+r", Ready: o.Ready, ReadyBelow: o.ReadyBelow, Steal: o.Steal,
@@ -80,7 +80,7 @@ func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int,
 	k := v.Workers()
 	if k == 1 {
 		s.tool = "none (1 GPU)"
-		return s.plans(v, make([]int, len(w.Tasks)), 1), nil // every task on GPU 0
+		return s.plans(v, make([]int, len(w.Tasks)), k), nil // every task on GPU 0
 	}
 	countHMETIS(v, w)
 	if s.files != "" {
@@ -144,7 +144,7 @@ func (s *hmetisR) partition(v schedulers.View, opt hypergraph.Options) ([][]int,
 // partition (stale_partition) is first permuted with the run's random
 // source, as a fixed file meets tasks drawn in another order.
 func (s *hmetisR) plans(v schedulers.View, parts []int, k int) [][]int {
-	if s.stale {
+	if s.stale && k > 1 { // one part: nothing to move
 		parts = slices.Clone(parts)
 		v.Rand().Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
 	}
